@@ -1,0 +1,115 @@
+import Locking
+
+extension GraphStorage {
+    mutating func addReference(_ record: ReferenceRecord) -> ReferenceID? {
+        guard nodes[record.from] != nil, nodes[record.to] != nil else { return nil }
+        let slot: UInt32
+        if let free = freeSlots.popLast() {
+            slot = free
+        } else {
+            guard slots.count < Int(UInt32.max) else { return nil }
+            slot = UInt32(slots.count)
+            slots.append(Slot())
+        }
+        slots[Int(slot)].record = record
+        liveReferenceCount += 1
+        return ReferenceID(slot: slot, generation: slots[Int(slot)].generation)
+    }
+
+    mutating func removeReference(_ id: ReferenceID) {
+        let index = Int(id.slot)
+        guard index < slots.count, slots[index].generation == id.generation,
+            slots[index].record != nil
+        else { return }
+        clearSlot(index)
+    }
+
+    private mutating func clearSlot(_ index: Int) {
+        slots[index].record = nil
+        slots[index].generation &+= 1
+        freeSlots.append(UInt32(index))
+        liveReferenceCount -= 1
+    }
+
+    /// Drops references whose holder or held node is gone.
+    mutating func sweepReferences() {
+        removalsSinceSweep = 0
+        for index in slots.indices {
+            guard let record = slots[index].record else { continue }
+            if nodes[record.from] == nil || nodes[record.to] == nil { clearSlot(index) }
+        }
+    }
+
+    /// Removes nodes whose object died, and nodes anchored (directly or transitively) to them,
+    /// then sweeps their references.
+    ///
+    /// - Complexity: O(*n* + *r*), plus one more pass over the anchored nodes per level of
+    ///   anchoring (closures anchored to timers: one or two levels).
+    mutating func prune() {
+        var doomed = nodes.compactMap { id, record -> ObjectID? in
+            if case .object = record.lifetime, record.object == nil { return id }
+            return nil
+        }
+        while !doomed.isEmpty {
+            for id in doomed { removeNode(id, sweepingWhenDue: false) }
+            doomed = nodes.compactMap { id, record -> ObjectID? in
+                if case .anchored(let anchor) = record.lifetime, nodes[anchor] == nil { return id }
+                return nil
+            }
+        }
+        if removalsSinceSweep > 0 { sweepReferences() }
+    }
+
+    func references(from: ObjectID) -> [Reference] {
+        var result: [Reference] = []
+        for index in slots.indices {
+            guard let record = slots[index].record, record.from == from,
+                nodes[record.to] != nil
+            else { continue }
+            result.append(reference(record, slot: index))
+        }
+        return result
+    }
+
+    func nodeValues() -> [NodeEntry] {
+        nodes.map { id, record in
+            NodeEntry(
+                id: id, type: record.type, typeName: record.typeName, label: record.label,
+                kind: record.kind, address: record.address, trace: record.trace,
+                timer: record.timer)
+        }
+    }
+
+    func referenceValues() -> [Reference] {
+        var result: [Reference] = []
+        result.reserveCapacity(liveReferenceCount)
+        for index in slots.indices {
+            guard let record = slots[index].record,
+                nodes[record.from] != nil, nodes[record.to] != nil
+            else { continue }
+            result.append(reference(record, slot: index))
+        }
+        return result
+    }
+
+    private func reference(_ record: ReferenceRecord, slot: Int) -> Reference {
+        Reference(
+            id: ReferenceID(slot: UInt32(slot), generation: slots[slot].generation),
+            from: record.from, to: record.to, kind: record.kind, role: record.role,
+            creationTrace: record.trace, isDiscovered: record.isDiscovered)
+    }
+}
+
+/// Qualified type names, computed outside the graph's lock and cached per type.
+enum TypeNames {
+    private static let cache = Locked<[ObjectIdentifier: String]>([:])
+
+    static func name(of type: Any.Type?) -> String {
+        guard let type else { return "?" }
+        let key = ObjectIdentifier(type)
+        if let known = cache.withLock({ $0[key] }) { return known }
+        let name = String(reflecting: type)
+        cache.withLock { $0[key] = name }
+        return name
+    }
+}

@@ -1,0 +1,148 @@
+import Locking
+import StackTraces
+
+/// A recorded node, as the live graph keeps it.
+struct NodeRecord {
+    /// How a node's life is decided.
+    enum Lifetime {
+        /// Alive while the weakly held object is.
+        case object
+        /// Alive while the anchor node is.
+        case anchored(ObjectID)
+        /// Alive for the process (roots without an object).
+        case immortal
+    }
+
+    weak var object: AnyObject?
+    var key: ObjectIdentifier?
+    var lifetime: Lifetime
+    var type: Any.Type?
+    var typeName: String?
+    var label: String?
+    var kind: NodeKind
+    var address: UInt?
+    var trace: StackTrace?
+    var timer: TimerInfo?
+}
+
+/// A recorded reference, as the live graph keeps it.
+struct ReferenceRecord {
+    var from: ObjectID
+    var to: ObjectID
+    var kind: ReferenceKind
+    var role: ReferenceRole
+    var trace: StackTrace?
+    var isDiscovered: Bool
+}
+
+/// A node copied out of the live graph, before its type name is computed.
+struct NodeEntry: @unchecked Sendable {
+    var id: ObjectID
+    var type: Any.Type?
+    var typeName: String?
+    var label: String?
+    var kind: NodeKind
+    var address: UInt?
+    var trace: StackTrace?
+    var timer: TimerInfo?
+}
+
+/// The state behind a ``LiveGraph``'s lock.
+///
+/// References live in a slab (an array of slots reused through a free list) addressed by
+/// ``ReferenceID``, whose generation makes a stale identity harmless. References of a removed
+/// node are not searched for at removal: they are swept in batches, so removal stays O(1)
+/// amortised.
+struct GraphStorage {
+    struct Slot {
+        var generation: UInt32 = 0
+        var record: ReferenceRecord?
+    }
+
+    var nodes: [ObjectID: NodeRecord] = [:]
+    var idsByObject: [ObjectIdentifier: ObjectID] = [:]
+    var rootsByKind: [RootKind: ObjectID] = [:]
+    var slots: [Slot] = []
+    var freeSlots: [UInt32] = []
+    var liveReferenceCount = 0
+    var removalsSinceSweep = 0
+    var nextID: UInt64 = 1
+
+    mutating func makeID() -> ObjectID {
+        defer { nextID += 1 }
+        return ObjectID(rawValue: nextID)
+    }
+
+    // MARK: Nodes
+
+    mutating func register(
+        _ object: AnyObject, type: Any.Type, kind: NodeKind, label: String?, trace: StackTrace?
+    ) -> ObjectID {
+        let key = ObjectIdentifier(object)
+        if let existing = idsByObject[key] {
+            if nodes[existing]?.object != nil {
+                if kind != .object, nodes[existing]?.kind == .object {
+                    nodes[existing]?.kind = kind
+                }
+                return existing
+            }
+            // The old object died and its address was reused.
+            removeNode(existing)
+        }
+        let id = makeID()
+        var record = NodeRecord(
+            key: key, lifetime: .object, type: type, typeName: nil, label: label, kind: kind,
+            address: UInt(bitPattern: key), trace: trace, timer: nil)
+        record.object = object
+        nodes[id] = record
+        idsByObject[key] = id
+        return id
+    }
+
+    mutating func registerDetachedRoot(_ kind: RootKind, label: String?) -> ObjectID {
+        if let existing = rootsByKind[kind], nodes[existing] != nil { return existing }
+        let id = makeID()
+        nodes[id] = NodeRecord(
+            key: nil, lifetime: .immortal, type: nil, typeName: Self.rootTypeName(kind), label: label,
+            kind: .root(kind), address: nil, trace: nil, timer: nil)
+        rootsByKind[kind] = id
+        return id
+    }
+
+    mutating func registerAnchored(
+        kind: NodeKind, typeName: String, label: String?, anchor: ObjectID, trace: StackTrace?
+    ) -> ObjectID {
+        guard nodes[anchor] != nil else { return .disabled }
+        let id = makeID()
+        nodes[id] = NodeRecord(
+            key: nil, lifetime: .anchored(anchor), type: nil, typeName: typeName, label: label, kind: kind,
+            address: nil, trace: trace, timer: nil)
+        return id
+    }
+
+    func liveID(of object: AnyObject) -> ObjectID? {
+        guard let id = idsByObject[ObjectIdentifier(object)],
+            let record = nodes[id], record.object === object
+        else { return nil }
+        return id
+    }
+
+    /// Removes a node; its references are swept in a batch once enough nodes were removed.
+    mutating func removeNode(_ id: ObjectID, sweepingWhenDue: Bool = true) {
+        guard let record = nodes.removeValue(forKey: id) else { return }
+        if let key = record.key, idsByObject[key] == id { idsByObject[key] = nil }
+        if case .root(let kind) = record.kind, rootsByKind[kind] == id { rootsByKind[kind] = nil }
+        removalsSinceSweep += 1
+        if sweepingWhenDue, removalsSinceSweep > max(64, nodes.count) { sweepReferences() }
+    }
+
+    static func rootTypeName(_ kind: RootKind) -> String {
+        switch kind {
+        case .runLoop: return "RunLoop"
+        case .dispatchQueue: return "DispatchQueue"
+        case .immortalType(let name): return name
+        case .process: return "Process"
+        case .custom(let name): return name
+        }
+    }
+}

@@ -1,0 +1,47 @@
+/// A stable name for a leak, made of type names and reference roles only (never addresses or
+/// identities), so the same bug groups together across runs and machines.
+public struct LeakFingerprint: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// Sixteen lowercase hexadecimal digits.
+    public let rawValue: String
+
+    /// Wraps a fingerprint read back from a report.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+
+    /// The 64-bit FNV-1a hash of a signature, as sixteen hexadecimal digits.
+    static func hashing(_ signature: String) -> LeakFingerprint {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in signature.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        return LeakFingerprint(
+            rawValue: String(repeating: "0", count: 16 - digits.count) + digits)
+    }
+}
+
+extension GraphSnapshot {
+    /// The fingerprint of a leak of `leaked` explained by `path` and `cycle`.
+    ///
+    /// The signature hashed is the leaked type, then each reference of the path and of the
+    /// (canonically rotated) cycle as holder type, kind and role.
+    ///
+    /// - Complexity: O(length of path and cycle × log *n*).
+    public func fingerprint(of leaked: ObjectID, path: [Reference]?, cycle: [Reference]?)
+        -> LeakFingerprint
+    {
+        var signature = "leak:" + (node(leaked)?.typeName ?? "?")
+        func append(_ references: [Reference], as section: String) {
+            signature += "|\(section):"
+            for reference in references {
+                let holder = node(reference.from)?.typeName ?? "?"
+                signature += "\(holder)-\(reference.kind.rawValue):\(reference.role.description)>"
+            }
+        }
+        if let path { append(path, as: "path") }
+        if let cycle { append(canonicalRotation(of: cycle), as: "cycle") }
+        return .hashing(signature)
+    }
+}

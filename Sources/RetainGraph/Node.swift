@@ -1,0 +1,79 @@
+import StackTraces
+
+/// One node of a ``GraphSnapshot``: an object, a closure, a timer, a proxy or a root.
+public struct Node: Hashable, Sendable, Identifiable {
+    /// The node's identity.
+    public let id: ObjectID
+    /// The fully qualified type name, such as `MyApp.ClockViewController`.
+    public let typeName: String
+    /// A human label given when the node was recorded, if any.
+    public let label: String?
+    /// What the node stands for.
+    public let kind: NodeKind
+    /// The object's address when the snapshot was taken, for display only (never for identity).
+    public let address: UInt?
+    /// Where the node was created, when that was captured.
+    public let creationTrace: StackTrace?
+    /// Timer state, for timer nodes.
+    public let timer: TimerInfo?
+
+    /// Creates a node. Snapshots make their own; use this for synthetic graphs.
+    public init(
+        id: ObjectID, typeName: String, label: String? = nil, kind: NodeKind = .object,
+        address: UInt? = nil, creationTrace: StackTrace? = nil, timer: TimerInfo? = nil
+    ) {
+        self.id = id
+        self.typeName = typeName
+        self.label = label
+        self.kind = kind
+        self.address = address
+        self.creationTrace = creationTrace
+        self.timer = timer
+    }
+
+    /// Whether the node is a root.
+    public var isRoot: Bool { kind.isRoot }
+
+    /// The type name without its module prefix, such as `ClockViewController`.
+    public var shortTypeName: String {
+        guard let dot = typeName.firstIndex(of: ".") else { return typeName }
+        // Generic arguments may contain dots too; only strip the leading module.
+        let head = typeName[..<dot]
+        if head.contains("<") { return typeName }
+        return String(typeName[typeName.index(after: dot)...])
+    }
+}
+
+/// One reference of a ``GraphSnapshot``: `from` holds `to` with a ``kind`` in a ``role``.
+public struct Reference: Hashable, Sendable {
+    /// The identity of the recorded reference, when it came from a ``LiveGraph``.
+    public let id: ReferenceID?
+    /// The holder.
+    public let from: ObjectID
+    /// The held.
+    public let to: ObjectID
+    /// How strongly `from` holds `to`.
+    public let kind: ReferenceKind
+    /// Why `from` holds `to`.
+    public let role: ReferenceRole
+    /// Where the reference was made, when that was captured.
+    public let creationTrace: StackTrace?
+    /// Whether the reference was discovered by inspecting memory rather than declared by the
+    /// code that made it.
+    public let isDiscovered: Bool
+
+    /// Creates a reference. Snapshots make their own; use this for synthetic graphs and for
+    /// references discovered by inspection.
+    public init(
+        id: ReferenceID? = nil, from: ObjectID, to: ObjectID, kind: ReferenceKind,
+        role: ReferenceRole, creationTrace: StackTrace? = nil, isDiscovered: Bool = false
+    ) {
+        self.id = id
+        self.from = from
+        self.to = to
+        self.kind = kind
+        self.role = role
+        self.creationTrace = creationTrace
+        self.isDiscovered = isDiscovered
+    }
+}

@@ -4,10 +4,15 @@
 // alive by a repeating timer that a run loop still holds.
 //
 // Module map (one job each):
-//   CLibunwind         the only C door: libunwind behind static inline wrappers
-//   Locking            a pthread-backed lock that ThreadSanitizer understands (package-internal)
-//   StackTraces        cheap return-address capture, lazy symbolication and demangling
-//   RetainGraph        the live object graph, snapshots, cycles and shortest root paths
+//   CLibunwind           the only C door: libunwind behind static inline wrappers
+//   Locking              a pthread-backed lock that ThreadSanitizer understands (package-internal)
+//   StackTraces          cheap return-address capture, lazy symbolication and demangling
+//   RetainGraph          the live object graph, snapshots, cycles and shortest root paths
+//   TrackedTimers        run-loop, dispatch and frame timers, proxies, a named-timer registry
+//   ReferenceReflection  discovers undeclared references from runtime metadata (opt-in)
+//   LeakTracking         expected death, verdicts, leak reports (text, JSON, DOT) and sinks
+//   RetainGraphTesting   XCTest helpers and a Swift Testing trait
+//   retain-graph         command-line tool: render and compare JSON reports
 import PackageDescription
 
 let package = Package(
@@ -15,8 +20,16 @@ let package = Package(
     products: [
         .library(name: "StackTraces", targets: ["StackTraces"]),
         .library(name: "RetainGraph", targets: ["RetainGraph"]),
+        .library(name: "TrackedTimers", targets: ["TrackedTimers"]),
+        .library(name: "ReferenceReflection", targets: ["ReferenceReflection"]),
+        .library(name: "LeakTracking", targets: ["LeakTracking"]),
+        .library(name: "RetainGraphTesting", targets: ["RetainGraphTesting"]),
+        .executable(name: "retain-graph", targets: ["retain-graph"]),
     ],
-    dependencies: [],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
     targets: [
         .systemLibrary(
             name: "CLibunwind",
@@ -24,15 +37,50 @@ let package = Package(
             providers: [.apt(["libunwind-dev"])]
         ),
         .target(name: "Locking"),
+        .target(name: "StackTraces", dependencies: ["CLibunwind", "Locking"]),
+        .target(name: "RetainGraph", dependencies: ["StackTraces", "Locking"]),
+        .target(name: "TrackedTimers", dependencies: ["RetainGraph", "StackTraces", "Locking"]),
+        .target(name: "ReferenceReflection", dependencies: ["RetainGraph", "Locking"]),
         .target(
-            name: "StackTraces",
-            dependencies: ["CLibunwind", "Locking"]
+            name: "LeakTracking",
+            dependencies: [
+                "RetainGraph", "StackTraces", "TrackedTimers", "ReferenceReflection", "Locking",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "RetainGraphTesting", dependencies: ["LeakTracking", "RetainGraph"]),
+        .executableTarget(
+            name: "retain-graph",
+            dependencies: [
+                "LeakTracking",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .target(
-            name: "RetainGraph",
-            dependencies: ["StackTraces", "Locking"]
+            name: "_TestSupport",
+            dependencies: ["RetainGraph", "TrackedTimers"],
+            path: "Tests/_TestSupport"
         ),
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),
-        .testTarget(name: "RetainGraphTests", dependencies: ["RetainGraph"]),
+        .testTarget(name: "RetainGraphTests", dependencies: ["RetainGraph", "_TestSupport"]),
+        .testTarget(
+            name: "TrackedTimersTests",
+            dependencies: ["TrackedTimers", "RetainGraph", "_TestSupport"]
+        ),
+        .testTarget(
+            name: "ReferenceReflectionTests",
+            dependencies: ["ReferenceReflection", "RetainGraph", "TrackedTimers", "_TestSupport"]
+        ),
+        .testTarget(
+            name: "LeakTrackingTests",
+            dependencies: [
+                "LeakTracking", "RetainGraph", "TrackedTimers", "RetainGraphTesting",
+                "_TestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "RetainGraphTestingTests",
+            dependencies: ["RetainGraphTesting", "LeakTracking", "TrackedTimers"]
+        ),
     ]
 )

@@ -1,0 +1,2 @@
+/// Expected death, verdicts and leak reports. (Being built.)
+public enum LeakTracking {}

@@ -1,0 +1,2 @@
+/// Discovers references nobody declared, from runtime metadata. (Being built.)
+public enum ReferenceReflection {}

@@ -1,0 +1,2 @@
+/// XCTest helpers and a Swift Testing trait. (Being built.)
+public enum RetainGraphTesting {}

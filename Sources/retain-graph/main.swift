@@ -1,0 +1,1 @@
+print("retain-graph: being built")

@@ -52,8 +52,9 @@ enum Demangling {
 
     /// The module a Swift symbol belongs to, read from its mangling.
     ///
-    /// The first entity of a mangled name is its module: `$s5MyApp…` belongs to `MyApp`, and the
-    /// standard-library shorthand `$ss…` to `Swift`, `$sSo…`/`$sSC…` to `__C` (imported C).
+    /// The first entity of a mangled name is its module: `$s5MyApp…` belongs to `MyApp`; the
+    /// standard-library shorthands `$ss…` and `$sS<letter>…` (such as `$sSa` for `Array`) to
+    /// `Swift`, `$sSc…` to `_Concurrency`, and `$sSo…`/`$sSC…` to `__C` (imported C).
     /// Thunks that start with a type rather than a module (reabstraction thunks) have none.
     ///
     /// - Parameter rawName: The symbol name as the binary spells it.
@@ -65,10 +66,15 @@ enum Demangling {
         let rest = rawName.utf8.dropFirst(prefix.utf8.count)
         guard let first = rest.first else { return nil }
         if first == UInt8(ascii: "s") { return "Swift" }
-        if rawName.utf8.dropFirst(prefix.utf8.count).starts(with: "So".utf8)
-            || rawName.utf8.dropFirst(prefix.utf8.count).starts(with: "SC".utf8)
-        {
-            return "__C"
+        if first == UInt8(ascii: "S") {
+            // A known-type substitution: `So`/`SC` are imported C, `Sc…` the concurrency
+            // library, every other `S<letter>` a standard-library type.
+            switch rest.dropFirst().first {
+            case UInt8(ascii: "o"), UInt8(ascii: "C"): return "__C"
+            case UInt8(ascii: "c"): return "_Concurrency"
+            case .some: return "Swift"
+            case .none: return nil
+            }
         }
         var length = 0
         var digits = 0

@@ -5,12 +5,76 @@ import Testing
 struct SymbolicationTests {
     @Test func capturedTraceNamesTheCallingFunctionDemangled() throws {
         let trace = StackTrace.capture()
-        let frames = trace.symbolicated()
-        for (index, frame) in frames.enumerated() { print(frame.formatted(index: index), frame.module ?? "-", frame.isSystem, frame.isThunk) }
-        let first = try #require(frames.first)
+        let first = try #require(trace.symbolicated().first)
         let function = try #require(first.function)
-        #expect(function.contains("capturedTraceNamesTheCallingFunctionDemangled"))
+        #expect(function.contains("SymbolicationTests.capturedTraceNamesTheCallingFunctionDemangled()"))
         #expect(!function.hasPrefix("$s"))
+        #expect(first.mangledName?.hasPrefix("$s") == true)
         #expect(first.module == "StackTracesTests")
+        #expect(first.imageName != nil)
+        #expect(first.offsetInImage != nil)
+        #expect((first.offsetInFunction ?? 0) > 0)
+    }
+
+    #if DEBUG
+    @Test func debugBuildTraceCarriesFileAndLine() throws {
+        let line = #line + 1
+        let trace = StackTrace.capture()
+        let first = try #require(trace.symbolicated().first)
+        #expect(first.file?.hasSuffix("SymbolicationTests.swift") == true)
+        #expect(first.line == line)
+        #expect(first.description.contains("SymbolicationTests.swift:\(line)"))
+    }
+    #endif
+
+    @Test func frameLineShowsIndexFunctionOffsetLocationAndImage() {
+        let frame = StackFrame(
+            address: 0x1234,
+            function: "MyApp.Owner.start()",
+            mangledName: "$s5MyApp5OwnerC5startyyF",
+            imageName: "MyApp",
+            offsetInFunction: 52,
+            file: "/src/MyApp/Owner.swift",
+            line: 12
+        )
+        #expect(frame.formatted(index: 2) == "  #2  MyApp.Owner.start() + 52 at /src/MyApp/Owner.swift:12 (MyApp)")
+        #expect(StackFrame(address: 0xabc).description == "0xabc")
+    }
+
+    @Test func moduleComesFromTheMangledName() {
+        #expect(StackFrame(address: 1, mangledName: "$s5MyApp5OwnerC5startyyF").module == "MyApp")
+        #expect(StackFrame(address: 1, mangledName: "$sSa6appendyyxnF").module == "Swift")
+        #expect(StackFrame(address: 1, mangledName: "$sScTss5NeverORs_rlE4yieldyyYaFZ").module == "_Concurrency")
+        #expect(StackFrame(address: 1, mangledName: "swift_job_run").module == nil)
+        #expect(StackFrame(address: 1, mangledName: "$s").module == nil)
+        #expect(StackFrame(address: 1, mangledName: "$s99Short").module == nil)
+    }
+
+    @Test func excludingTheTestModuleLeavesNoTestFrames() {
+        let trace = StackTrace.capture()
+        let all = trace.frames(includingSystemFrames: true)
+        #expect(all.contains { $0.module == "StackTracesTests" })
+        let filtered = trace.frames(excludingModules: ["StackTracesTests"])
+        #expect(!filtered.contains { $0.module == "StackTracesTests" })
+        #expect(!filtered.contains { $0.isThunk || $0.isSystem })
+    }
+
+    @Test func repeatedSymbolicationGivesEqualFrames() {
+        let trace = StackTrace.capture()
+        #expect(trace.symbolicated() == trace.symbolicated())
+    }
+
+    @Test func unmappedAndNullAddressesSymbolicateWithoutNames() {
+        let frames = StackTrace(addresses: [0, 1, UInt.max, 0x10]).symbolicated()
+        #expect(frames.count == 4)
+        #expect(frames.allSatisfy { $0.function == nil })
+        #expect(StackTrace.empty.symbolicated().isEmpty)
+    }
+
+    @Test func formattedTraceNumbersItsLines() throws {
+        let text = StackTrace.capture().formatted()
+        let firstLine = try #require(text.split(separator: "\n").first)
+        #expect(firstLine.hasPrefix("  #0  "))
+        #expect(firstLine.contains("formattedTraceNumbersItsLines"))
     }
 }

@@ -56,6 +56,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "stack-trace-demo",
+            dependencies: ["StackTraces"],
+            path: "Examples/StackTraceDemo"
+        ),
         .target(
             name: "_TestSupport",
             dependencies: ["RetainGraph", "TrackedTimers"],

@@ -92,13 +92,19 @@ enum RuntimeSymbolication {
             result.function = Demangling.demangle(symbol.rawName)
             result.offsetInFunction = frame.inlined ? 0 : symbol.offset
         }
-        if let location = symbol.sourceLocation, !location.path.isEmpty {
+        if let location = symbol.sourceLocation, !location.path.isEmpty,
+            !location.path.hasSuffix("<compiler-generated>")
+        {
             result.file = location.path
             result.line = location.line > 0 ? location.line : nil
             result.column = location.column > 0 ? location.column : nil
         }
         result.isThunk = frame.isSwiftThunk
-        result.isSystem = frame.isSystem || SystemImages.contains(result.imageName)
+        // The `Runtime` module calls any frame at line 0 "system"; an inlined call often has no
+        // line of its own, so inlined frames are judged by their image and name only.
+        result.isSystem =
+            (frame.isSystem && !frame.inlined) || SystemImages.contains(result.imageName)
+            || SystemImages.isEntryPoint(symbol.rawName)
         return result
     }
 
@@ -143,5 +149,10 @@ enum SystemImages {
             "libstdc++", "libgcc_s",
         ]
         return prefixes.contains { imageName.hasPrefix($0) }
+    }
+
+    /// Whether `rawName` is the C library's program entry code linked into every executable.
+    static func isEntryPoint(_ rawName: String) -> Bool {
+        rawName == "_start" || rawName.hasPrefix("__libc_start")
     }
 }

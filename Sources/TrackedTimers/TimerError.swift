@@ -20,6 +20,14 @@ public enum TimerError: Error, Hashable, Sendable, CustomStringConvertible {
     case missingAction
     /// A name that a live registered timer already carries.
     case nameInUse(String)
+    /// The timer was invalidated; it can never be scheduled again.
+    case invalidated
+    /// The timer is already scheduled on another run loop; a timer belongs to one run loop
+    /// (it may be in several modes of that one).
+    case scheduledOnAnotherRunLoop
+    /// A frame rate (frames per second) is NaN, infinite or not above 0, or a preferred rate
+    /// or frame interval is negative.
+    case invalidFrameRate(Double)
 
     /// A one-line explanation, as printed in logs.
     public var description: String {
@@ -33,6 +41,12 @@ public enum TimerError: Error, Hashable, Sendable, CustomStringConvertible {
             return "missing action: a timer needs a closure, a target or a task"
         case .nameInUse(let name):
             return "the name \"\(name)\" belongs to a live timer"
+        case .invalidated:
+            return "the timer was invalidated and cannot be scheduled again"
+        case .scheduledOnAnotherRunLoop:
+            return "the timer is already scheduled on another run loop"
+        case .invalidFrameRate(let value):
+            return "invalid frame rate \(value): it must be finite and above 0"
         }
     }
 }

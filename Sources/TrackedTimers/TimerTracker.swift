@@ -63,6 +63,17 @@ package final class TimerTracker: Sendable {
         }
     }
 
+    /// Records that the timer holds a root as its target, such as a type used as the target
+    /// (`.immortalType(name:)`, the Objective-C "timer class as target" trampoline). The edge
+    /// goes with the other target edges on invalidation.
+    package func recordTarget(root: RootKind, kind: ReferenceKind, role: ReferenceRole) {
+        guard isActive else { return }
+        let rootID = graph.registerRoot(root, for: nil)
+        if let edge = graph.addReference(from: id, to: rootID, kind: kind, role: role) {
+            actionEdges.withLock { $0.append(edge) }
+        }
+    }
+
     /// Records that the timer holds an action closure which captures `owner` (if declared)
     /// with the given kind under the name `capture`.
     package func recordClosure(capturing owner: AnyObject?, kind: ReferenceKind, name: String) {

@@ -1,2 +1,0 @@
-/// Expected death, verdicts and leak reports. (Being built.)
-public enum LeakTracking {}

@@ -97,7 +97,9 @@ enum Demangling {
     /// Used only when the `Runtime` module could not classify the symbol itself.
     static func isThunk(mangled rawName: String) -> Bool {
         guard isSwiftSymbol(rawName) else { return false }
-        let suffixes = ["TR", "Tr", "TA", "Ta", "TW", "Tw", "Tj", "Tq", "TD", "Td", "To", "TO", "Tm"]
+        let suffixes = [
+            "TR", "Tr", "TA", "Ta", "TW", "Tw", "Tj", "Tq", "TD", "Td", "To", "TO", "Tm",
+        ]
         return suffixes.contains { rawName.hasSuffix($0) }
     }
 }

@@ -69,7 +69,8 @@ enum RuntimeSymbolication {
             let image = images[imageIndex]
             result.imageName = image.name
             result.imagePath = image.path
-            if let base = UInt64(image.baseAddress), let base = UInt(exactly: base), address >= base {
+            if let base = UInt64(image.baseAddress), let base = UInt(exactly: base), address >= base
+            {
                 result.offsetInImage = address - base
             }
         }

@@ -23,7 +23,8 @@ enum Unwinder {
     /// - Complexity: O(*n*) in the number of frames walked; about 12 ns per frame after the
     ///   thread's first call, which costs 0.2–1.4 ms while libunwind sets up its per-thread cache.
     @inline(__always)
-    static func backtrace(into buffer: UnsafeMutableBufferPointer<UnsafeMutableRawPointer?>) -> Int {
+    static func backtrace(into buffer: UnsafeMutableBufferPointer<UnsafeMutableRawPointer?>) -> Int
+    {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         let written = clibunwind_backtrace(base, Int32(clamping: buffer.count))
         return min(max(Int(written), 0), buffer.count)

@@ -7,7 +7,8 @@ struct SymbolicationTests {
         let trace = StackTrace.capture()
         let first = try #require(trace.symbolicated().first)
         let function = try #require(first.function)
-        #expect(function.contains("SymbolicationTests.capturedTraceNamesTheCallingFunctionDemangled()"))
+        #expect(
+            function.contains("SymbolicationTests.capturedTraceNamesTheCallingFunctionDemangled()"))
         #expect(!function.hasPrefix("$s"))
         #expect(first.mangledName?.hasPrefix("$s") == true)
         #expect(first.module == "StackTracesTests")
@@ -37,14 +38,18 @@ struct SymbolicationTests {
             file: "/src/MyApp/Owner.swift",
             line: 12
         )
-        #expect(frame.formatted(index: 2) == "  #2  MyApp.Owner.start() + 52 at /src/MyApp/Owner.swift:12 (MyApp)")
+        #expect(
+            frame.formatted(index: 2)
+                == "  #2  MyApp.Owner.start() + 52 at /src/MyApp/Owner.swift:12 (MyApp)")
         #expect(StackFrame(address: 0xabc).description == "0xabc")
     }
 
     @Test func moduleComesFromTheMangledName() {
         #expect(StackFrame(address: 1, mangledName: "$s5MyApp5OwnerC5startyyF").module == "MyApp")
         #expect(StackFrame(address: 1, mangledName: "$sSa6appendyyxnF").module == "Swift")
-        #expect(StackFrame(address: 1, mangledName: "$sScTss5NeverORs_rlE4yieldyyYaFZ").module == "_Concurrency")
+        #expect(
+            StackFrame(address: 1, mangledName: "$sScTss5NeverORs_rlE4yieldyyYaFZ").module
+                == "_Concurrency")
         #expect(StackFrame(address: 1, mangledName: "swift_job_run").module == nil)
         #expect(StackFrame(address: 1, mangledName: "$s").module == nil)
         #expect(StackFrame(address: 1, mangledName: "$s99Short").module == nil)

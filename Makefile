@@ -1,0 +1,55 @@
+# RetainGraph: build, test and demo commands. Works on a fresh Debian/Ubuntu machine as root
+# (or with sudo): missing system packages are installed with apt-get first.
+#
+#   make demo        run the main example
+#   make test        the whole test suite (swift test)
+#   make test-tsan   the Stress tests under ThreadSanitizer
+#   make werror      build everything, tests included, with warnings as errors
+#   make bench       run the benchmarks (nested package in Benchmarks/)
+#   make format      format in place; `make lint` only checks
+#
+# SCRATCH=.build-mine puts the main build somewhere other than .build.
+
+SWIFT ?= swift
+DEMO ?= stack-trace-demo
+SCRATCH ?=
+SCRATCH_FLAG := $(if $(SCRATCH),--scratch-path $(SCRATCH),)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
+APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
+
+.PHONY: demo test test-tsan werror bench bench-build format lint deps deps-optional
+
+# libunwind's headers and pkg-config file (Sources/CLibunwind) are required to build at all.
+deps:
+	@dpkg -s libunwind-dev >/dev/null 2>&1 || ($(SUDO) apt-get update && $(APT_INSTALL) libunwind-dev)
+
+# graphviz (`dot`) is optional: tests that render DOT skip themselves without it.
+deps-optional:
+	@command -v dot >/dev/null 2>&1 || ($(SUDO) apt-get update && $(APT_INSTALL) graphviz) \
+		|| echo "note: graphviz not installed; DOT rendering tests will be skipped"
+
+demo: deps
+	$(SWIFT) run $(SCRATCH_FLAG) $(DEMO)
+
+test: deps deps-optional
+	$(SWIFT) test $(SCRATCH_FLAG)
+
+# A filter that matches no test still exits 0 (XCTest warns "No matching test cases were run",
+# Swift Testing reports 0 tests), so this passes before any Stress test exists.
+test-tsan: deps
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter Stress
+
+werror: deps
+	$(SWIFT) build --build-tests --scratch-path .build-werror -Xswiftc -warnings-as-errors
+
+bench-build: deps
+	$(SWIFT) build -c release --package-path Benchmarks --scratch-path .build-bench
+
+bench: deps
+	cd Benchmarks && $(SWIFT) package --scratch-path ../.build-bench benchmark
+
+format:
+	Scripts/format.sh
+
+lint:
+	Scripts/format.sh --lint

@@ -1,0 +1,146 @@
+import Dispatch
+import Foundation
+import Locking
+import RetainGraph
+
+/// The dispatch source state machine behind ``DispatchTimer``.
+///
+/// ```
+///            schedule()                    invalidate() / deinit
+///   idle ───────────────▶ scheduled ─────────────────────────────▶ invalidated
+///     │                   │  ▲  isPaused = true: suspend (once)          ▲
+///     │                   ▼  │  isPaused = false: resume (balanced)      │
+///     └──────────────── invalidate() ────────────────────────────────────┘
+/// ```
+///
+/// The source exists only once it has been activated (created, configured and activated in
+/// one locked step), so a never-activated source is never released. `isSuspended` mirrors
+/// libdispatch's suspend count (0 or 1); ``invalidate()`` resumes a suspended source before
+/// cancelling it, so a suspended source is never released either.
+extension DispatchTimer {
+    /// The lock-protected state of one timer.
+    struct State {
+        /// Where the timer is in its life.
+        enum Phase { case idle, scheduled, invalidated }
+
+        /// What ``invalidate()`` hands back to be released outside the lock.
+        struct Leftovers {
+            /// The cancelled source (resumed first if it was suspended).
+            let source: (any DispatchSourceTimer)?
+            /// The action, with everything it captures.
+            let action: Action?
+        }
+
+        var phase: Phase = .idle
+        /// The activated source, or `nil` before the timer first runs and after invalidation.
+        var source: (any DispatchSourceTimer)?
+        /// Whether `source` is suspended (by a pause).
+        var isSuspended = false
+        /// Whether the user paused the timer.
+        var isPaused = false
+        /// The sanitised leeway, in seconds.
+        var tolerance: TimeInterval
+        /// The action; `nil` once invalidated.
+        var action: Action?
+
+        init(tolerance: TimeInterval, action: Action?) {
+            self.tolerance = tolerance
+            self.action = action
+        }
+
+        /// Moves to `.invalidated`: resumes a suspended source, cancels it, and hands back the
+        /// source and action for release outside the lock. Idempotent.
+        mutating func invalidate() -> Leftovers {
+            phase = .invalidated
+            let source = self.source
+            if let source {
+                if isSuspended {
+                    source.resume()
+                    isSuspended = false
+                }
+                source.cancel()
+            }
+            self.source = nil
+            let action = self.action
+            self.action = nil
+            return Leftovers(source: source, action: action)
+        }
+    }
+
+    /// Creates, configures and activates the source. Call with the state lock held.
+    ///
+    /// The handler holds the timer weakly, so the source never keeps it alive.
+    func makeSource(tolerance: TimeInterval) -> any DispatchSourceTimer {
+        let source = DispatchSource.makeTimerSource(queue: queue)
+        source.setEventHandler { [weak self] in self?.performFire() }
+        source.schedule(
+            deadline: .now() + Self.dispatchInterval(interval),
+            repeating: repeats ? Self.dispatchInterval(interval, atLeastOne: true) : .never,
+            leeway: Self.dispatchInterval(tolerance))
+        source.activate()
+        return source
+    }
+
+    /// Records `queue[root] ⇒ timer` (`.resumed`). Call with the state lock held, so edges are
+    /// recorded in the order the transitions happen.
+    func recordResumed() {
+        guard let tracker else { return }
+        tracker.recordScheduled(
+            on: .dispatchQueue(label: queue.label), rootObject: queue, role: .resumed,
+            nextFireDate: Date().timeIntervalSince1970 + interval)
+    }
+
+    /// Runs one fire, from the source or from ``fire()``: calls the action outside the lock,
+    /// records the fire, and invalidates a one-shot timer or one whose weak target died.
+    func performFire() {
+        guard let action = state.withLock({ $0.phase == .invalidated ? nil : $0.action })
+        else { return }
+        let targetWasAlive = action(self)
+        let stops = !repeats || (!targetWasAlive && stopsWhenTargetDies)
+        if let tracker {
+            state.withLock { state in
+                let running = state.phase == .scheduled && !state.isPaused && !stops
+                tracker.recordFire(
+                    nextFireDate: running ? Date().timeIntervalSince1970 + interval : nil,
+                    targetWasAlive: targetWasAlive)
+            }
+        }
+        if stops { invalidate() }
+    }
+
+    // MARK: Input
+
+    /// The longest interval handed to libdispatch, in nanoseconds (about 146 years); longer
+    /// ones are clamped, so huge finite intervals never overflow.
+    static let maximumNanoseconds = Int(Int64.max / 2)
+
+    /// Throws ``TimerError/invalidInterval(_:)`` for NaN, ±∞, negative intervals and for a
+    /// repeating interval of 0.
+    static func validate(interval: TimeInterval, repeats: Bool) throws {
+        guard interval.isFinite, interval >= 0, !(repeats && interval == 0) else {
+            throw TimerError.invalidInterval(interval)
+        }
+    }
+
+    /// A tolerance libdispatch accepts: NaN and negative values become 0.
+    static func sanitizedTolerance(_ tolerance: TimeInterval) -> TimeInterval {
+        tolerance.isNaN || tolerance < 0 ? 0 : tolerance
+    }
+
+    /// Converts seconds to a clamped nanosecond interval that never traps.
+    ///
+    /// - Parameters:
+    ///   - seconds: A validated, non-negative value (infinity is clamped).
+    ///   - atLeastOne: Round values below 1 ns up to 1 ns (for repeating intervals).
+    static func dispatchInterval(_ seconds: TimeInterval, atLeastOne: Bool = false)
+        -> DispatchTimeInterval
+    {
+        let floor = atLeastOne ? 1 : 0
+        guard !seconds.isNaN, seconds > 0 else { return .nanoseconds(floor) }
+        let nanoseconds = seconds * 1e9
+        guard nanoseconds < Double(maximumNanoseconds) else {
+            return .nanoseconds(maximumNanoseconds)
+        }
+        return .nanoseconds(max(floor, Int(nanoseconds)))
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import RetainGraph
+
+extension RunLoopTimer {
+    /// Creates an unscheduled timer that holds `target` **strongly** until invalidated: the
+    /// faithful `NSTimer(timeInterval:target:selector:userInfo:repeats:)`.
+    ///
+    /// An owner that stores this timer and is its target forms the cycle `owner ⇒ timer ⇒
+    /// owner`; once scheduled the run loop holds it too, so the owner never dies unless someone
+    /// invalidates the timer (S1, S3, S4, S14). Passing a weak local copy of the owner changes
+    /// nothing (S3): the timer still stores a strong reference.
+    ///
+    /// ```swift
+    /// let timer = try RunLoopTimer(interval: 1, repeats: true, target: self) { me, _ in me.tick() }
+    /// try timer.add(to: .current, forMode: .default)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - interval: Seconds between fires (delay before the fire of a one-shot timer). Finite,
+    ///     not negative, above 0 when repeating.
+    ///   - repeats: Whether the timer repeats.
+    ///   - target: The object the action is called on; retained until ``invalidate()``.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
+    ///   - action: The "selector": called with the target and the timer on the run loop's thread.
+    /// - Throws: ``TimerError/invalidInterval(_:)``.
+    public convenience init<Target: AnyObject>(
+        interval: TimeInterval, repeats: Bool, target: Target, label: String? = nil,
+        graph: LiveGraph = .shared, action: @escaping (Target, RunLoopTimer) -> Void
+    ) throws(TimerError) {
+        try self.init(
+            interval: interval, repeats: repeats, label: label, graph: graph,
+            stopsWhenTargetDies: false
+        ) { timer in
+            action(target, timer)
+            return true
+        }
+        tracker?.recordTarget(target, kind: .strong, role: .target)
+    }
+
+    /// Creates an unscheduled timer that holds `target` **weakly** and invalidates itself at
+    /// the first fire after the target died (MSWeakTimer / YYTimer semantics).
+    ///
+    /// The target is loaded strongly for the duration of each fire, so it cannot die in the
+    /// middle of one. The fire that finds it dead counts as a fire into a dead target.
+    ///
+    /// - Parameters:
+    ///   - interval: As for the strong-target initialiser.
+    ///   - repeats: Whether the timer repeats.
+    ///   - weakTarget: The object the action is called on; not retained.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
+    ///   - action: Called with the (living) target and the timer.
+    /// - Throws: ``TimerError/invalidInterval(_:)``.
+    public convenience init<Target: AnyObject>(
+        interval: TimeInterval, repeats: Bool, weakTarget: Target, label: String? = nil,
+        graph: LiveGraph = .shared, action: @escaping (Target, RunLoopTimer) -> Void
+    ) throws(TimerError) {
+        try self.init(
+            interval: interval, repeats: repeats, label: label, graph: graph,
+            stopsWhenTargetDies: true
+        ) { [weak weakTarget] timer in
+            guard let target = weakTarget else { return false }
+            action(target, timer)
+            return true
+        }
+        tracker?.recordTarget(weakTarget, kind: .weak, role: .target)
+    }
+
+    /// Creates an unscheduled timer whose target is a ``WeakProxy`` (held strongly) that
+    /// forwards each fire to its own weak target (S8): `timer ⇒ proxy → owner`.
+    ///
+    /// A fire through a proxy whose target died is dropped and counted (in the proxy and in the
+    /// timer's `firesIntoDeadTarget`); the timer keeps firing until invalidated, as with `NSProxy`.
+    ///
+    /// - Parameters:
+    ///   - interval: As for the strong-target initialiser.
+    ///   - repeats: Whether the timer repeats.
+    ///   - proxy: The proxy; retained until ``invalidate()``.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
+    ///   - action: Called with the proxy's (living) target and the timer.
+    /// - Throws: ``TimerError/invalidInterval(_:)``.
+    /// - Complexity: A fire allocates nothing: the forwarded call is a non-escaping closure.
+    public convenience init<Target: AnyObject>(
+        interval: TimeInterval, repeats: Bool, proxy: WeakProxy<Target>, label: String? = nil,
+        graph: LiveGraph = .shared, action: @escaping (Target, RunLoopTimer) -> Void
+    ) throws(TimerError) {
+        try self.init(
+            interval: interval, repeats: repeats, label: label, graph: graph,
+            stopsWhenTargetDies: false
+        ) { timer in
+            proxy.forward { target in action(target, timer) }
+        }
+        tracker?.recordTarget(proxy, kind: .strong, role: .target)
+    }
+
+    /// Creates an unscheduled timer that runs a closure, like `Timer(timeInterval:repeats:block:)`.
+    ///
+    /// Declare what the closure captures so the graph can show it: `capturing: self, as: .weak`
+    /// for `[weak self]` records `timer ⇒ closure → owner` (S6a); `as: .strong` records
+    /// `timer ⇒ closure ⇒ owner` (S6b). Without a declaration the graph shows only the closure.
+    ///
+    /// ```swift
+    /// timer = try RunLoopTimer(interval: 1, repeats: true, capturing: self, as: .weak) {
+    ///     [weak self] _ in self?.tick()
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - interval: As for the strong-target initialiser.
+    ///   - repeats: Whether the timer repeats.
+    ///   - captured: The object the closure captures, if you want it in the graph. Not retained.
+    ///   - kind: How the closure captures it.
+    ///   - captureName: The captured variable's name for reports; `"self"` by default.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
+    ///   - action: The closure; retained until ``invalidate()``, then released.
+    /// - Throws: ``TimerError/invalidInterval(_:)``.
+    public convenience init(
+        interval: TimeInterval, repeats: Bool, capturing captured: AnyObject? = nil,
+        as kind: ReferenceKind = .strong, captureName: String = "self", label: String? = nil,
+        graph: LiveGraph = .shared, action: @escaping (RunLoopTimer) -> Void
+    ) throws(TimerError) {
+        try self.init(
+            interval: interval, repeats: repeats, label: label, graph: graph,
+            stopsWhenTargetDies: false
+        ) { timer in
+            action(timer)
+            return true
+        }
+        tracker?.recordClosure(capturing: captured, kind: kind, name: captureName)
+    }
+
+    /// Creates an unscheduled timer whose target is a **type**, with the closure as its
+    /// "userInfo": the Objective-C trampoline where the timer class itself is the target and
+    /// the block rides in `userInfo` (S10).
+    ///
+    /// The graph records `timer ⇒ Type` where the type is a root `.immortalType(name:)` (a
+    /// type never dies, so that cycle is no leak) and `timer ⇒ closure →/⇒ captured`.
+    ///
+    /// ```swift
+    /// enum BlockTrampoline { static func invoke(_ block: () -> Void) { block() } }
+    /// timer = try RunLoopTimer(interval: 1, repeats: true, typeTarget: BlockTrampoline.self,
+    ///                          capturing: self, as: .weak) { [weak self] type, _ in
+    ///     type.invoke { self?.tick() }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - interval: As for the strong-target initialiser.
+    ///   - repeats: Whether the timer repeats.
+    ///   - typeTarget: The type used as the target.
+    ///   - captured: The object the closure captures, if you want it in the graph.
+    ///   - kind: How the closure captures it.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
+    ///   - action: Called with the type and the timer; retained until ``invalidate()``.
+    /// - Throws: ``TimerError/invalidInterval(_:)``.
+    public convenience init<T>(
+        interval: TimeInterval, repeats: Bool, typeTarget: T.Type,
+        capturing captured: AnyObject? = nil, as kind: ReferenceKind = .strong,
+        label: String? = nil, graph: LiveGraph = .shared,
+        action: @escaping (T.Type, RunLoopTimer) -> Void
+    ) throws(TimerError) {
+        try self.init(
+            interval: interval, repeats: repeats, label: label, graph: graph,
+            stopsWhenTargetDies: false
+        ) { timer in
+            action(typeTarget, timer)
+            return true
+        }
+        tracker?.recordTarget(
+            root: .immortalType(name: String(reflecting: typeTarget)), kind: .strong,
+            role: .target)
+        tracker?.recordClosure(capturing: captured, kind: kind, name: "self")
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import RetainGraph
+
+extension RunLoopTimer {
+    /// Adds the timer to `runLoop` in `mode`, as `RunLoop.add(_:forMode:)` does for a `Timer`.
+    ///
+    /// A timer belongs to one run loop but may be added in several of its modes; adding it in a
+    /// mode it is already in does nothing. `.common` also covers
+    /// ``TrackedRunLoopModes/extraCommonModes`` (``Foundation/RunLoop/Mode/tracking`` by
+    /// default), as `NSRunLoopCommonModes` does. The first fire is at ``fireDate``. The graph
+    /// records `runloop[root] ⇒ timer`, role `.scheduled(mode:)`. Safe from any thread (adding
+    /// from another thread wakes the run loop).
+    ///
+    /// ```swift
+    /// let timer = try RunLoopTimer(interval: 0.5, repeats: true, target: self) { me, _ in me.tick() }
+    /// try timer.add(to: .current, forMode: .common)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - runLoop: The run loop; it runs the action on its thread.
+    ///   - mode: The mode (`.default`, `.common` or a custom one).
+    /// - Throws: ``TimerError/invalidated`` after ``invalidate()`` (an invalidated timer is never
+    ///   revived); ``TimerError/scheduledOnAnotherRunLoop`` when it is already on another run loop.
+    public func add(to runLoop: RunLoop, forMode mode: RunLoop.Mode) throws(TimerError) {
+        let decision = lock.withLock { () -> Result<RunLoopPlacement.Decision, TimerError> in
+            guard state.phase != .invalidated else { return .failure(.invalidated) }
+            do throws(TimerError) {
+                let fireDate = state.fireDate
+                let decision = try state.placement.place(on: runLoop, mode: mode) {
+                    let trampoline = RunLoopTrampoline()
+                    state.trampoline = trampoline
+                    return RunLoopTrampoline.makeTimer(
+                        fireDate: fireDate, interval: interval, repeats: repeats,
+                        trampoline: trampoline)
+                }
+                if case .add(_, _, let isFirst) = decision {
+                    if isFirst { state.trampoline?.attach(self) }
+                    state.phase = .scheduled
+                    tracker?.recordScheduled(
+                        on: runLoopRoot(for: runLoop), rootObject: runLoop,
+                        role: .scheduled(mode: mode.rawValue),
+                        nextFireDate: fireDate.timeIntervalSince1970)
+                }
+                return .success(decision)
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch decision {
+        case .failure(let error):
+            throw error
+        case .success(.alreadyThere):
+            return
+        case .success(.add(let timer, let modes, _)):
+            // Outside the lock. Should an `invalidate()` have slipped in meanwhile, Foundation
+            // ignores adding an invalidated timer.
+            for mode in modes { runLoop.add(timer, forMode: mode) }
+        }
+    }
+
+    /// Adds the timer to the current thread's run loop, in `.default` unless told otherwise,
+    /// and returns it: what `Timer.scheduledTimer` does after making the timer.
+    ///
+    /// - Parameter mode: The mode; `.default` by default.
+    /// - Returns: `self`.
+    /// - Throws: As ``add(to:forMode:)``.
+    @discardableResult
+    public func scheduleOnCurrentRunLoop(forMode mode: RunLoop.Mode = .default)
+        throws(TimerError) -> Self
+    {
+        try add(to: .current, forMode: mode)
+        return self
+    }
+
+    /// Runs the action now, on the calling thread, as `NSTimer.fire()` does.
+    ///
+    /// A repeating timer keeps its schedule; a one-shot timer is invalidated after the action,
+    /// even if its fire date has not come. Works on a timer that was never scheduled; does
+    /// nothing after ``invalidate()``. A weak-target timer whose target is dead counts a fire
+    /// into a dead target and invalidates itself instead of acting.
+    public func fire() {
+        let action = lock.withLock { state.phase == .invalidated ? nil : state.action }
+        guard let action else { return }
+        deliver(action)
+    }
+
+    /// Stops the timer for good, removes it from its run loop and releases its target and
+    /// action (and everything the action captured), as `NSTimer.invalidate()` does.
+    ///
+    /// Safe from any thread, more than once, before scheduling and from inside the action.
+    /// The Foundation timer is invalidated too (`Timer.invalidate()` from another thread stops
+    /// further fires on Linux); it and the emptied trampoline box stay allocated (see the type's
+    /// discussion). The graph drops the run-loop, target and action edges.
+    public func invalidate() {
+        let leftovers = lock.withLock { () -> (Action?, Timer?, RunLoopTrampoline?)? in
+            guard state.phase != .invalidated else { return nil }
+            if let timer = state.placement.foundationTimer, state.phase == .scheduled {
+                state.fireDate = timer.fireDate
+            }
+            state.phase = .invalidated
+            tracker?.recordInvalidated()
+            let action = state.action
+            state.action = nil
+            let trampoline = state.trampoline
+            state.trampoline = nil
+            return (action, state.placement.clear(), trampoline)
+        }
+        guard let (action, timer, trampoline) = leftovers else { return }
+        timer?.invalidate()
+        // Dropping the box's strong reference may release `self`'s last owner; the caller
+        // keeps `self` alive until this method returns. User captures die here, lock-free.
+        let handler = trampoline?.detach()
+        withExtendedLifetime((action, handler)) {}
+    }
+
+    /// Records that `owner` holds this timer in `property` (`owner ⇒ timer`).
+    ///
+    /// - Parameters:
+    ///   - owner: The object storing the timer.
+    ///   - property: The stored property's name.
+    ///   - kind: How the property holds the timer.
+    public func recordHeld(by owner: AnyObject, property: String, kind: ReferenceKind) {
+        tracker?.recordOwner(owner, property: property, kind: kind)
+    }
+
+    // MARK: Firing
+
+    /// Called by the trampoline on the run loop's thread.
+    func trampolineFired(_ foundationTimer: Timer) {
+        let action = lock.withLock { state.phase == .scheduled ? state.action : nil }
+        guard let action else { return }
+        if repeats {
+            // Skip missed fire points instead of shifting the schedule (S17): the next fire is
+            // the first grid point after now. Set before the action so the action may override.
+            let next = RunLoopTiming.nextGridPoint(
+                anchor: foundationTimer.fireDate, interval: interval, after: Date())
+            foundationTimer.fireDate = next
+            lock.withLock { state.fireDate = next }
+        }
+        deliver(action)
+    }
+
+    /// Runs the action, records the fire, and ends a one-shot timer or one whose weak target
+    /// died.
+    private func deliver(_ action: Action) {
+        let targetWasAlive = action(self)
+        fires.add(1, ordering: .relaxed)
+        if let tracker {
+            let next = lock.withLock {
+                repeats && state.phase == .scheduled ? state.fireDate.timeIntervalSince1970 : nil
+            }
+            tracker.recordFire(nextFireDate: next, targetWasAlive: targetWasAlive)
+        }
+        if !repeats || (!targetWasAlive && stopsWhenTargetDies) { invalidate() }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Locking
+import RetainGraph
+import Synchronization
+
+/// An `NSTimer` for Linux: a run-loop timer with a target and action (held strongly, as
+/// `NSTimer` does, or weakly) or a closure, that records who holds whom into a ``LiveGraph``.
+///
+/// It runs on Foundation's `Timer` and `RunLoop`, with the behaviour of Apple's `NSTimer`:
+/// ``scheduled(interval:repeats:target:label:graph:action:)`` adds it to the current run loop in
+/// `.default`; a timer made with an initialiser fires only after ``add(to:forMode:)``, yet holds
+/// its target from the start (S14). It fires only while that run loop runs in one of its modes
+/// (S15, S16). A repeating timer whose fire points were missed fires once and goes back to its
+/// original grid (`fireDate + k × interval`): missed points are skipped, not shifted (S17);
+/// swift-corelibs-foundation would shift the schedule, so the timer moves Foundation's fire date
+/// back onto the grid at every fire.
+///
+/// ```swift
+/// final class Clock {
+///     var timer: RunLoopTimer?
+///     func start() throws {
+///         timer = try RunLoopTimer.scheduled(interval: 1, repeats: true, weakTarget: self) {
+///             clock, _ in clock.tick()
+///         }.held(by: self, as: "timer")
+///     }
+///     func tick() {}
+///     deinit { timer?.invalidate() }
+/// }
+/// ```
+///
+/// ## Ownership
+/// While scheduled, the run loop holds the timer (the graph records `runloop[root] ⇒ timer`,
+/// role `.scheduled(mode:)`, one edge per mode); the timer holds its target (`.target`) or its
+/// action closure (`.actionClosure`, with the declared capture). ``invalidate()`` drops all of
+/// it, and the timer then lives only as long as you hold it.
+///
+/// ## What leaks on Linux, and why
+/// swift-corelibs-foundation never frees a `Timer` (its initialiser retains it for the CF
+/// context, which has no release callback) nor the block it was given. So each timer that was
+/// ever scheduled leaks one Foundation `Timer`, its CF timer, one block context and one small
+/// trampoline box (a few hundred bytes in all). The block captures only that box, which is
+/// emptied on ``invalidate()``, so this timer, its target and everything its action captured
+/// are released. A timer that is never scheduled creates no Foundation timer and leaks nothing.
+///
+/// ## Threads
+/// Every method may be called from any thread. The action runs on the thread of the run loop
+/// the timer was added to (or on the caller's thread for ``fire()``). After ``invalidate()``
+/// returns no fire *starts*; a fire already running on the run loop's thread may finish.
+public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Sendable {
+    /// A fire's work: returns whether the target was alive (always `true` for a strong target
+    /// or a closure).
+    typealias Action = (RunLoopTimer) -> Bool
+
+    /// The interval between fires (or, for a one-shot timer, the delay before the fire).
+    public let interval: TimeInterval
+    /// Whether the timer fires until invalidated.
+    public let repeats: Bool
+    /// Whether a fire that finds the target dead invalidates the timer (weak-target timers).
+    public let stopsWhenTargetDies: Bool
+
+    let lock = PthreadLock()
+    var state: State
+    let fires = Atomic<Int>(0)
+    /// The graph recorder; `nil` when the graph was disabled at creation.
+    private(set) var tracker: TimerTracker?
+
+    struct State {
+        enum Phase { case idle, scheduled, invalidated }
+        var phase = Phase.idle
+        var action: Action?
+        var fireDate: Date
+        var tolerance: TimeInterval = 0
+        var placement = RunLoopPlacement()
+        var trampoline: RunLoopTrampoline?
+    }
+
+    /// The designated initialiser every public one funnels into.
+    init(
+        interval: TimeInterval, repeats: Bool, label: String?, graph: LiveGraph,
+        stopsWhenTargetDies: Bool, action: @escaping Action
+    ) throws(TimerError) {
+        try RunLoopTiming.validate(interval: interval, repeats: repeats)
+        self.interval = interval
+        self.repeats = repeats
+        self.stopsWhenTargetDies = stopsWhenTargetDies
+        state = State(action: action, fireDate: Date(timeIntervalSinceNow: interval))
+        if graph.isEnabled {
+            tracker = TimerTracker(
+                object: self, kind: .timer, label: label,
+                timer: TimerInfo(
+                    repeats: repeats, interval: interval,
+                    stopsWhenTargetDies: stopsWhenTargetDies),
+                graph: graph, traceSkipping: 3)
+        }
+    }
+
+    // MARK: State
+
+    /// Whether the timer can still fire: it was neither invalidated nor stopped by itself.
+    public var isValid: Bool { lock.withLock { state.phase != .invalidated } }
+
+    /// Whether the timer is in a run loop (and not invalidated).
+    public var isScheduled: Bool { lock.withLock { state.phase == .scheduled } }
+
+    /// How many times the action ran (scheduled fires and ``fire()``), target alive or not.
+    public var fireCount: Int { fires.load(ordering: .relaxed) }
+
+    /// The timer's node in the graph it records into, or `nil` when tracking was off.
+    public var graphID: ObjectID? { tracker?.id }
+
+    /// The date at which the timer fires next.
+    ///
+    /// Setting it reschedules the timer (and re-anchors the grid of a repeating timer, as on
+    /// Apple platforms). Before scheduling it is creation time + ``interval``. After
+    /// invalidation it keeps the last value and setting it does nothing.
+    public var fireDate: Date {
+        get {
+            lock.withLock {
+                guard state.phase == .scheduled, let timer = state.placement.foundationTimer
+                else { return state.fireDate }
+                return timer.fireDate
+            }
+        }
+        set {
+            let timer: Timer? = lock.withLock {
+                guard state.phase != .invalidated else { return nil }
+                state.fireDate = newValue
+                tracker?.recordNextFireDate(newValue.timeIntervalSince1970)
+                return state.placement.foundationTimer
+            }
+            timer?.fireDate = newValue
+        }
+    }
+
+    /// How late the timer may fire, in seconds (default 0).
+    ///
+    /// swift-corelibs-foundation ignores `Timer.tolerance` (its setter does nothing). This
+    /// timer stores the value and reports it, and never delays a fire to use it: a fire at the
+    /// fire date is within any tolerance, so the contract holds trivially. NaN, negative and
+    /// infinite values are stored as 0.
+    public var tolerance: TimeInterval {
+        get { lock.withLock { state.tolerance } }
+        set {
+            let value = RunLoopTiming.sanitized(tolerance: newValue)
+            lock.withLock { state.tolerance = value }
+        }
+    }
+
+    deinit {
+        // A scheduled timer cannot die (its trampoline holds it) until invalidated, so there is
+        // no Foundation timer left to stop; the tracker's own deinit removes the node.
+        let leftovers = lock.withLock { state.placement.clear() }
+        leftovers?.invalidate()
+    }
+}

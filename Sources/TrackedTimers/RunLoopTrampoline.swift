@@ -1,0 +1,186 @@
+import Foundation
+import Locking
+import RetainGraph
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// What a ``RunLoopTrampoline`` calls when its Foundation timer fires: a run-loop-driven timer.
+protocol RunLoopFireHandler: AnyObject {
+    /// Called on the run loop's thread for each fire of `foundationTimer`.
+    func trampolineFired(_ foundationTimer: Timer)
+}
+
+/// The only thing a Foundation `Timer`'s block ever captures: a tiny box that forwards each fire
+/// to the instrumented timer and is emptied on invalidation.
+///
+/// ## Why it exists
+/// On Linux, swift-corelibs-foundation never frees a `Timer`: its initialiser stores a retained
+/// reference to the timer in the CF timer's context, which has no release callback, and
+/// `invalidate()` does not drop the block. Everything the block captures strongly therefore
+/// lives forever. Handing Foundation this trampoline instead of the user's closure limits that
+/// leak to the `Timer` (and its CF timer), its block context and this box (two words and a lock).
+/// While the timer is scheduled the box holds the instrumented timer strongly (that is the run
+/// loop holding the timer, as on Apple platforms); ``detach()`` drops it when the timer is
+/// invalidated, which releases the timer, its target and whatever its action captured.
+final class RunLoopTrampoline: @unchecked Sendable {
+    private let lock = PthreadLock()
+    private var handler: (any RunLoopFireHandler)?
+
+    /// Makes the box hold `handler` strongly until ``detach()``.
+    func attach(_ handler: any RunLoopFireHandler) {
+        lock.withLock { self.handler = handler }
+    }
+
+    /// Empties the box and returns what it held, so the caller releases it outside any lock.
+    func detach() -> (any RunLoopFireHandler)? {
+        lock.withLock {
+            defer { handler = nil }
+            return handler
+        }
+    }
+
+    /// Forwards one fire. An emptied box does nothing.
+    ///
+    /// - Complexity: One lock and one witness-table call; no allocation.
+    @inline(__always)
+    func fire(_ timer: Timer) {
+        guard let handler = lock.withLock({ handler }) else { return }
+        handler.trampolineFired(timer)
+    }
+
+    /// Makes the Foundation timer whose block captures only `trampoline`.
+    static func makeTimer(
+        fireDate: Date, interval: TimeInterval, repeats: Bool, trampoline: RunLoopTrampoline
+    ) -> Timer {
+        Timer(fire: fireDate, interval: interval, repeats: repeats) { timer in
+            trampoline.fire(timer)
+        }
+    }
+}
+
+/// Where a run-loop-driven timer is scheduled: one run loop, one or more modes, one Foundation
+/// timer (created at the first scheduling, so a timer that is never scheduled leaks nothing).
+///
+/// Guarded by its owner's lock; the Foundation calls it asks for are made outside that lock.
+struct RunLoopPlacement {
+    /// The run loop the timer was added to, until invalidation.
+    private(set) var runLoop: RunLoop?
+    /// The modes it was added in, in order.
+    private(set) var modes: [RunLoop.Mode] = []
+    /// The Foundation timer, once made.
+    private(set) var foundationTimer: Timer?
+
+    /// What ``place(on:mode:make:)`` decided.
+    enum Decision {
+        /// Already in that mode: nothing to do.
+        case alreadyThere
+        /// Add this Foundation timer to the run loop in these Foundation modes (outside the lock).
+        case add(Timer, [RunLoop.Mode], isFirst: Bool)
+    }
+
+    /// Validates a scheduling request and records it.
+    ///
+    /// - Throws: ``TimerError/scheduledOnAnotherRunLoop`` when already on a different run loop.
+    mutating func place(on runLoop: RunLoop, mode: RunLoop.Mode, make: () -> Timer)
+        throws(TimerError) -> Decision
+    {
+        if let current = self.runLoop, current !== runLoop {
+            throw .scheduledOnAnotherRunLoop
+        }
+        guard !modes.contains(mode) else { return .alreadyThere }
+        let isFirst = foundationTimer == nil
+        let timer = foundationTimer ?? make()
+        foundationTimer = timer
+        self.runLoop = runLoop
+        modes.append(mode)
+        return .add(timer, TrackedRunLoopModes.foundationModes(for: mode), isFirst: isFirst)
+    }
+
+    /// Forgets everything and returns the Foundation timer to invalidate.
+    mutating func clear() -> Timer? {
+        defer {
+            foundationTimer = nil
+            runLoop = nil
+            modes = []
+        }
+        return foundationTimer
+    }
+}
+
+/// The run-loop modes the instrumented timers know, including an emulation of Apple's common
+/// modes that covers custom modes.
+///
+/// swift-corelibs-foundation has no `.tracking` mode, and `RunLoop.Mode.common` there covers only
+/// `.default`: a custom mode cannot be made "common" through Foundation's public API. So when an
+/// instrumented timer is added in `.common`, it is added to Foundation's `.common` **and** to every
+/// mode in ``extraCommonModes`` (by default ``Foundation/RunLoop/Mode/tracking``), which is what
+/// `NSRunLoopCommonModes` does on Apple platforms (S15). The graph records one edge, role
+/// `.scheduled(mode: "kCFRunLoopCommonModes")`.
+public enum TrackedRunLoopModes {
+    private static let extra = Locked<[RunLoop.Mode]>([.tracking])
+
+    /// Modes that an instrumented timer added in `.common` is also added to.
+    ///
+    /// Changing the list affects timers added in `.common` afterwards.
+    public static var extraCommonModes: [RunLoop.Mode] {
+        get { extra.withLock { $0 } }
+        set { extra.withLock { $0 = newValue } }
+    }
+
+    /// The Foundation modes to add a timer to for a requested mode.
+    static func foundationModes(for mode: RunLoop.Mode) -> [RunLoop.Mode] {
+        guard mode == .common else { return [mode] }
+        return [.common] + extraCommonModes.filter { $0 != .common && $0 != .default }
+    }
+}
+
+extension RunLoop.Mode {
+    /// A custom mode standing for UIKit's `UITrackingRunLoopMode` (a scroll view being dragged),
+    /// which swift-corelibs-foundation does not have. Instrumented timers added in `.common`
+    /// fire in it too (see ``TrackedRunLoopModes``).
+    public static let tracking = RunLoop.Mode("UITrackingRunLoopMode")
+}
+
+/// The root kind for a run loop: `.runLoop(thread:)` named after the thread that owns it.
+///
+/// The main run loop is `"main"`; the current thread's run loop is named after the thread
+/// (`Thread.current.name`, or `"thread 0x…"` with its pthread id); a run loop of another thread
+/// seen only from outside is `"run loop 0x…"` with its address. The graph keys the root by the
+/// `RunLoop` object, so the first name recorded for it sticks.
+func runLoopRoot(for runLoop: RunLoop) -> RootKind {
+    if runLoop === RunLoop.main { return .runLoop(thread: "main") }
+    if runLoop === RunLoop.current {
+        if Thread.isMainThread { return .runLoop(thread: "main") }
+        if let name = Thread.current.name, !name.isEmpty { return .runLoop(thread: name) }
+        return .runLoop(thread: "thread 0x" + String(UInt(pthread_self()), radix: 16))
+    }
+    let address = UInt(bitPattern: ObjectIdentifier(runLoop).hashValue)
+    return .runLoop(thread: "run loop 0x" + String(address, radix: 16))
+}
+
+/// Input checks shared by the run-loop-driven timers.
+enum RunLoopTiming {
+    /// Checks a timer interval: finite, not negative, and above 0 when repeating.
+    static func validate(interval: TimeInterval, repeats: Bool) throws(TimerError) {
+        guard interval.isFinite, interval >= 0, !(repeats && interval == 0) else {
+            throw .invalidInterval(interval)
+        }
+    }
+
+    /// A tolerance as stored: NaN, negative and infinite values become 0.
+    static func sanitized(tolerance: TimeInterval) -> TimeInterval {
+        tolerance.isFinite && tolerance > 0 ? tolerance : 0
+    }
+
+    /// The first grid point `anchor + k × interval` (k ≥ 1) strictly after `now`: where a
+    /// repeating timer fires next when fire points were missed (skipped, not shifted: S17).
+    static func nextGridPoint(anchor: Date, interval: TimeInterval, after now: Date) -> Date {
+        let elapsed = now.timeIntervalSince(anchor)
+        let steps = elapsed < 0 ? 1 : (elapsed / interval).rounded(.down) + 1
+        return anchor.addingTimeInterval(steps * interval)
+    }
+}

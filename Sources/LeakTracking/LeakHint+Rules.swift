@@ -1,0 +1,157 @@
+import Foundation
+import RetainGraph
+
+/// Chooses the hint of a report from the shape of its path and cycle.
+///
+/// Rules are tried from the most specific (a registry entry, a strong closure capture) to the
+/// most general (any strong reference), so each seed scenario gets its own advice.
+enum HintRules {
+    static func leak(
+        path: [Reference], cycle: [Reference]?, snapshot: GraphSnapshot, subject: String
+    ) -> LeakHint {
+        let all = path + (cycle ?? [])
+        func name(_ id: ObjectID) -> String { snapshot.node(id)?.shortTypeName ?? "?" }
+        var rootKind: RootKind?
+        if let first = path.first, case .root(let kind)? = snapshot.node(first.from)?.kind {
+            rootKind = kind
+        }
+
+        if let entry = all.first(where: { $0.role.name == "registryEntry" }) {
+            let key = entry.role.detail ?? "?"
+            return LeakHint(
+                code: .registryEntry,
+                text: "the timer registry holds \"\(key)\", whose task keeps \(subject) alive: "
+                    + "cancel the timer by name (\"\(key)\") when \(subject) is done, "
+                    + "or capture [weak self] in the task")
+        }
+        if let capture = all.first(where: { $0.kind == .strong && $0.role.name == "capture" }) {
+            let timer = snapshot.references(to: capture.from)
+                .first { $0.role == .actionClosure }.map { name($0.from) } ?? "the timer"
+            let viaQueue: Bool
+            if case .dispatchQueue? = rootKind { viaQueue = true } else { viaQueue = false }
+            if viaQueue || all.contains(where: { $0.role == .resumed }) {
+                return LeakHint(
+                    code: .dispatchHandlerCapture,
+                    text: "the event handler of \(timer) captures self (\(subject)) strongly "
+                        + "and the queue holds the resumed source: capture [weak self] in the "
+                        + "handler, and cancel the source in deinit "
+                        + "(or call setEventHandler(handler: nil))")
+            }
+            return LeakHint(
+                code: .closureCapture,
+                text: "the closure of \(timer) captures self (\(subject)) strongly: capture "
+                    + "[weak self], and invalidate the timer in stop() or deinit")
+        }
+        if let target = all.first(where: { reference in
+            guard reference.kind == .strong,
+                reference.role == .target || reference.role == .proxyTarget,
+                let holder = snapshot.node(reference.from)
+            else { return false }
+            return holder.kind == .timer || holder.kind == .proxy
+                || holder.typeName == ReportBuilder.foundationTimer
+        }), let holder = snapshot.node(target.from) {
+            return timerTarget(
+                holder: holder, path: path, cycle: cycle, rootKind: rootKind, subject: subject)
+        }
+        if all.contains(where: { snapshot.node($0.from)?.typeName == ReportBuilder.foundationTimer })
+        {
+            return foundationTimer(subject: subject)
+        }
+        if path.isEmpty && cycle == nil {
+            return LeakHint(
+                code: .unexplained,
+                text: "nothing recorded in the graph holds \(subject): something undeclared "
+                    + "keeps it alive (a global, a closure, a Foundation.Timer); declare the "
+                    + "reference with LiveGraph.addReference, or enable ReferenceReflection")
+        }
+        let edge = path.last ?? cycle?.first
+        let holder = edge.map { name($0.from) } ?? "?"
+        let role = edge.map { $0.role.description } ?? "?"
+        return LeakHint(
+            code: .generic,
+            text: "cut the strong reference \(holder) ⇒ \(role) ⇒ \(subject): make it weak, "
+                + "or break it when \(subject) is closed")
+    }
+
+    private static func timerTarget(
+        holder: Node, path: [Reference], cycle: [Reference]?, rootKind: RootKind?,
+        subject: String
+    ) -> LeakHint {
+        let timer = holder.shortTypeName
+        if holder.typeName == ReportBuilder.foundationTimer { return foundationTimer(subject: subject) }
+        if timer.contains("FrameTimer") || timer.contains("DisplayLink") {
+            return LeakHint(
+                code: .frameTimerTarget,
+                text: "the frame timer \(timer) holds its target \(subject) strongly (like "
+                    + "CADisplayLink): make a WeakProxy its target or use a closure capturing "
+                    + "[weak self], and invalidate it when \(subject) goes away")
+        }
+        if path.isEmpty && !(holder.timer?.isScheduled ?? false) {
+            return LeakHint(
+                code: .unscheduledTimer,
+                text: "\(timer) was never scheduled (not added to a run loop), so it never "
+                    + "fires, yet it holds its target \(subject) strongly: invalidate it, or "
+                    + "create it only when it is added to a run loop")
+        }
+        if case .runLoop(let thread)? = rootKind, !isMainThread(thread) {
+            return LeakHint(
+                code: .backgroundRunLoop,
+                text: "\(timer) is scheduled on the run loop of thread \"\(thread)\", which "
+                    + "holds it whether or not that run loop ever runs, and the timer holds "
+                    + "\(subject) strongly: invalidate the timer when \(subject) is closed "
+                    + "(invalidate works from any thread), or use a weak target")
+        }
+        if cycle == nil && !path.isEmpty {
+            return LeakHint(
+                code: .heldFromRoot,
+                text: "the run loop holds the timer and the timer holds \(subject) strongly, "
+                    + "with no cycle (a cycle-only detector misses this): invalidate the timer "
+                    + "when the owner is closed; a weak timer property does not help")
+        }
+        return LeakHint(
+            code: .strongTimerTarget,
+            text: "the timer holds its target strongly: use a weak target or WeakProxy, or "
+                + "invalidate in stop() (\(timer) ⇒ target ⇒ \(subject))")
+    }
+
+    static func foundationTimer(subject: String) -> LeakHint {
+        LeakHint(
+            code: .foundationTimer,
+            text: "a raw Foundation.Timer holds \(subject): on Linux a Foundation.Timer is "
+                + "never freed and invalidate() does not release its block, so what the block "
+                + "captures strongly stays alive; use RunLoopTimer, or capture only a small "
+                + "box emptied on invalidate")
+    }
+
+    static func zombie(timer: String, subject: String, firesIntoDeadTarget: Int) -> LeakHint {
+        let evidence =
+            firesIntoDeadTarget > 0
+            ? " (\(firesIntoDeadTarget) fires after the target died)" : ""
+        return LeakHint(
+            code: .zombieTimer,
+            text: "\(subject) died but \(timer) is still scheduled, repeats and never stops "
+                + "by itself: it fires into nothing\(evidence). Invalidate the timer in "
+                + "\(subject)'s deinit (with a wrapper: call its clearUp()); a weak proxy or "
+                + "weak wrapper only hides this")
+    }
+
+    static func pendingOneShot(timer: String, subject: String, fireDate: Double?) -> LeakHint {
+        let when = fireDate.map { " at " + isoDate($0) } ?? ""
+        return LeakHint(
+            code: .pendingOneShot,
+            text: "\(subject) is held only by the one-shot \(timer), due to fire\(when): it is "
+                + "released then, provided its run loop or queue runs")
+    }
+
+    static func isMainThread(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return lowered == "main" || lowered == "main thread" || lowered.hasSuffix(".main-thread")
+    }
+}
+
+/// A date given in seconds since 1970, in ISO 8601 with milliseconds.
+func isoDate(_ seconds: Double) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.string(from: Date(timeIntervalSince1970: seconds))
+}

@@ -1,0 +1,67 @@
+/// The reference to cut, in words, with a machine-readable code.
+///
+/// The code names the situation (the seed scenario it comes from); the text says what to do
+/// about it in the report's own terms (type and property names).
+public struct LeakHint: Sendable, Hashable, Codable {
+    /// The kinds of situations a report recognises.
+    public enum Code: String, Sendable, Hashable, Codable, CaseIterable {
+        /// A repeating timer holds its target strongly, and the target holds the timer (S1, S3,
+        /// S5b).
+        case strongTimerTarget
+        /// A scheduled timer holds its target strongly with no cycle: the run loop alone keeps
+        /// it (S4).
+        case heldFromRoot
+        /// A timer's closure captures the object strongly (S6b).
+        case closureCapture
+        /// A dispatch source's event handler captures the object strongly (S7b).
+        case dispatchHandlerCapture
+        /// A frame (display-link style) timer holds its target strongly (S12a).
+        case frameTimerTarget
+        /// The timer is scheduled on a background thread's run loop (S16).
+        case backgroundRunLoop
+        /// A timer that was never scheduled still holds its target (S14).
+        case unscheduledTimer
+        /// A named-timer registry holds a task that captures the object (S18a).
+        case registryEntry
+        /// A raw `Foundation.Timer` holds the object; on Linux it is never freed.
+        case foundationTimer
+        /// The owner died and a repeating timer that called it fires into nothing (S11b).
+        case zombieTimer
+        /// A one-shot timer holds the object until it fires (S2a).
+        case pendingOneShot
+        /// Nothing recorded in the graph explains why the object is alive.
+        case unexplained
+        /// A strong reference on the path; no specific advice.
+        case generic
+
+        /// A few words for tables, such as `strong target`.
+        public var shortDescription: String {
+            switch self {
+            case .strongTimerTarget: return "strong target"
+            case .heldFromRoot: return "held from a root, no cycle"
+            case .closureCapture: return "closure captures self"
+            case .dispatchHandlerCapture: return "dispatch handler captures self"
+            case .frameTimerTarget: return "frame timer strong target"
+            case .backgroundRunLoop: return "background run loop"
+            case .unscheduledTimer: return "unscheduled timer holds target"
+            case .registryEntry: return "registry entry"
+            case .foundationTimer: return "Foundation.Timer"
+            case .zombieTimer: return "timer fires into a dead target"
+            case .pendingOneShot: return "one-shot timer pending"
+            case .unexplained: return "unexplained"
+            case .generic: return "strong reference"
+            }
+        }
+    }
+
+    /// The situation.
+    public var code: Code
+    /// What to do, in a sentence or two.
+    public var text: String
+
+    /// Creates a hint.
+    public init(code: Code, text: String) {
+        self.code = code
+        self.text = text
+    }
+}

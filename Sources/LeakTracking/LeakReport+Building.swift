@@ -1,0 +1,131 @@
+import RetainGraph
+
+extension LeakReport {
+    /// A report on an object that is alive after its grace period.
+    ///
+    /// - Parameters:
+    ///   - id: The object's node.
+    ///   - subject: What the watch knows about it.
+    ///   - analysis: The analysed (and enriched) snapshot.
+    ///   - verdict: ``Verdict/leak`` or ``Verdict/transient``.
+    ///   - pendingTimer: For a transient, the one-shot timer that will release it.
+    static func retained(
+        _ id: ObjectID, subject: ReportSubject, analysis: RetentionAnalysis, verdict: Verdict,
+        pendingTimer: ObjectID? = nil
+    ) -> LeakReport {
+        let snapshot = analysis.snapshot
+        let retention = analysis.retention(of: id)
+        let path = retention.rootPath ?? []
+        let cycle = retention.cycle
+        var builder = ReportBuilder(snapshot: snapshot)
+        for reference in path { _ = builder.localID(of: reference.from) }
+        let subjectLocal = builder.localID(of: id, label: subject.label)
+        let pathSteps = path.map { builder.reference($0) }
+        let cycleSteps = cycle.map { $0.map { builder.reference($0) } }
+        let context = builder.context(around: id, excluding: path + (cycle ?? []))
+        let mentioned = (path + (cycle ?? [])).flatMap { [$0.from, $0.to] }
+        let subjectName = snapshot.node(id)?.shortTypeName ?? subject.typeName
+
+        var hint: LeakHint
+        var releaseDate: Double?
+        if verdict == .transient, let pendingTimer {
+            releaseDate = snapshot.node(pendingTimer)?.timer?.nextFireDate
+            hint = HintRules.pendingOneShot(
+                timer: snapshot.node(pendingTimer)?.shortTypeName ?? "timer",
+                subject: subjectName, fireDate: releaseDate)
+        } else {
+            hint = HintRules.leak(
+                path: path, cycle: cycle, snapshot: snapshot, subject: subjectName)
+        }
+        var object =
+            builder.objects.first { $0.id == subjectLocal }
+            ?? ReportObject(id: subjectLocal, typeName: subject.typeName, kind: "object")
+        if object.label == nil { object.label = subject.label }
+        if object.typeName == "?" { object.typeName = subject.typeName }
+        if object.address == nil { object.address = subject.address.map(ReportBuilder.hex) }
+        let objects = builder.objects.map { $0.id == subjectLocal ? object : $0 }
+        return LeakReport(
+            schemaVersion: currentSchemaVersion, verdict: verdict,
+            fingerprint: snapshot.fingerprint(of: id, path: retention.rootPath, cycle: cycle)
+                .rawValue,
+            occurrences: 1, subject: object, reason: subject.reason,
+            graceSeconds: subject.graceSeconds,
+            secondsPastDeadline: subject.secondsPastDeadline,
+            retention: RetentionKind(retention), objects: objects, path: pathSteps,
+            cycle: cycleSteps, context: context, zombieTimer: nil, releaseDate: releaseDate,
+            creationTraces: builder.creationTraces(of: mentioned + [id]), hint: hint,
+            notes: notes(objects: objects, references: pathSteps + (cycleSteps ?? []) + context))
+    }
+
+    /// A report on a timer still firing at an owner that died.
+    ///
+    /// - Parameters:
+    ///   - timer: The zombie timer's node.
+    ///   - subject: What the watch knew about the dead owner.
+    ///   - analysis: The analysed snapshot.
+    static func zombie(
+        timer: ObjectID, subject: ReportSubject, analysis: RetentionAnalysis
+    ) -> LeakReport {
+        let snapshot = analysis.snapshot
+        let retention = analysis.retention(of: timer)
+        let path = retention.rootPath ?? []
+        let cycle = retention.cycle
+        var builder = ReportBuilder(snapshot: snapshot)
+        for reference in path { _ = builder.localID(of: reference.from) }
+        let timerLocal = builder.localID(of: timer)
+        let pathSteps = path.map { builder.reference($0) }
+        let cycleSteps = cycle.map { $0.map { builder.reference($0) } }
+        let context = builder.context(around: timer, excluding: path + (cycle ?? []))
+        let owner = builder.addDeadObject(subject)
+        let node = snapshot.node(timer)
+        let timerName = node?.shortTypeName ?? "timer"
+        let ownerName = owner.shortName
+        var signature = "zombie:\(subject.typeName)|timer:\(node?.typeName ?? "?")|path:"
+        for reference in path {
+            signature += "\(snapshot.node(reference.from)?.typeName ?? "?")-"
+            signature += "\(reference.kind.rawValue):\(reference.role.description)>"
+        }
+        let mentioned = (path + (cycle ?? [])).flatMap { [$0.from, $0.to] } + [timer]
+        return LeakReport(
+            schemaVersion: currentSchemaVersion, verdict: .zombie,
+            fingerprint: fnv1a(signature), occurrences: 1, subject: owner,
+            reason: subject.reason, graceSeconds: subject.graceSeconds,
+            secondsPastDeadline: subject.secondsPastDeadline, retention: .deallocated,
+            objects: builder.objects, path: pathSteps, cycle: cycleSteps, context: context,
+            zombieTimer: timerLocal, releaseDate: nil,
+            creationTraces: builder.creationTraces(of: mentioned),
+            hint: HintRules.zombie(
+                timer: timerName, subject: ownerName,
+                firesIntoDeadTarget: node?.timer?.firesIntoDeadTarget ?? 0),
+            notes: notes(objects: builder.objects, references: pathSteps + context))
+    }
+
+    private static func notes(objects: [ReportObject], references: [ReportReference]) -> [String]
+    {
+        var notes: [String] = []
+        for object in objects where object.typeName == ReportBuilder.foundationTimer {
+            notes.append(
+                "raw Foundation.Timer\(object.address.map { " at \($0)" } ?? ""): on Linux it is "
+                    + "never freed and keeps what its block captures strongly")
+        }
+        for reference in references where reference.isDiscovered {
+            let from = objects.first { $0.id == reference.from }?.shortName ?? reference.from
+            let to = objects.first { $0.id == reference.to }?.shortName ?? reference.to
+            notes.append(
+                "\(from) \(reference.arrow) \(to) (\(reference.description)) was found by "
+                    + "inspecting memory, not declared")
+        }
+        return notes
+    }
+}
+
+extension LeakReport.RetentionKind {
+    init(_ retention: Retention) {
+        switch retention {
+        case .unexplained: self = .unexplained
+        case .rootPath: self = .rootPath
+        case .cycle: self = .cycle
+        case .rootPathAndCycle: self = .rootPathAndCycle
+        }
+    }
+}

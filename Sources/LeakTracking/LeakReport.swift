@@ -1,0 +1,126 @@
+import Foundation
+import RetainGraph
+
+/// Everything a person needs to fix one leak (or zombie timer): what leaked, the chain of
+/// references that keeps it, the cycle it sits in, where the timers on that chain were made,
+/// and which reference to cut.
+///
+/// A report is plain data: it is built from a graph snapshot when a verdict is reached, and
+/// it round-trips through JSON (see <doc:ReportSchema>), so tools can render and compare
+/// reports long after the process that found them has exited. Three renderings exist:
+/// ``text`` for a terminal, ``jsonData()`` for files and CI, and ``dot`` for Graphviz.
+///
+/// ```swift
+/// if let report = watcher.verdicts().first?.report {
+///     print(report.text)
+///     try report.dot.write(toFile: "leak.dot", atomically: true, encoding: .utf8)
+/// }
+/// ```
+public struct LeakReport: Sendable, Hashable, Codable {
+    /// The version of the JSON layout this type writes. Readers accept this version and older.
+    public static let currentSchemaVersion = 1
+
+    /// The JSON layout version the report was written with.
+    public var schemaVersion: Int
+    /// ``Verdict/leak``, ``Verdict/zombie`` or ``Verdict/transient``.
+    public var verdict: Verdict
+    /// Sixteen hexadecimal digits naming the leak by type names and reference roles only, so
+    /// the same bug has the same fingerprint across runs and machines.
+    public var fingerprint: String
+    /// How many times this fingerprint was seen in the run (reports are deduplicated by it).
+    public var occurrences: Int
+    /// The object that was expected to die.
+    public var subject: ReportObject
+    /// Why it was expected to die, as given to ``LeakWatcher/expectDeallocation(of:within:reason:label:)``.
+    public var reason: String
+    /// The grace period it was given, in seconds.
+    public var graceSeconds: Double
+    /// How long ago the grace period ended when the report was made, in seconds.
+    public var secondsPastDeadline: Double
+    /// What keeps the subject alive.
+    public var retention: RetentionKind
+    /// Every object the report mentions, the subject included; ``ReportReference`` ends name
+    /// them by ``ReportObject/id``.
+    public var objects: [ReportObject]
+    /// The shortest strong path from a root, root first, ending at the subject (or, for a
+    /// zombie, at the timer still firing). Empty when no root reaches it.
+    public var path: [ReportReference]
+    /// The strong cycle through the subject (or the zombie timer), or `nil` for none.
+    public var cycle: [ReportReference]?
+    /// Other references between the objects above (weak back references, for instance), drawn
+    /// by ``dot`` for context.
+    public var context: [ReportReference]
+    /// For a zombie, the ``ReportObject/id`` of the timer still firing into nothing.
+    public var zombieTimer: String?
+    /// For a transient retention, when the last one-shot timer holding the subject is due, in
+    /// seconds since 1970.
+    public var releaseDate: Double?
+    /// Where each timer and proxy on the path or cycle was created.
+    public var creationTraces: [CreationTrace]
+    /// The reference to cut, in words.
+    public var hint: LeakHint
+    /// Remarks, such as raw Foundation timers or references found by inspecting memory.
+    public var notes: [String]
+
+    /// What keeps an object alive, as written in reports.
+    public enum RetentionKind: String, Sendable, Hashable, Codable {
+        /// A strong path from a root and a strong cycle (seed S1).
+        case rootPathAndCycle
+        /// A strong path from a root and no cycle (seed S4).
+        case rootPath
+        /// A strong cycle that no root reaches (seed S14).
+        case cycle
+        /// Nothing recorded explains it.
+        case unexplained
+        /// The subject is dead (zombie reports).
+        case deallocated
+    }
+
+    /// The object with the given report-local identity.
+    ///
+    /// - Parameter id: An ``ReportObject/id``.
+    /// - Returns: The object, or `nil` if the report does not mention it.
+    public func object(_ id: String) -> ReportObject? {
+        objects.first { $0.id == id }
+    }
+
+    /// A one-line explanation: the hint's short name and the chain of types, such as
+    /// `strong target: run loop ⇒ RunLoopTimer ⇒ Owner ⇒ RunLoopTimer`.
+    public var summary: String {
+        "\(hint.code.shortDescription): \(chain)"
+    }
+
+    /// The path's objects by short name, joined by `⇒` (strong) or `→` (weak), continued one
+    /// step around the cycle when there is one.
+    public var chain: String {
+        var names: [String] = []
+        var links: [String] = []
+        let references = path.isEmpty ? (cycle ?? []) : path
+        for reference in references {
+            if names.isEmpty { names.append(shortName(reference.from)) }
+            links.append(reference.arrow)
+            names.append(shortName(reference.to))
+        }
+        if !path.isEmpty, let last = path.last,
+            let next = cycle?.first(where: { $0.from == last.to })
+        {
+            links.append(next.arrow)
+            names.append(shortName(next.to))
+        } else if path.isEmpty, let first = cycle?.first {
+            links.append(first.arrow)
+            names.append(shortName(first.from))
+        }
+        if verdict == .zombie {
+            links.append("→")
+            names.append(subject.shortName + " (dead)")
+        }
+        guard !names.isEmpty else { return subject.shortName }
+        var text = names[0]
+        for (link, name) in zip(links, names.dropFirst()) { text += " \(link) \(name)" }
+        return text
+    }
+
+    private func shortName(_ id: String) -> String {
+        object(id)?.shortName ?? id
+    }
+}

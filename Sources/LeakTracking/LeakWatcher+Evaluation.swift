@@ -1,0 +1,127 @@
+import Foundation
+import RetainGraph
+
+extension LeakWatcher {
+    /// The current verdict on every watch, in the order the watches were made.
+    ///
+    /// Nothing is forgotten or reported: call ``check()`` for that. A graph snapshot is taken
+    /// only if some watched object is alive past its deadline, or died while timers called it.
+    ///
+    /// - Returns: One verdict per watch.
+    /// - Complexity: O(*w*) for *w* watches when none needs analysis; otherwise one snapshot
+    ///   and analysis, O((*n* + *r*) log *n*), plus a report per leak.
+    public func verdicts() -> [WatchVerdict] {
+        let watches = state.withLock { $0.watches.values.sorted { $0.id < $1.id } }
+        return evaluate(watches)
+    }
+
+    /// The current verdict on one watch.
+    ///
+    /// - Parameter id: The watch.
+    /// - Returns: Its verdict, or `nil` if it was forgotten.
+    public func verdict(for id: WatchID) -> WatchVerdict? {
+        guard let watch = state.withLock({ $0.watches[id] }) else { return nil }
+        return evaluate([watch]).first
+    }
+
+    /// Judges every watch, forgets those with a final verdict, and sends new leak and zombie
+    /// reports to the sinks.
+    ///
+    /// Reports are deduplicated by fingerprint for the whole run: the second leak with the same
+    /// fingerprint raises the first report's ``LeakReport/occurrences`` instead of making a new
+    /// one (sinks see the updated report).
+    ///
+    /// - Returns: One verdict per watch, the forgotten ones included.
+    @discardableResult
+    public func check() -> [WatchVerdict] {
+        let results = verdicts()
+        var delivered: [LeakReport] = []
+        let sinks = state.withLock { state -> [any LeakReportSink] in
+            for result in results where result.verdict.isFinal {
+                state.watches.removeValue(forKey: result.watch)
+                guard result.verdict.isProblem, let report = result.report else { continue }
+                if var seen = state.reported[report.fingerprint] {
+                    seen.occurrences += 1
+                    state.reported[report.fingerprint] = seen
+                    delivered.append(seen)
+                } else {
+                    state.reported[report.fingerprint] = report
+                    state.order.append(report.fingerprint)
+                    delivered.append(report)
+                }
+            }
+            return state.sinks
+        }
+        for report in delivered {
+            for sink in sinks { sink.receive(report) }
+        }
+        return results
+    }
+
+    func evaluate(_ watches: [Watch]) -> [WatchVerdict] {
+        let now = clock.now
+        let needsAnalysis = watches.contains { watch in
+            watch.reference.isAlive ? now >= watch.deadline : !watch.upstreamTimers.isEmpty
+        }
+        guard needsAnalysis else {
+            return watches.map { $0.verdict($0.reference.isAlive ? .pending : .ok) }
+        }
+        var snapshot = graph.snapshot()
+        if let enricher {
+            let alive = watches.filter(\.reference.isAlive).compactMap(\.objectID)
+            snapshot = enricher(snapshot, alive)
+        }
+        let analysis = snapshot.analyze()
+        return watches.map { judge($0, now: now, analysis: analysis) }
+    }
+
+    private func judge(_ watch: Watch, now: Date, analysis: RetentionAnalysis) -> WatchVerdict {
+        let subject = watch.subject(now: now)
+        guard watch.reference.isAlive else {
+            let zombies = TimerChains.zombies(among: watch.upstreamTimers, in: analysis.snapshot)
+            guard let timer = zombies.first else { return watch.verdict(.ok) }
+            let report = LeakReport.zombie(timer: timer, subject: subject, analysis: analysis)
+            return watch.verdict(.zombie, report: report, allowance: allowance(for: report))
+        }
+        guard now >= watch.deadline else { return watch.verdict(.pending) }
+        guard let id = watch.objectID else {
+            let report = LeakReport.retained(
+                .disabled, subject: subject, analysis: analysis, verdict: .leak)
+            return watch.verdict(.leak, report: report, allowance: allowance(for: report))
+        }
+        if let timer = TimerChains.releasingOneShot(of: id, in: analysis) {
+            let report = LeakReport.retained(
+                id, subject: subject, analysis: analysis, verdict: .transient,
+                pendingTimer: timer)
+            let release = report.releaseDate.map { Date(timeIntervalSince1970: $0) }
+            return watch.verdict(.transient, report: report, releaseDate: release)
+        }
+        let report = LeakReport.retained(id, subject: subject, analysis: analysis, verdict: .leak)
+        // The object may have died while the report was made.
+        guard watch.reference.isAlive else { return watch.verdict(.ok) }
+        return watch.verdict(.leak, report: report, allowance: allowance(for: report))
+    }
+}
+
+extension LeakReport {
+    /// Merges reports with the same fingerprint into one, adding up their occurrences; the
+    /// first report of each fingerprint is kept, in order of first appearance.
+    ///
+    /// - Parameter reports: Reports, possibly repeating fingerprints.
+    /// - Returns: One report per fingerprint.
+    /// - Complexity: O(*n*).
+    public static func deduplicated(_ reports: [LeakReport]) -> [LeakReport] {
+        var merged: [String: LeakReport] = [:]
+        var order: [String] = []
+        for report in reports {
+            if var seen = merged[report.fingerprint] {
+                seen.occurrences += report.occurrences
+                merged[report.fingerprint] = seen
+            } else {
+                merged[report.fingerprint] = report
+                order.append(report.fingerprint)
+            }
+        }
+        return order.compactMap { merged[$0] }
+    }
+}

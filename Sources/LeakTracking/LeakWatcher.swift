@@ -1,0 +1,176 @@
+import Foundation
+import Locking
+import RetainGraph
+
+/// Watches objects that are expected to die, and says what became of them.
+///
+/// Call ``expectDeallocation(of:within:reason:label:)`` when an object should be gone soon (a
+/// screen closed, a session ended, a test finished). The watcher keeps only a weak reference.
+/// When the grace period is over, ``verdicts()`` (or ``check()``) says whether the object died
+/// (``Verdict/ok``), is kept by a root or a cycle (``Verdict/leak``, with a ``LeakReport``), is
+/// held only until a one-shot timer fires (``Verdict/transient``), or died while a repeating
+/// timer that called it keeps firing into nothing (``Verdict/zombie``).
+///
+/// ```swift
+/// let watcher = LeakWatcher.current
+/// watcher.expectDeallocation(of: screen, within: .seconds(2), reason: "screen closed")
+/// // … later, or in a test's teardown:
+/// for verdict in watcher.check() where verdict.verdict.isProblem {
+///     print(verdict.report?.text ?? verdict.summary)
+/// }
+/// ```
+///
+/// A watcher never keeps anything alive, and every method may be called from any thread.
+/// Its sinks are called outside its lock.
+public final class LeakWatcher: Sendable {
+    /// The process-wide watcher: records into ``RetainGraph/LiveGraph/shared``, reads the system
+    /// clock, and gives five seconds of grace by default.
+    public static let shared = LeakWatcher()
+
+    /// The watcher the current task uses: ``shared`` unless a scope set another.
+    ///
+    /// Test helpers bind a fresh watcher for each test, so one test's watches never leak into
+    /// the next:
+    ///
+    /// ```swift
+    /// try await LeakWatcher.$current.withValue(LeakWatcher(defaultGrace: .milliseconds(50))) {
+    ///     try await body()
+    /// }
+    /// ```
+    @TaskLocal public static var current: LeakWatcher = .shared
+
+    /// The graph whose references explain a leak.
+    public let graph: LiveGraph
+    /// The clock deadlines are measured with.
+    public let clock: any WatchClock
+    /// The grace period of a watch that does not give one.
+    public let defaultGrace: Duration
+    /// Leaks that are reported but accepted.
+    public let knownLeaks: [KnownLeak]
+    let enricher: SnapshotEnricher?
+    let state = Locked(State())
+
+    struct State {
+        var watches: [WatchID: Watch] = [:]
+        var nextWatch: UInt64 = 1
+        var sinks: [any LeakReportSink] = []
+        /// Reports sent to sinks, by fingerprint, with their counts; `order` keeps first sight.
+        var reported: [String: LeakReport] = [:]
+        var order: [String] = []
+    }
+
+    /// Creates a watcher.
+    ///
+    /// - Parameters:
+    ///   - graph: The graph to explain leaks with; ``RetainGraph/LiveGraph/shared`` by default.
+    ///   - clock: The clock; the system clock by default, a ``ManualWatchClock`` in tests.
+    ///   - defaultGrace: The grace period of watches that give none.
+    ///   - knownLeaks: Leaks to accept (reported, but not failures).
+    ///   - sinks: Where ``check()`` sends new leak reports.
+    ///   - enricher: Adds to each snapshot before analysis (for example references discovered
+    ///     by ReferenceReflection).
+    public init(
+        graph: LiveGraph = .shared, clock: any WatchClock = SystemWatchClock(),
+        defaultGrace: Duration = .seconds(5), knownLeaks: [KnownLeak] = [],
+        sinks: [any LeakReportSink] = [], enricher: SnapshotEnricher? = nil
+    ) {
+        self.graph = graph
+        self.clock = clock
+        self.defaultGrace = defaultGrace
+        self.knownLeaks = knownLeaks
+        self.enricher = enricher
+        state.withLock { $0.sinks = sinks }
+    }
+
+    /// Adds a sink for the reports ``check()`` finds from now on.
+    ///
+    /// - Parameter sink: The sink.
+    public func addSink(_ sink: any LeakReportSink) {
+        state.withLock { $0.sinks.append(sink) }
+    }
+
+    /// Records that `object` should die within `grace`.
+    ///
+    /// The watcher keeps a weak reference only, registers the object in the graph if it is not
+    /// there yet (so a report can name it), and remembers which timers called it through a
+    /// target, a proxy, a wrapper or a closure, to recognise a zombie timer once it has died.
+    ///
+    /// ```swift
+    /// watcher.expectDeallocation(of: owner, within: .seconds(1), reason: "owner closed")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - object: The object expected to die.
+    ///   - grace: How long it may take; ``defaultGrace`` when `nil`.
+    ///   - reason: Why it should die, printed in the report.
+    ///   - label: A name for reports, when the graph has none.
+    /// - Returns: The watch's identity.
+    /// - Complexity: One graph snapshot, O(*n* log *n* + *r*), to find the upstream timers.
+    @discardableResult
+    public func expectDeallocation(
+        of object: AnyObject, within grace: Duration? = nil, reason: String,
+        label: String? = nil
+    ) -> WatchID {
+        let grace = grace ?? defaultGrace
+        let now = clock.now
+        let known = graph.id(of: object)
+        let objectID = known ?? registeredID(of: object, label: label)
+        var upstream: [ObjectID] = []
+        if let objectID, graph.isEnabled {
+            upstream = TimerChains.upstreamTimers(of: objectID, in: graph.snapshot())
+        }
+        let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+        let typeName = String(reflecting: type(of: object))
+        let reference = WeakReference(object)
+        return state.withLock { state in
+            let id = WatchID(rawValue: state.nextWatch)
+            state.nextWatch += 1
+            state.watches[id] = Watch(
+                id: id, reference: reference, objectID: objectID, typeName: typeName,
+                label: label, address: address, reason: reason, grace: grace,
+                expectedAt: now, deadline: now.addingTimeInterval(grace.timeInterval),
+                upstreamTimers: upstream)
+            return id
+        }
+    }
+
+    private func registeredID(of object: AnyObject, label: String?) -> ObjectID? {
+        let id = graph.register(object, label: label)
+        return id == .disabled ? nil : id
+    }
+
+    /// The number of watches not yet forgotten.
+    public var watchCount: Int { state.withLock { $0.watches.count } }
+
+    /// The earliest deadline among the watches, if any.
+    public var nextDeadline: Date? {
+        state.withLock { $0.watches.values.map(\.deadline).min() }
+    }
+
+    /// Forgets one watch.
+    ///
+    /// - Parameter id: The watch.
+    public func forget(_ id: WatchID) {
+        state.withLock { _ = $0.watches.removeValue(forKey: id) }
+    }
+
+    /// Forgets every watch and every report seen so far. Sinks stay.
+    public func removeAll() {
+        state.withLock { state in
+            state.watches.removeAll()
+            state.reported.removeAll()
+            state.order.removeAll()
+        }
+    }
+
+    /// The leak and zombie reports ``check()`` has found so far, one per fingerprint in the
+    /// order first seen, each with ``LeakReport/occurrences`` counting its sightings.
+    public var reports: [LeakReport] {
+        state.withLock { state in state.order.compactMap { state.reported[$0] } }
+    }
+
+    func allowance(for report: LeakReport?) -> KnownLeak? {
+        guard let report else { return nil }
+        return knownLeaks.first { $0.matches(report) }
+    }
+}

@@ -1,0 +1,139 @@
+import RetainGraph
+import StackTraces
+
+/// What a report says about the watched object, gathered by the watcher.
+struct ReportSubject {
+    var typeName: String
+    var label: String?
+    var address: UInt?
+    var reason: String
+    var graceSeconds: Double
+    var secondsPastDeadline: Double
+}
+
+/// Turns graph nodes and references into a report's objects and references, giving each node a
+/// report-local identity in order of first mention.
+struct ReportBuilder {
+    let snapshot: GraphSnapshot
+    private(set) var objects: [ReportObject] = []
+    private var localIDs: [ObjectID: String] = [:]
+
+    init(snapshot: GraphSnapshot) {
+        self.snapshot = snapshot
+    }
+
+    /// The modules whose frames creation traces leave out: the library's own.
+    static let libraryModules = [
+        "LeakTracking", "RetainGraph", "TrackedTimers", "StackTraces", "Locking",
+        "ReferenceReflection", "RetainGraphTesting",
+    ]
+
+    /// The report identity of a node, adding the node to ``objects`` at first mention.
+    mutating func localID(of id: ObjectID, label: String? = nil) -> String {
+        if let known = localIDs[id] { return known }
+        let local = "o\(objects.count)"
+        localIDs[id] = local
+        let node = snapshot.node(id)
+        var root: String?
+        if case .root(let kind)? = node?.kind { root = kind.description }
+        objects.append(
+            ReportObject(
+                id: local, typeName: node?.typeName ?? "?", label: node?.label ?? label,
+                kind: node?.kind.name ?? "object", root: root,
+                address: node?.address.map(Self.hex), timer: node?.timer.map(ReportTimer.init)))
+        return local
+    }
+
+    /// Adds an object that is no longer in the graph (a zombie's dead owner).
+    mutating func addDeadObject(_ subject: ReportSubject) -> ReportObject {
+        let object = ReportObject(
+            id: "o\(objects.count)", typeName: subject.typeName, label: subject.label,
+            kind: "object", address: subject.address.map(Self.hex), isDeallocated: true)
+        objects.append(object)
+        return object
+    }
+
+    /// A graph reference as a report reference.
+    mutating func reference(_ reference: Reference) -> ReportReference {
+        let from = localID(of: reference.from)
+        let to = localID(of: reference.to)
+        return ReportReference(
+            from: from, to: to, kind: reference.kind, role: reference.role.name,
+            detail: reference.role.detail, description: reference.role.description,
+            isSuspect: isSuspect(reference), isDiscovered: reference.isDiscovered)
+    }
+
+    /// Whether a reference usually should not be strong: a timer's or proxy's strong target
+    /// (unless a one-shot timer will drop it when it fires), a strong closure capture, a
+    /// registry entry, or a raw Foundation timer's discovered reference.
+    func isSuspect(_ reference: Reference) -> Bool {
+        guard reference.kind == .strong else { return false }
+        let holder = snapshot.node(reference.from)
+        switch reference.role {
+        case .target, .proxyTarget:
+            if let timer = holder?.timer, !timer.repeats, timer.isScheduled { return false }
+            return holder?.kind == .timer || holder?.kind == .proxy
+                || holder?.typeName == Self.foundationTimer
+        case .capture, .registryEntry:
+            return true
+        default:
+            return reference.isDiscovered && holder?.typeName == Self.foundationTimer
+        }
+    }
+
+    /// References among the mentioned nodes (and weak references into `subject`) that the path
+    /// and cycle do not already show.
+    mutating func context(
+        around subject: ObjectID?, excluding shown: [Reference], limit: Int = 40
+    ) -> [ReportReference] {
+        let shownIDs = Set(shown.map { "\($0.from)>\($0.to)>\($0.role)" })
+        let mentioned = Set(localIDs.keys)
+        var result: [ReportReference] = []
+        var candidates: [Reference] = []
+        for id in mentioned.sorted() {
+            candidates += snapshot.references(from: id).filter { mentioned.contains($0.to) }
+        }
+        if let subject {
+            candidates += snapshot.references(to: subject).filter { !mentioned.contains($0.from) }
+        }
+        for reference in candidates where result.count < limit {
+            guard !shownIDs.contains("\(reference.from)>\(reference.to)>\(reference.role)")
+            else { continue }
+            result.append(self.reference(reference))
+        }
+        return result
+    }
+
+    /// The creation traces of the timers and proxies among `ids`, the library's frames left out.
+    func creationTraces(of ids: [ObjectID], maximumFrames: Int = 8) -> [CreationTrace] {
+        var seen = Set<ObjectID>()
+        var traces: [CreationTrace] = []
+        for id in ids where seen.insert(id).inserted {
+            guard let node = snapshot.node(id), node.kind == .timer || node.kind == .proxy,
+                let trace = node.creationTrace, !trace.isEmpty, let local = localIDs[id]
+            else { continue }
+            let frames = trace.frames(excludingModules: Self.libraryModules)
+                .prefix(maximumFrames).map(\.description)
+            if !frames.isEmpty { traces.append(CreationTrace(object: local, frames: frames)) }
+        }
+        return traces
+    }
+
+    static let foundationTimer = "Foundation.Timer"
+
+    static func hex(_ address: UInt) -> String {
+        let digits = String(address, radix: 16)
+        return "0x" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
+    }
+}
+
+/// A 64-bit FNV-1a hash as sixteen hexadecimal digits, for fingerprints the graph does not make.
+func fnv1a(_ text: String) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 {
+        hash ^= UInt64(byte)
+        hash = hash &* 0x0000_0100_0000_01b3
+    }
+    let digits = String(hash, radix: 16)
+    return String(repeating: "0", count: 16 - digits.count) + digits
+}

@@ -1,0 +1,154 @@
+import RetainGraph
+
+/// One object mentioned in a ``LeakReport``.
+public struct ReportObject: Sendable, Hashable, Codable {
+    /// The object's identity within its report (`o0`, `o1`, …, in order of first mention),
+    /// stable across runs for the same leak.
+    public var id: String
+    /// The fully qualified type name, such as `MyApp.Owner`.
+    public var typeName: String
+    /// The label recorded in the graph or given to the watch, if any.
+    public var label: String?
+    /// `object`, `timer`, `proxy`, `closure` or `root` (``RetainGraph/NodeKind/name``).
+    public var kind: String
+    /// For a root, what it is, such as `run loop of thread "main"`.
+    public var root: String?
+    /// The object's address when the report was made, such as `0x00005581c2a0`, for display
+    /// only: addresses differ from run to run, so tools compare fingerprints instead.
+    public var address: String?
+    /// Timer state, for timers.
+    public var timer: ReportTimer?
+    /// Whether the object had already died when the report was made (the owner of a zombie).
+    public var isDeallocated: Bool
+
+    /// Creates a report object.
+    public init(
+        id: String, typeName: String, label: String? = nil, kind: String, root: String? = nil,
+        address: String? = nil, timer: ReportTimer? = nil, isDeallocated: Bool = false
+    ) {
+        self.id = id
+        self.typeName = typeName
+        self.label = label
+        self.kind = kind
+        self.root = root
+        self.address = address
+        self.timer = timer
+        self.isDeallocated = isDeallocated
+    }
+
+    /// The type name without its module, or for a root a short name such as `run loop`.
+    public var shortName: String {
+        if let root {
+            if root.hasPrefix("run loop") { return "run loop" }
+            if root.hasPrefix("dispatch queue") { return "queue" }
+            return root
+        }
+        guard let dot = typeName.firstIndex(of: "."), !typeName[..<dot].contains("<") else {
+            return typeName
+        }
+        return String(typeName[typeName.index(after: dot)...])
+    }
+
+    /// The type name, the label in quotes and the address, as a report line shows the object.
+    public var displayName: String {
+        var text = root.map { "\($0) [root]" } ?? typeName
+        if let label, root == nil { text += " \"\(label)\"" }
+        if let address { text += " at \(address)" }
+        return text
+    }
+}
+
+/// A timer's state as written in a ``LeakReport``.
+public struct ReportTimer: Sendable, Hashable, Codable {
+    /// Whether the timer repeats.
+    public var repeats: Bool
+    /// Seconds between fires.
+    public var interval: Double
+    /// Whether it is scheduled on a run loop or resumed on a queue.
+    public var isScheduled: Bool
+    /// When it fires next, in seconds since 1970.
+    public var nextFireDate: Double?
+    /// How many times it fired.
+    public var fireCount: Int
+    /// How many of those fires found the target dead.
+    public var firesIntoDeadTarget: Int
+    /// Whether it stops by itself once its target died.
+    public var stopsWhenTargetDies: Bool
+
+    /// Copies the graph's timer information.
+    public init(_ info: TimerInfo) {
+        repeats = info.repeats
+        interval = info.interval
+        isScheduled = info.isScheduled
+        nextFireDate = info.nextFireDate
+        fireCount = info.fireCount
+        firesIntoDeadTarget = info.firesIntoDeadTarget
+        stopsWhenTargetDies = info.stopsWhenTargetDies
+    }
+
+    /// `repeating every 1 s, scheduled, fired 3×` and similar.
+    public var description: String {
+        var parts = [repeats ? "repeating every \(seconds(interval))" : "one-shot"]
+        parts.append(isScheduled ? "scheduled" : "not scheduled")
+        parts.append("fired \(fireCount)×")
+        if firesIntoDeadTarget > 0 { parts.append("\(firesIntoDeadTarget)× into a dead target") }
+        return parts.joined(separator: ", ")
+    }
+}
+
+/// One reference in a ``LeakReport``: `from` holds `to`.
+public struct ReportReference: Sendable, Hashable, Codable {
+    /// The holder's ``ReportObject/id``.
+    public var from: String
+    /// The held object's ``ReportObject/id``.
+    public var to: String
+    /// How strongly it is held.
+    public var kind: ReferenceKind
+    /// The role's machine name (``RetainGraph/ReferenceRole/name``), such as `target`.
+    public var role: String
+    /// The role's payload (property name, mode, key), if any.
+    public var detail: String?
+    /// The role in words, such as `scheduled in mode "kCFRunLoopDefaultMode"` or `.timer`.
+    public var description: String
+    /// Whether this is a reference to suspect: one that usually should not be strong.
+    public var isSuspect: Bool
+    /// Whether it was found by inspecting memory rather than declared.
+    public var isDiscovered: Bool
+
+    /// Creates a report reference.
+    public init(
+        from: String, to: String, kind: ReferenceKind, role: String, detail: String? = nil,
+        description: String, isSuspect: Bool = false, isDiscovered: Bool = false
+    ) {
+        self.from = from
+        self.to = to
+        self.kind = kind
+        self.role = role
+        self.detail = detail
+        self.description = description
+        self.isSuspect = isSuspect
+        self.isDiscovered = isDiscovered
+    }
+
+    /// `⇒` for a strong reference, `→` otherwise (the notation of the seed scenarios).
+    public var arrow: String { kind == .strong ? "⇒" : "→" }
+}
+
+/// Where one timer or proxy in a report was created.
+public struct CreationTrace: Sendable, Hashable, Codable {
+    /// The ``ReportObject/id`` of the timer or proxy.
+    public var object: String
+    /// Symbolicated, demangled frames, innermost first, the library's own frames left out.
+    public var frames: [String]
+
+    /// Creates a creation trace.
+    public init(object: String, frames: [String]) {
+        self.object = object
+        self.frames = frames
+    }
+}
+
+func seconds(_ value: Double) -> String {
+    if value == value.rounded() { return "\(Int(value)) s" }
+    return "\((value * 1000).rounded() / 1000) s"
+}

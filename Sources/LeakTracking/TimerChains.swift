@@ -1,0 +1,99 @@
+import RetainGraph
+
+/// Questions about timers around a watched object: which timers call it, and whether only a
+/// pending one-shot timer keeps it.
+enum TimerChains {
+    /// The longest chain, in references, from a timer to the object it calls: timer ⇒ wrapper
+    /// ⇒ proxy → owner.
+    static let maximumHops = 3
+
+    /// Timers that call `id` through their target, action closure or proxy, within
+    /// ``maximumHops`` references whose last one does not retain `id`.
+    ///
+    /// Those are the timers that can outlive `id` and keep firing at it once it is dead: a
+    /// chain ending in a strong reference would have kept `id` alive instead.
+    ///
+    /// - Complexity: O(*r*) to index the references, then O(in-degree³).
+    static func upstreamTimers(of id: ObjectID, in snapshot: GraphSnapshot) -> [ObjectID] {
+        var holders: [ObjectID: [Reference]] = [:]
+        for reference in snapshot.references where !isRootEdge(reference) {
+            holders[reference.to, default: []].append(reference)
+        }
+        var found = Set<ObjectID>()
+        // `chain` runs from `node` to `id`.
+        func visit(_ node: ObjectID, chain: [Reference]) {
+            if let first = chain.first, let last = chain.last, last.kind != .strong,
+                isCallingRole(first.role), let holder = snapshot.node(node), isTimer(holder)
+            {
+                found.insert(node)
+            }
+            guard chain.count < maximumHops else { return }
+            for reference in holders[node] ?? []
+            where reference.from != id && !chain.contains(where: { $0.from == reference.from }) {
+                visit(reference.from, chain: [reference] + chain)
+            }
+        }
+        visit(id, chain: [])
+        return found.sorted()
+    }
+
+    /// The one-shot timer whose fire would release `id`, if every strong path and cycle that
+    /// keeps `id` runs through scheduled one-shot timers.
+    ///
+    /// Firing is simulated by dropping, for every scheduled one-shot timer, the root's
+    /// reference to it and its target and action references; if `id` is then held by nothing,
+    /// the latest-firing of those timers on its path or cycle is returned.
+    ///
+    /// - Complexity: O((*n* + *r*) log *n*) when scheduled one-shot timers exist, O(*n*) otherwise.
+    static func releasingOneShot(of id: ObjectID, in analysis: RetentionAnalysis) -> ObjectID? {
+        let snapshot = analysis.snapshot
+        let retention = analysis.retention(of: id)
+        let shown = (retention.rootPath ?? []) + (retention.cycle ?? [])
+        guard !shown.isEmpty else { return nil }
+        var pending = Set<ObjectID>()
+        for node in snapshot.nodes where node.kind == .timer {
+            if let timer = node.timer, timer.isScheduled, !timer.repeats { pending.insert(node.id) }
+        }
+        let involved = Set(shown.flatMap { [$0.from, $0.to] }).intersection(pending)
+        guard !involved.isEmpty else { return nil }
+        let remaining = snapshot.references.filter { reference in
+            if pending.contains(reference.to), isRootEdge(reference) { return false }
+            if pending.contains(reference.from), isCallingRole(reference.role) { return false }
+            return true
+        }
+        let fired = GraphSnapshot(nodes: snapshot.nodes, references: remaining).analyze()
+        guard case .unexplained = fired.retention(of: id) else { return nil }
+        return involved.max { left, right in
+            let a = snapshot.node(left)?.timer?.nextFireDate ?? 0
+            let b = snapshot.node(right)?.timer?.nextFireDate ?? 0
+            return a < b
+        }
+    }
+
+    /// Zombie candidates among `timers`: still scheduled, repeating, never stopping by
+    /// themselves.
+    static func zombies(among timers: [ObjectID], in snapshot: GraphSnapshot) -> [ObjectID] {
+        timers.filter { id in
+            guard let timer = snapshot.node(id)?.timer else { return false }
+            return timer.isScheduled && timer.repeats && !timer.stopsWhenTargetDies
+        }
+    }
+
+    static func isTimer(_ node: Node) -> Bool {
+        node.kind == .timer || node.typeName == "Foundation.Timer"
+    }
+
+    static func isRootEdge(_ reference: Reference) -> Bool {
+        switch reference.role {
+        case .scheduled, .resumed: return true
+        default: return false
+        }
+    }
+
+    static func isCallingRole(_ role: ReferenceRole) -> Bool {
+        switch role {
+        case .target, .actionClosure, .proxyTarget: return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import RetainGraph
+
+/// What became of an object that was expected to die.
+///
+/// The raw values are the words printed in tables and written in JSON reports.
+public enum Verdict: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    /// It died, and nothing it set in motion outlived it.
+    case ok = "OK"
+    /// It is alive after its grace period, held by a root path, a cycle, or something unknown.
+    case leak = "LEAK"
+    /// It is alive after its grace period, but only because a scheduled one-shot timer still
+    /// holds it; it will be released when that timer fires (seed S2a).
+    case transient = "TRANSIENT"
+    /// It died, but a repeating timer that called it is still scheduled and fires into nothing
+    /// (seed S11b).
+    case zombie = "ZOMBIE"
+    /// It is alive and its grace period is not over yet.
+    case pending = "PENDING"
+
+    /// The verdict's word, such as `LEAK`.
+    public var description: String { rawValue }
+
+    /// Whether the verdict is final: the watch can be forgotten once it is reached.
+    ///
+    /// ``pending`` and ``transient`` can still change; every other verdict is final.
+    public var isFinal: Bool {
+        switch self {
+        case .ok, .leak, .zombie: return true
+        case .pending, .transient: return false
+        }
+    }
+
+    /// Whether the verdict is a problem worth a report (``leak`` or ``zombie``).
+    public var isProblem: Bool { self == .leak || self == .zombie }
+}
+
+/// The identity of one call to ``LeakWatcher/expectDeallocation(of:within:reason:label:)``.
+public struct WatchID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// A number unique within the watcher that made it.
+    public let rawValue: UInt64
+
+    /// Wraps a raw value.
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    public static func < (lhs: WatchID, rhs: WatchID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String { "watch \(rawValue)" }
+}
+
+/// The verdict on one watched object, with the evidence behind it.
+///
+/// ```swift
+/// for result in watcher.verdicts() where result.verdict == .leak {
+///     print(result.report?.text ?? result.summary)
+/// }
+/// ```
+public struct WatchVerdict: Sendable {
+    /// The watch this verdict is about.
+    public let watch: WatchID
+    /// The verdict.
+    public let verdict: Verdict
+    /// The watched object's fully qualified type name.
+    public let typeName: String
+    /// The label given to the watch or recorded in the graph, if any.
+    public let label: String?
+    /// Why the object was expected to die.
+    public let reason: String
+    /// When the object was expected to die (the watch started).
+    public let expectedAt: Date
+    /// When its grace period ends.
+    public let deadline: Date
+    /// The object's node in the graph, if it was recorded.
+    public let objectID: ObjectID?
+    /// For ``Verdict/transient``: when the last one-shot timer holding it is due to fire.
+    public let releaseDate: Date?
+    /// For ``Verdict/leak``, ``Verdict/zombie`` and ``Verdict/transient``: the full report.
+    public let report: LeakReport?
+    /// The known leak that allows this one, if any: the leak is still reported but does not
+    /// fail a test.
+    public let allowance: KnownLeak?
+
+    /// Whether the verdict is a problem that no ``KnownLeak`` allows.
+    public var isUnexpectedProblem: Bool { verdict.isProblem && allowance == nil }
+
+    /// A one-line explanation, as the demo's verdict table prints it.
+    ///
+    /// For example `strong target: run loop ⇒ RunLoopTimer ⇒ Owner ⇒ RunLoopTimer` for a leak,
+    /// `died` for OK, `released when the one-shot timer fires at 12:00:03` for a transient.
+    public var summary: String {
+        switch verdict {
+        case .ok: return "died"
+        case .pending: return "grace period not over"
+        case .leak, .zombie, .transient: return report?.summary ?? verdict.rawValue
+        }
+    }
+}

@@ -1,2 +1,0 @@
-/// Discovers references nobody declared, from runtime metadata. (Being built.)
-public enum ReferenceReflection {}

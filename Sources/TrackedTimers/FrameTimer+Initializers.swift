@@ -1,0 +1,119 @@
+import Foundation
+import RetainGraph
+
+extension FrameTimer {
+    /// Creates a frame timer that holds `target` **strongly** until invalidated, as
+    /// `CADisplayLink(target:selector:)` does (S12a: an owner storing it leaks).
+    ///
+    /// ```swift
+    /// link = try FrameTimer(target: self) { me, link in me.render(at: link.timestamp) }
+    /// try link?.add(to: .current, forMode: .default)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - target: Retained until ``invalidate()``.
+    ///   - refreshRate: Refreshes per second of the simulated display; finite, above 0.
+    ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh; not negative.
+    ///   - clock: Where timestamps are read; the system's monotonic clock by default.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
+    ///   - action: Called with the target and the timer once per frame.
+    /// - Throws: ``TimerError/invalidFrameRate(_:)``.
+    public convenience init<Target: AnyObject>(
+        target: Target, refreshRate: Double = 60, preferredFramesPerSecond: Int = 0,
+        clock: FrameClock = .system, label: String? = nil, graph: LiveGraph = .shared,
+        action: @escaping (Target, FrameTimer) -> Void
+    ) throws(TimerError) {
+        try self.init(
+            refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
+            clock: clock, label: label, graph: graph, stopsWhenTargetDies: false
+        ) { timer in
+            action(target, timer)
+            return true
+        }
+        tracker?.recordTarget(target, kind: .strong, role: .target)
+    }
+
+    /// Creates a frame timer that holds `target` **weakly** and invalidates itself at the first
+    /// frame after the target died.
+    ///
+    /// - Parameters:
+    ///   - weakTarget: Not retained; loaded strongly for the duration of each frame.
+    ///   - refreshRate: Refreshes per second; finite, above 0.
+    ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh.
+    ///   - clock: Where timestamps are read.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
+    ///   - action: Called with the living target and the timer.
+    /// - Throws: ``TimerError/invalidFrameRate(_:)``.
+    public convenience init<Target: AnyObject>(
+        weakTarget: Target, refreshRate: Double = 60, preferredFramesPerSecond: Int = 0,
+        clock: FrameClock = .system, label: String? = nil, graph: LiveGraph = .shared,
+        action: @escaping (Target, FrameTimer) -> Void
+    ) throws(TimerError) {
+        try self.init(
+            refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
+            clock: clock, label: label, graph: graph, stopsWhenTargetDies: true
+        ) { [weak weakTarget] timer in
+            guard let target = weakTarget else { return false }
+            action(target, timer)
+            return true
+        }
+        tracker?.recordTarget(weakTarget, kind: .weak, role: .target)
+    }
+
+    /// Creates a frame timer whose target is a ``WeakProxy`` (held strongly) forwarding each
+    /// frame to its weak target: `link ⇒ proxy → owner`. Frames into a dead target are dropped
+    /// and counted; the timer keeps running until invalidated.
+    ///
+    /// - Parameters:
+    ///   - proxy: Retained until ``invalidate()``.
+    ///   - refreshRate: Refreshes per second; finite, above 0.
+    ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh.
+    ///   - clock: Where timestamps are read.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
+    ///   - action: Called with the proxy's living target and the timer.
+    /// - Throws: ``TimerError/invalidFrameRate(_:)``.
+    public convenience init<Target: AnyObject>(
+        proxy: WeakProxy<Target>, refreshRate: Double = 60, preferredFramesPerSecond: Int = 0,
+        clock: FrameClock = .system, label: String? = nil, graph: LiveGraph = .shared,
+        action: @escaping (Target, FrameTimer) -> Void
+    ) throws(TimerError) {
+        try self.init(
+            refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
+            clock: clock, label: label, graph: graph, stopsWhenTargetDies: false
+        ) { timer in
+            proxy.forward { target in action(target, timer) }
+        }
+        tracker?.recordTarget(proxy, kind: .strong, role: .target)
+    }
+
+    /// Creates a frame timer that runs a closure, optionally declaring what it captures
+    /// (`capturing: self, as: .weak` records `link ⇒ closure → owner`, S12b).
+    ///
+    /// - Parameters:
+    ///   - refreshRate: Refreshes per second; finite, above 0.
+    ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh.
+    ///   - clock: Where timestamps are read.
+    ///   - captured: The object the closure captures, to show in the graph. Not retained.
+    ///   - kind: How the closure captures it.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
+    ///   - action: The closure, released on ``invalidate()``.
+    /// - Throws: ``TimerError/invalidFrameRate(_:)``.
+    public convenience init(
+        refreshRate: Double = 60, preferredFramesPerSecond: Int = 0, clock: FrameClock = .system,
+        capturing captured: AnyObject? = nil, as kind: ReferenceKind = .strong,
+        label: String? = nil, graph: LiveGraph = .shared, action: @escaping (FrameTimer) -> Void
+    ) throws(TimerError) {
+        try self.init(
+            refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
+            clock: clock, label: label, graph: graph, stopsWhenTargetDies: false
+        ) { timer in
+            action(timer)
+            return true
+        }
+        tracker?.recordClosure(capturing: captured, kind: kind, name: "self")
+    }
+}

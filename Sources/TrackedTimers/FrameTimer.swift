@@ -1,0 +1,154 @@
+import Foundation
+import Locking
+import RetainGraph
+import Synchronization
+
+/// A `CADisplayLink` for Linux: a timer that fires once per frame, at a preferred frame rate,
+/// on a run loop, with frame timestamps; it records who holds whom into a ``LiveGraph``.
+///
+/// There is no display on a server, so the "display" is a refresh grid at ``refreshRate``
+/// refreshes per second (60 by default), driven by a Foundation `Timer` on the run loop the
+/// frame timer is added to. At each refresh the timer reads its ``FrameClock``; it calls the
+/// action when at least ``frameInterval`` refreshes passed since the last frame, so a preferred
+/// rate of 30 on a 60 Hz grid fires every other refresh, and refreshes missed while the thread
+/// was busy are skipped (one call, with the latest timestamp). Like `CADisplayLink` it must be
+/// added with ``add(to:forMode:)`` before it fires (S13).
+///
+/// ```swift
+/// final class Animator {
+///     var link: FrameTimer?
+///     func start() throws {
+///         link = try FrameTimer(weakTarget: self, preferredFramesPerSecond: 30) { me, link in
+///             me.step(to: link.targetTimestamp)
+///         }.held(by: self, as: "link")
+///         try link?.add(to: .main, forMode: .common)
+///     }
+///     func step(to time: TimeInterval) {}
+///     deinit { link?.invalidate() }
+/// }
+/// ```
+///
+/// ## Timestamps
+/// ``timestamp`` is the refresh the current frame belongs to (`origin + tick × duration`, with
+/// the origin read when the timer is first scheduled), ``targetTimestamp`` the one the next
+/// frame is due at (`timestamp + frameInterval × duration`), ``duration`` the time between
+/// refreshes. Inject ``FrameClock/stepping(from:by:)`` to make them exact in tests.
+///
+/// ## Ownership and what leaks on Linux
+/// As for ``RunLoopTimer``: while in a run loop (paused or not, as with `CADisplayLink`) the run
+/// loop holds the timer (`runloop[root] ⇒ timer`), and the timer holds its target strongly
+/// (S12a) or weakly, or its closure. ``invalidate()`` releases all of it. Foundation's `Timer`
+/// is never freed on Linux, so each frame timer ever scheduled leaks one `Timer`, its block
+/// context and an emptied trampoline box, never the target or the action's captures.
+///
+/// All methods may be called from any thread; the action runs on the run loop's thread.
+public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Sendable {
+    /// A frame's work: returns whether the target was alive.
+    typealias Action = (FrameTimer) -> Bool
+
+    /// Refreshes per second of the simulated display (`maximumFramesPerSecond`).
+    public let refreshRate: Double
+    /// Whether a frame that finds the target dead invalidates the timer (weak-target timers).
+    public let stopsWhenTargetDies: Bool
+    /// The clock timestamps are read from.
+    public let clock: FrameClock
+
+    let lock = PthreadLock()
+    var state: State
+    let frames = Atomic<Int>(0)
+    /// The graph recorder; `nil` when the graph was disabled at creation.
+    private(set) var tracker: TimerTracker?
+
+    struct State {
+        enum Phase { case idle, scheduled, invalidated }
+        var phase = Phase.idle
+        var action: Action?
+        var frameInterval: Int
+        var isPaused = false
+        var origin: TimeInterval?
+        var lastRefresh = 0
+        var lastFrame = 0
+        var timestamp: TimeInterval = 0
+        var targetTimestamp: TimeInterval = 0
+        var placement = RunLoopPlacement()
+        var trampoline: RunLoopTrampoline?
+    }
+
+    /// The designated initialiser every public one funnels into.
+    init(
+        refreshRate: Double, preferredFramesPerSecond: Int, clock: FrameClock, label: String?,
+        graph: LiveGraph, stopsWhenTargetDies: Bool, action: @escaping Action
+    ) throws(TimerError) {
+        guard refreshRate.isFinite, refreshRate > 0 else { throw .invalidFrameRate(refreshRate) }
+        guard preferredFramesPerSecond >= 0 else {
+            throw .invalidFrameRate(Double(preferredFramesPerSecond))
+        }
+        self.refreshRate = refreshRate
+        self.stopsWhenTargetDies = stopsWhenTargetDies
+        self.clock = clock
+        state = State(
+            action: action,
+            frameInterval: Self.frameInterval(for: preferredFramesPerSecond, refreshRate: refreshRate))
+        if graph.isEnabled {
+            tracker = TimerTracker(
+                object: self, kind: .timer, label: label,
+                timer: TimerInfo(
+                    repeats: true, interval: 1 / refreshRate,
+                    stopsWhenTargetDies: stopsWhenTargetDies),
+                graph: graph, traceSkipping: 3)
+        }
+    }
+
+    /// Refreshes per frame for a preferred rate: `refreshRate / preferred`, rounded, at least 1;
+    /// 0 means the refresh rate.
+    static func frameInterval(for preferred: Int, refreshRate: Double) -> Int {
+        guard preferred > 0 else { return 1 }
+        let ratio = (refreshRate / Double(preferred)).rounded()
+        return ratio.isFinite ? max(1, Int(min(ratio, Double(Int32.max)))) : 1
+    }
+
+    // MARK: Frame properties
+
+    /// The time between refreshes: `1 / refreshRate`.
+    public var duration: TimeInterval { 1 / refreshRate }
+
+    /// When the current (last delivered) frame was due; 0 before the first frame.
+    public var timestamp: TimeInterval { lock.withLock { state.timestamp } }
+
+    /// When the next frame is due: ``timestamp`` + ``frameInterval`` × ``duration``.
+    public var targetTimestamp: TimeInterval { lock.withLock { state.targetTimestamp } }
+
+    /// Refreshes between frames (at least 1), as `CADisplayLink.frameInterval`.
+    ///
+    /// Setting it changes ``preferredFramesPerSecond`` to match; values below 1 count as 1.
+    public var frameInterval: Int {
+        get { lock.withLock { state.frameInterval } }
+        set { lock.withLock { state.frameInterval = max(1, newValue) } }
+    }
+
+    /// The frame rate the action is called at; 0 (the default) means ``refreshRate``.
+    ///
+    /// The effective rate is `refreshRate / frameInterval`, the nearest the grid allows (reading
+    /// returns it rounded down). Negative values count as 0.
+    public var preferredFramesPerSecond: Int {
+        get { Int(refreshRate / Double(frameInterval)) }
+        set {
+            let interval = Self.frameInterval(for: max(0, newValue), refreshRate: refreshRate)
+            lock.withLock { state.frameInterval = interval }
+        }
+    }
+
+    /// How many frames the action was called for.
+    public var frameCount: Int { frames.load(ordering: .relaxed) }
+
+    /// Whether the timer can still fire.
+    public var isValid: Bool { lock.withLock { state.phase != .invalidated } }
+
+    /// The timer's node in the graph it records into, or `nil` when tracking was off.
+    public var graphID: ObjectID? { tracker?.id }
+
+    deinit {
+        let leftovers = lock.withLock { state.placement.clear() }
+        leftovers?.invalidate()
+    }
+}

@@ -112,7 +112,13 @@ struct ReportBuilder {
             guard let node = snapshot.node(id), node.kind == .timer || node.kind == .proxy,
                 let trace = node.creationTrace, !trace.isEmpty, let local = localIDs[id]
             else { continue }
-            let frames = trace.frames(excludingModules: Self.libraryModules)
+            // Filter by Swift module name only: an image-name prefix such as "RetainGraph"
+            // would also drop an app's frames from "RetainGraphDemo" or the test bundle.
+            let frames = trace.symbolicated()
+                .filter { frame in
+                    !frame.isThunk && !frame.isSystem
+                        && !(frame.module.map(Self.libraryModules.contains) ?? false)
+                }
                 .prefix(maximumFrames).map(\.description)
             if !frames.isEmpty { traces.append(CreationTrace(object: local, frames: frames)) }
         }

@@ -4,109 +4,128 @@
 /// references for a synthetic graph. Analysis never touches the live graph, so it never blocks
 /// recording.
 ///
+/// ```swift
+/// let snapshot = LiveGraph.shared.snapshot()
+/// for cycle in snapshot.stronglyConnectedComponents().cycles { print(cycle) }
+/// ```
+///
 /// Internally, references are stored by holder in compressed sparse rows, so walking a node's
-/// outgoing references costs O(out-degree) with no hashing.
+/// outgoing references costs O(out-degree) with no hashing; a second, reverse index answers
+/// ``references(to:)`` in O(in-degree). Identities are looked up in a direct table when they
+/// are dense (as a ``LiveGraph``'s are).
 public struct GraphSnapshot: Sendable {
     /// Every node, sorted by identity.
     public let nodes: [Node]
     /// Every reference whose two ends are in ``nodes``, grouped by holder.
     public let references: [Reference]
 
+    /// Identity to position in ``nodes``.
+    let nodeIndex: NodeIndex
     /// For each node index, where its outgoing references start in ``references``;
     /// `rowStart[n]` is `references.count`.
     let rowStart: [Int32]
-    /// For each reference, the index of the node it points to.
-    let targetIndex: [Int32]
+    /// For each reference, the index of the node it points to if the reference is strong, else
+    /// `-1`. Every algorithm here follows strong references only.
+    let strongTarget: [Int32]
+    /// For each node index, where its incoming references start in ``incoming``.
+    let incomingStart: [Int32]
+    /// Positions in ``references``, grouped by the node they point to.
+    let incoming: [Int32]
 
     /// Creates a snapshot of the given nodes and references.
     ///
     /// References naming a node that is not in `nodes` are dropped; if two nodes share an
     /// identity, the first is kept.
     ///
-    /// - Complexity: O(*n* log *n* + *r* log *n*) for *n* nodes and *r* references.
+    /// - Complexity: O(*n* + *r*) for *n* nodes with dense identities and *r* references;
+    ///   O(*n* log *n* + *r* log *n*) when identities are sparse.
     public init(nodes: [Node], references: [Reference]) {
-        var sorted = nodes
-        if !zip(sorted, sorted.dropFirst()).allSatisfy({ $0.id <= $1.id }) {
-            sorted.sort { $0.id < $1.id }
-        }
-        var unique: [Node] = []
-        unique.reserveCapacity(sorted.count)
-        for node in sorted where unique.last?.id != node.id { unique.append(node) }
-        self.nodes = unique
+        let (index, order) = NodeIndex.build(nodes)
+        self.nodeIndex = index
+        self.nodes = order.map { nodes[$0] }
+        let nodeCount = order.count
 
-        // Resolve ends, then counting-sort references by holder.
-        let ids = unique.map(\.id)
-        var fromIndex: [Int32] = []
-        var toIndex: [Int32] = []
-        var kept: [Reference] = []
-        fromIndex.reserveCapacity(references.count)
-        toIndex.reserveCapacity(references.count)
-        kept.reserveCapacity(references.count)
-        for reference in references {
-            guard let from = Self.search(ids, reference.from),
-                let to = Self.search(ids, reference.to)
+        // Resolve both ends, then counting-sort references by holder (and, for the reverse
+        // index, by target).
+        var fromIndex = [Int32](repeating: -1, count: references.count)
+        var toIndex = [Int32](repeating: -1, count: references.count)
+        var start = [Int32](repeating: 0, count: nodeCount + 1)
+        var inStart = [Int32](repeating: 0, count: nodeCount + 1)
+        var kept = 0
+        for (position, reference) in references.enumerated() {
+            guard let from = index.position(of: reference.from),
+                let to = index.position(of: reference.to)
             else { continue }
-            fromIndex.append(Int32(from))
-            toIndex.append(Int32(to))
-            kept.append(reference)
+            fromIndex[position] = Int32(from)
+            toIndex[position] = Int32(to)
+            start[from + 1] += 1
+            inStart[to + 1] += 1
+            kept += 1
         }
-        var start = [Int32](repeating: 0, count: unique.count + 1)
-        for from in fromIndex { start[Int(from) + 1] += 1 }
-        for index in 0..<unique.count { start[index + 1] += start[index] }
+        for node in 0..<nodeCount {
+            start[node + 1] += start[node]
+            inStart[node + 1] += inStart[node]
+        }
         var cursor = start
-        var order = [Int](repeating: 0, count: kept.count)
-        for (position, from) in fromIndex.enumerated() {
-            order[Int(cursor[Int(from)])] = position
-            cursor[Int(from)] += 1
+        var targetOfSlot = [Int32](repeating: 0, count: kept)
+        var strongTarget = [Int32](repeating: -1, count: kept)
+        self.references = [Reference](unsafeUninitializedCapacity: kept) { buffer, count in
+            count = 0
+            guard let base = buffer.baseAddress else { return }
+            for (position, reference) in references.enumerated() where fromIndex[position] >= 0 {
+                let from = Int(fromIndex[position])
+                let slot = Int(cursor[from])
+                cursor[from] += 1
+                (base + slot).initialize(to: reference)
+                targetOfSlot[slot] = toIndex[position]
+                if reference.kind == .strong { strongTarget[slot] = toIndex[position] }
+            }
+            count = kept
         }
-        self.references = order.map { kept[$0] }
-        self.targetIndex = order.map { toIndex[$0] }
+        // Reverse index: positions grouped by target, in holder order within each group.
+        var inCursor = inStart
+        var incoming = [Int32](repeating: 0, count: kept)
+        for slot in 0..<kept {
+            let to = Int(targetOfSlot[slot])
+            incoming[Int(inCursor[to])] = Int32(slot)
+            inCursor[to] += 1
+        }
         self.rowStart = start
-    }
-
-    private static func search(_ ids: [ObjectID], _ id: ObjectID) -> Int? {
-        var low = 0
-        var high = ids.count
-        while low < high {
-            let middle = (low + high) / 2
-            if ids[middle] < id { low = middle + 1 } else { high = middle }
-        }
-        return low < ids.count && ids[low] == id ? low : nil
+        self.strongTarget = strongTarget
+        self.incomingStart = inStart
+        self.incoming = incoming
     }
 
     /// The position of a node in ``nodes``.
     ///
-    /// - Complexity: O(log *n*).
+    /// - Complexity: O(1) for dense identities, O(log *n*) otherwise.
     func index(of id: ObjectID) -> Int? {
-        var low = 0
-        var high = nodes.count
-        while low < high {
-            let middle = (low + high) / 2
-            if nodes[middle].id < id { low = middle + 1 } else { high = middle }
-        }
-        return low < nodes.count && nodes[low].id == id ? low : nil
+        nodeIndex.position(of: id)
     }
 
     /// The node with the given identity, if the snapshot has it.
     ///
-    /// - Complexity: O(log *n*).
+    /// - Complexity: O(1) for dense identities, O(log *n*) otherwise.
     public func node(_ id: ObjectID) -> Node? {
         index(of: id).map { nodes[$0] }
     }
 
     /// The references that `id` holds, of every kind.
     ///
-    /// - Complexity: O(log *n* + out-degree).
+    /// - Complexity: O(out-degree), plus O(log *n*) when identities are sparse.
     public func references(from id: ObjectID) -> ArraySlice<Reference> {
         guard let index = index(of: id) else { return [] }
         return references[Int(rowStart[index])..<Int(rowStart[index + 1])]
     }
 
-    /// The references that point at `id`, of every kind.
+    /// The references that point at `id`, of every kind, grouped by holder.
     ///
-    /// - Complexity: O(*r*).
+    /// - Complexity: O(in-degree), plus O(log *n*) when identities are sparse.
     public func references(to id: ObjectID) -> [Reference] {
-        references.filter { $0.to == id }
+        guard let index = index(of: id) else { return [] }
+        return incoming[Int(incomingStart[index])..<Int(incomingStart[index + 1])].map {
+            references[Int($0)]
+        }
     }
 
     /// The roots of the graph.
@@ -115,14 +134,14 @@ public struct GraphSnapshot: Sendable {
     /// A snapshot with `extra` references added, such as references discovered by inspecting
     /// memory.
     ///
-    /// - Complexity: O((*n* + *r*) log *n*).
+    /// - Complexity: O(*n* + *r*) (see ``init(nodes:references:)``).
     public func adding(_ extra: [Reference]) -> GraphSnapshot {
         GraphSnapshot(nodes: nodes, references: references + extra)
     }
 
     /// A snapshot with `extraNodes` and `extraReferences` added.
     ///
-    /// - Complexity: O((*n* + *r*) log *n*).
+    /// - Complexity: O(*n* + *r*) (see ``init(nodes:references:)``).
     public func adding(nodes extraNodes: [Node], references extraReferences: [Reference])
         -> GraphSnapshot
     {

@@ -40,15 +40,20 @@ extension GraphStorage {
         }
     }
 
-    /// Removes nodes whose object died, and nodes anchored (directly or transitively) to them,
-    /// then sweeps their references.
+    /// Removes nodes whose object died, and nodes anchored (directly or transitively) to a node
+    /// that died or was removed, then sweeps their references.
     ///
-    /// - Complexity: O(*n* + *r*), plus one more pass over the anchored nodes per level of
-    ///   anchoring (closures anchored to timers: one or two levels).
+    /// Afterwards every recorded reference joins two recorded nodes.
+    ///
+    /// - Complexity: O(*n* + *r*), plus one more pass over the nodes per level of anchoring
+    ///   removed (closures anchored to timers: one or two levels).
     mutating func prune() {
         var doomed = nodes.compactMap { id, record -> ObjectID? in
-            if case .object = record.lifetime, record.object == nil { return id }
-            return nil
+            switch record.lifetime {
+            case .object: return record.object == nil ? id : nil
+            case .anchored(let anchor): return nodes[anchor] == nil ? id : nil
+            case .immortal: return nil
+            }
         }
         while !doomed.isEmpty {
             for id in doomed { removeNode(id, sweepingWhenDue: false) }
@@ -80,13 +85,13 @@ extension GraphStorage {
         }
     }
 
+    /// Every recorded reference. Call it right after ``prune()``, which guarantees that both
+    /// ends of each are recorded nodes (so no lookup is needed here).
     func referenceValues() -> [Reference] {
         var result: [Reference] = []
         result.reserveCapacity(liveReferenceCount)
         for index in slots.indices {
-            guard let record = slots[index].record,
-                nodes[record.from] != nil, nodes[record.to] != nil
-            else { continue }
+            guard let record = slots[index].record else { continue }
             result.append(reference(record, slot: index))
         }
         return result
@@ -103,6 +108,19 @@ extension GraphStorage {
 /// Qualified type names, computed outside the graph's lock and cached per type.
 enum TypeNames {
     private static let cache = Locked<[ObjectIdentifier: String]>([:])
+
+    /// The names of many types, taking the shared cache's lock once per distinct type.
+    static func names(of types: [Any.Type?]) -> [String] {
+        var local: [ObjectIdentifier: String] = [:]
+        return types.map { type in
+            guard let type else { return "?" }
+            let key = ObjectIdentifier(type)
+            if let known = local[key] { return known }
+            let name = name(of: type)
+            local[key] = name
+            return name
+        }
+    }
 
     static func name(of type: Any.Type?) -> String {
         guard let type else { return "?" }

@@ -26,12 +26,16 @@ struct NodeRecord {
 }
 
 /// A recorded reference, as the live graph keeps it.
+///
+/// Fields are ordered largest first so that a ``GraphStorage/Slot`` (this record, optional,
+/// plus a 32-bit generation) packs into 48 bytes on 64-bit platforms: the one-byte fields and
+/// the generation share the last word. A test pins the size.
 struct ReferenceRecord {
     var from: ObjectID
     var to: ObjectID
-    var kind: ReferenceKind
     var role: ReferenceRole
     var trace: StackTrace?
+    var kind: ReferenceKind
     var isDiscovered: Bool
 }
 
@@ -54,9 +58,10 @@ struct NodeEntry: @unchecked Sendable {
 /// node are not searched for at removal: they are swept in batches, so removal stays O(1)
 /// amortised.
 struct GraphStorage {
+    /// One reference's place in the slab; `record` is `nil` while the slot is free.
     struct Slot {
-        var generation: UInt32 = 0
         var record: ReferenceRecord?
+        var generation: UInt32 = 0
     }
 
     var nodes: [ObjectID: NodeRecord] = [:]
@@ -127,7 +132,25 @@ struct GraphStorage {
         return id
     }
 
+    /// Forgets every node and reference, but keeps the identity counter and the slots'
+    /// generations, so identities handed out before stay unique and stale ``ReferenceID``s stay
+    /// harmless.
+    mutating func removeAll() {
+        nodes = [:]
+        idsByObject = [:]
+        rootsByKind = [:]
+        for index in slots.indices where slots[index].record != nil {
+            slots[index].record = nil
+            slots[index].generation &+= 1
+            freeSlots.append(UInt32(index))
+        }
+        liveReferenceCount = 0
+        removalsSinceSweep = 0
+    }
+
     /// Removes a node; its references are swept in a batch once enough nodes were removed.
+    ///
+    /// Nodes anchored to it are removed at the next ``prune()``.
     mutating func removeNode(_ id: ObjectID, sweepingWhenDue: Bool = true) {
         guard let record = nodes.removeValue(forKey: id) else { return }
         if let key = record.key, idsByObject[key] == id { idsByObject[key] = nil }

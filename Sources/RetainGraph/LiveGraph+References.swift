@@ -20,7 +20,7 @@ extension LiveGraph {
     ) -> ReferenceID? {
         guard isEnabled, from != .disabled, to != .disabled else { return nil }
         let record = ReferenceRecord(
-            from: from, to: to, kind: kind, role: role, trace: creationTrace,
+            from: from, to: to, role: role, trace: creationTrace, kind: kind,
             isDiscovered: isDiscovered)
         return storage.withLock { graph in graph.addReference(record) }
     }
@@ -79,8 +79,13 @@ extension LiveGraph {
     }
 
     /// Forgets every node and reference. Meant for tests that share ``shared``.
+    ///
+    /// Identities stay unique across the call: objects registered afterwards get new
+    /// ``ObjectID``s, and ``ReferenceID``s handed out before it remove nothing.
+    ///
+    /// - Complexity: O(*n* + *r*).
     public func removeAll() {
-        storage.withLock { graph in graph = GraphStorage() }
+        storage.withLock { graph in graph.removeAll() }
     }
 
     /// Takes an immutable copy of the living graph for analysis.
@@ -94,9 +99,10 @@ extension LiveGraph {
             graph.prune()
             return (graph.nodeValues(), graph.referenceValues())
         }
-        let named = rawNodes.map { entry in
+        let computedNames = TypeNames.names(of: rawNodes.map { $0.typeName == nil ? $0.type : nil })
+        let named = zip(rawNodes, computedNames).map { entry, computed in
             Node(
-                id: entry.id, typeName: entry.typeName ?? TypeNames.name(of: entry.type),
+                id: entry.id, typeName: entry.typeName ?? computed,
                 label: entry.label, kind: entry.kind, address: entry.address,
                 creationTrace: entry.trace, timer: entry.timer)
         }

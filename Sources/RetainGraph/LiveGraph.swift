@@ -161,6 +161,9 @@ public final class LiveGraph: Sendable {
     /// Removes a node and every reference from or to it; call it when an object dies or stops
     /// being interesting. Removing an unknown node does nothing.
     ///
+    /// Nodes anchored to it (see ``registerAnchored(kind:typeName:label:anchor:creationTrace:)``)
+    /// are removed with it, at the latest by the next ``snapshot()`` or ``counts()``.
+    ///
     /// - Complexity: O(1) amortised; references are swept in batches.
     public func removeNode(_ id: ObjectID) {
         guard id != .disabled else { return }

@@ -68,7 +68,9 @@ public struct RetentionAnalysis: Sendable {
 
     /// Every non-root node kept alive by a root or a cycle, with what keeps it.
     ///
-    /// - Complexity: O(*n* + *r*) plus the paths and cycles reported.
+    /// - Complexity: O(*n* + *r*) plus the paths and cycles reported, plus one breadth-first
+    ///   search of its component for each node in a cycle (O(*k*²) for a component of *k*
+    ///   nodes): for large graphs, ask ``retention(of:)`` about the nodes you care about.
     public func retainedNodes() -> [(node: Node, retention: Retention)] {
         snapshot.nodes.compactMap { node in
             guard !node.isRoot else { return nil }

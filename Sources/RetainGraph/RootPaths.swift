@@ -48,10 +48,9 @@ extension GraphSnapshot {
         while head < queue.count {
             let v = Int(queue[head])
             head += 1
-            for position in Int(rowStart[v])..<Int(rowStart[v + 1])
-            where references[position].kind == .strong {
-                let w = Int(targetIndex[position])
-                if parent[w] == -1 {
+            for position in Int(rowStart[v])..<Int(rowStart[v + 1]) {
+                let w = Int(strongTarget[position])
+                if w >= 0, parent[w] == -1 {
                     parent[w] = Int32(position)
                     queue.append(Int32(w))
                 }
@@ -92,10 +91,9 @@ extension GraphSnapshot {
         search: while head < queue.count {
             let v = Int(queue[head])
             head += 1
-            for position in Int(rowStart[v])..<Int(rowStart[v + 1])
-            where references[position].kind == .strong {
-                let w = targetIndex[position]
-                guard components.componentOfNode[Int(w)] == component else { continue }
+            for position in Int(rowStart[v])..<Int(rowStart[v + 1]) {
+                let w = strongTarget[position]
+                guard w >= 0, components.componentOfNode[Int(w)] == component else { continue }
                 if Int(w) == origin {
                     closing = Int32(position)
                     break search
@@ -119,24 +117,75 @@ extension GraphSnapshot {
         return canonicalRotation(of: cycle)
     }
 
+    /// `cycle` rotated to its canonical start.
+    ///
+    /// References are ranked by holder type name, then role; the rotation whose sequence of
+    /// ranks is lexicographically least wins. When several rotations tie (a cycle of identical
+    /// types and roles repeats itself), the one starting at the smallest holder identity wins,
+    /// so the result does not depend on where the cycle was entered.
+    ///
+    /// - Complexity: O(*L* log *L*) for a cycle of *L* references (ranking); the least
+    ///   rotation itself is found in O(*L*).
     func canonicalRotation(of cycle: [Reference]) -> [Reference] {
         guard cycle.count > 1 else { return cycle }
         let keys = cycle.map { reference in
             "\(node(reference.from)?.typeName ?? "?")\u{1}\(reference.role.description)"
         }
-        var best = 0
-        for candidate in 1..<keys.count where precedes(keys, candidate, best) {
-            best = candidate
+        var rankOfKey: [String: Int] = [:]
+        for (rank, key) in Set(keys).sorted().enumerated() { rankOfKey[key] = rank }
+        let ranks = keys.map { rankOfKey[$0] ?? 0 }
+        let least = Self.leastRotation(of: ranks)
+        let period = Self.period(of: ranks)
+        var best = least
+        var candidate = least + period
+        while candidate < least + ranks.count {
+            let start = candidate % ranks.count
+            if cycle[start].from < cycle[best].from { best = start }
+            candidate += period
         }
         return Array(cycle[best...] + cycle[..<best])
     }
 
-    private func precedes(_ keys: [String], _ a: Int, _ b: Int) -> Bool {
-        for step in 0..<keys.count {
-            let left = keys[(a + step) % keys.count]
-            let right = keys[(b + step) % keys.count]
-            if left != right { return left < right }
+    /// The start of the lexicographically least rotation of `sequence` (the smallest such
+    /// start when several rotations are equal), by the two-pointer minimum-expression method.
+    ///
+    /// - Complexity: O(*L*).
+    static func leastRotation(of sequence: [Int]) -> Int {
+        let length = sequence.count
+        var i = 0
+        var j = 1
+        var k = 0
+        while i < length, j < length, k < length {
+            let a = sequence[(i + k) % length]
+            let b = sequence[(j + k) % length]
+            if a == b {
+                k += 1
+                continue
+            }
+            if a > b { i += k + 1 } else { j += k + 1 }
+            if i == j { j += 1 }
+            k = 0
         }
-        return false
+        return min(i, j)
+    }
+
+    /// The smallest rotation period of `sequence`: the least *p* dividing its length with
+    /// `sequence[k] == sequence[k + p]` throughout (the length itself when there is none).
+    ///
+    /// - Complexity: O(*L*) (prefix function).
+    static func period(of sequence: [Int]) -> Int {
+        let length = sequence.count
+        guard length > 1 else { return max(length, 1) }
+        var prefix = [Int](repeating: 0, count: length)
+        for position in 1..<length {
+            var matched = prefix[position - 1]
+            while matched > 0, sequence[position] != sequence[matched] {
+                matched = prefix[matched - 1]
+            }
+            if sequence[position] == sequence[matched] { matched += 1 }
+            prefix[position] = matched
+        }
+        let candidate = length - prefix[length - 1]
+        return length % candidate == 0 ? candidate : length
     }
 }

@@ -1,0 +1,61 @@
+// swift-tools-version:6.1
+//
+// Benchmarks for RetainGraph, on ordo-one/benchmark. A separate package so that the library's
+// users never resolve the benchmark tooling.
+//
+//   cd Benchmarks && swift package --scratch-path ../.build-bench benchmark --target StackTraceCapture
+//
+// One folder per benchmark target under Benchmarks/Benchmarks/<Name>/, as the plugin expects.
+import PackageDescription
+
+let package = Package(
+    name: "RetainGraphBenchmarks",
+    dependencies: [
+        // The root package, named explicitly: a clone's folder name is not its identity.
+        .package(name: "RetainGraph", path: "../"),
+        // The MallocInterposer trait powers the malloc metrics; naming traits also turns off the
+        // default RuntimeInterposer trait, whose ARC metrics crash on Linux with Swift 6.3.
+        .package(
+            url: "https://github.com/ordo-one/benchmark",
+            exact: "1.38.1",
+            traits: ["MallocInterposer"]
+        ),
+    ],
+    targets: [
+        // Dispatch cost per timer fire (TimerDispatch, DispatchCount for callgrind): the callee
+        // lives in BenchmarkSupport so every variant calls across a module boundary.
+        .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
+        .target(
+            name: "DispatchVariants",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "TrackedTimers", package: "RetainGraph"),
+                .product(name: "RetainGraph", package: "RetainGraph"),
+            ],
+            path: "Sources/DispatchVariants"
+        ),
+        .executableTarget(
+            name: "DispatchCount", dependencies: ["DispatchVariants"], path: "Sources/DispatchCount"
+        ),
+        .executableTarget(
+            name: "TimerDispatch",
+            dependencies: [
+                "DispatchVariants",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/TimerDispatch",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "StackTraceCapture",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "StackTraces", package: "RetainGraph"),
+            ],
+            path: "Benchmarks/StackTraceCapture",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
+            ]
+        )
+    ]
+)

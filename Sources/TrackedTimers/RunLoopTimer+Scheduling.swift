@@ -26,13 +26,17 @@ extension RunLoopTimer {
             guard state.phase != .invalidated else { return .failure(.invalidated) }
             do throws(TimerError) {
                 let fireDate = state.fireDate
+                // The closure runs inside `state.placement`'s mutating access: it must not
+                // touch `state` itself (overlapping access traps at run time).
+                var made: RunLoopTrampoline?
                 let decision = try state.placement.place(on: runLoop, mode: mode) {
                     let trampoline = RunLoopTrampoline()
-                    state.trampoline = trampoline
+                    made = trampoline
                     return RunLoopTrampoline.makeTimer(
                         fireDate: fireDate, interval: interval, repeats: repeats,
                         trampoline: trampoline)
                 }
+                if let made { state.trampoline = made }
                 if case .add(_, _, let isFirst) = decision {
                     if isFirst { state.trampoline?.attach(self) }
                     state.phase = .scheduled

@@ -1,0 +1,83 @@
+import Foundation
+import LeakTracking
+import RetainGraph
+
+/// How a test's leak check runs: the grace period, the graph, the accepted leaks.
+///
+/// Shared by the Swift Testing trait (``LeakDetectionTrait``) and the XCTest helpers.
+public struct LeakDetectionOptions: Sendable {
+    /// The grace period of watches that give none. Short, so tests stay fast.
+    public var grace: Duration
+    /// The graph that explains leaks; ``RetainGraph/LiveGraph/shared`` by default.
+    public var graph: LiveGraph
+    /// Leaks that are reported but do not fail the test.
+    public var knownLeaks: [KnownLeak]
+    /// How long the check may wait for watched objects to die (beyond their grace, for
+    /// pending one-shot timers).
+    public var timeout: Duration
+
+    /// Creates options.
+    ///
+    /// - Parameters:
+    ///   - grace: The default grace period; 100 ms unless given.
+    ///   - graph: The graph; ``RetainGraph/LiveGraph/shared`` unless given.
+    ///   - knownLeaks: Leaks to accept, each with its reason.
+    ///   - timeout: The longest the check waits; 10 s unless given.
+    public init(
+        grace: Duration = .milliseconds(100), graph: LiveGraph = .shared,
+        knownLeaks: [KnownLeak] = [], timeout: Duration = .seconds(10)
+    ) {
+        self.grace = grace
+        self.graph = graph
+        self.knownLeaks = knownLeaks
+        self.timeout = timeout
+    }
+
+    /// A fresh watcher for one test.
+    public func makeWatcher() -> LeakWatcher {
+        LeakWatcher(graph: graph, defaultGrace: grace, knownLeaks: knownLeaks)
+    }
+}
+
+/// Runs `body` with a fresh ``LeakTracking/LeakWatcher`` as ``LeakTracking/LeakWatcher/current``,
+/// then waits for the objects it was told to expect dead and returns the leaks and zombies
+/// no known leak allows.
+///
+/// This is the check behind `@Test(.detectsLeaks)`, for code that wants the verdicts itself.
+/// The watcher exists only for the call, so watches never outlive it, whether `body` returns,
+/// throws or records issues.
+///
+/// ```swift
+/// let leaks = try await withLeakDetection {
+///     let screen = Screen()
+///     screen.close()
+///     LeakWatcher.current.expectDeallocation(of: screen, reason: "closed")
+/// }
+/// #expect(leaks.isEmpty)
+/// ```
+///
+/// - Parameters:
+///   - options: Grace, graph, accepted leaks and timeout.
+///   - body: The code under test.
+/// - Returns: The unexpected ``LeakTracking/Verdict/leak`` and ``LeakTracking/Verdict/zombie``
+///   verdicts, each with its report. Empty when `body` throws (its error is rethrown).
+/// - Throws: What `body` throws.
+public func withLeakDetection(
+    _ options: LeakDetectionOptions = LeakDetectionOptions(),
+    _ body: () async throws -> Void
+) async throws -> [WatchVerdict] {
+    let watcher = options.makeWatcher()
+    defer { watcher.removeAll() }
+    try await LeakWatcher.$current.withValue(watcher) {
+        try await body()
+    }
+    let verdicts = await watcher.settled(timeout: options.timeout)
+    return verdicts.filter(\.isUnexpectedProblem)
+}
+
+extension WatchVerdict {
+    /// The text a failing test shows for this verdict: the full report, or the summary.
+    public var failureMessage: String {
+        report?.text ?? "\(verdict.rawValue): \(typeName) — \(summary) (\(reason))"
+    }
+}

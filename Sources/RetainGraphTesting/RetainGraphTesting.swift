@@ -1,2 +1,0 @@
-/// XCTest helpers and a Swift Testing trait. (Being built.)
-public enum RetainGraphTesting {}

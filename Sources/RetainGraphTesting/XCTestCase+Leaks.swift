@@ -1,0 +1,158 @@
+import Foundation
+import LeakTracking
+import RetainGraph
+import XCTest
+
+extension XCTestCase {
+    /// Expects `object` to die by the end of the test, and fails the test if it does not.
+    ///
+    /// The first call in a test gives the test a watcher of its own and registers a teardown
+    /// block (`addTeardownBlock`, which runs before `tearDown()`) that drives the main run
+    /// loop until every tracked object died or its grace is over, fails the test once per leak
+    /// or zombie with the text report, and drops the watcher whatever happened.
+    ///
+    /// ```swift
+    /// func testClosingReleasesTheScreen() {
+    ///     let screen = ClockScreen()
+    ///     trackForLeaks(screen)
+    ///     screen.open()
+    ///     screen.close()
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - object: The object that should be gone when the test ends.
+    ///   - grace: How long it may take after the test body.
+    ///   - reason: Why it should die, printed in the report.
+    ///   - graph: The graph that explains leaks (used by the test's first call).
+    ///   - file: Where a failure is reported.
+    ///   - line: Where a failure is reported.
+    public func trackForLeaks(
+        _ object: AnyObject, within grace: Duration = .milliseconds(100),
+        reason: String = "the test ended", graph: LiveGraph = .shared,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        leakSession(graph: graph, file: file, line: line)
+            .watcher.expectDeallocation(of: object, within: grace, reason: reason)
+    }
+
+    /// The test's session, made (with its teardown check) at first use.
+    private func leakSession(graph: LiveGraph, file: StaticString, line: UInt)
+        -> XCTestLeakSession
+    {
+        let (session, isNew) = XCTestLeakSessions.session(for: self, graph: graph)
+        if isNew {
+            addTeardownBlock { [weak self] in
+                guard let self else { return }
+                self.assertNoLeaks(file: file, line: line)
+                XCTestLeakSessions.end(for: self)
+            }
+        }
+        return session
+    }
+
+    /// Accepts leaks matching `knownLeaks` for the rest of this test: they are still found,
+    /// but do not fail it (like LeakCanary's `@SkipLeakDetection`, with a reason).
+    ///
+    /// ```swift
+    /// allowLeaks([.type(LegacyPoller.self, reason: "invalidated by the app delegate, #42")])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - knownLeaks: The accepted leaks, each with its reason.
+    ///   - graph: The graph, if this is the test's first leak-tracking call; later calls share
+    ///     the first call's graph.
+    public func allowLeaks(_ knownLeaks: [KnownLeak], graph: LiveGraph = .shared) {
+        leakSession(graph: graph, file: #filePath, line: #line).allow(knownLeaks)
+    }
+
+    /// Checks the tracked objects now and fails the test once per unexpected leak or zombie.
+    ///
+    /// The watches are forgotten afterwards, so the teardown check does not repeat them.
+    ///
+    /// - Parameters:
+    ///   - timeout: The longest to wait for tracked objects to die.
+    ///   - file: Where a failure is reported.
+    ///   - line: Where a failure is reported.
+    public func assertNoLeaks(
+        timeout: Duration = .seconds(10), file: StaticString = #filePath, line: UInt = #line
+    ) {
+        for leak in collectLeaks(timeout: timeout) {
+            XCTFail(leak.failureMessage, file: file, line: line)
+        }
+    }
+
+    /// Checks the tracked objects now and returns the unexpected leaks and zombies instead of
+    /// failing; the watches are forgotten.
+    ///
+    /// This is the way to expect a leak in swift-corelibs-xctest, which has no
+    /// `XCTExpectFailure`: plant it, then assert on what this returns.
+    ///
+    /// ```swift
+    /// trackForLeaks(owner)
+    /// owner = nil
+    /// let leaks = collectLeaks()
+    /// XCTAssertEqual(leaks.first?.report?.hint.code, .strongTimerTarget)
+    /// ```
+    ///
+    /// - Parameter timeout: The longest to wait for tracked objects to die.
+    /// - Returns: The leak and zombie verdicts no allowed leak covers.
+    public func collectLeaks(timeout: Duration = .seconds(10)) -> [WatchVerdict] {
+        guard let session = XCTestLeakSessions.existingSession(for: self) else { return [] }
+        let verdicts = session.watcher.settle(timeout: timeout)
+        session.watcher.removeAll()
+        return verdicts.filter { verdict in
+            verdict.isUnexpectedProblem
+                && !session.allowances.contains { known in verdict.report.map(known.matches) ?? false }
+        }
+    }
+}
+
+/// The watcher of each running XCTest case, keyed by the test case object.
+final class XCTestLeakSession: @unchecked Sendable {
+    let watcher: LeakWatcher
+    private let lock = NSLock()
+    private var allowed: [KnownLeak] = []
+
+    init(graph: LiveGraph) {
+        watcher = LeakWatcher(graph: graph, defaultGrace: .milliseconds(100))
+    }
+
+    func allow(_ knownLeaks: [KnownLeak]) {
+        lock.lock()
+        allowed += knownLeaks
+        lock.unlock()
+    }
+
+    var allowances: [KnownLeak] {
+        lock.lock()
+        defer { lock.unlock() }
+        return allowed
+    }
+}
+
+enum XCTestLeakSessions {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var sessions: [ObjectIdentifier: XCTestLeakSession] = [:]
+
+    static func session(for test: XCTestCase, graph: LiveGraph) -> (session: XCTestLeakSession, isNew: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let existing = sessions[ObjectIdentifier(test)] { return (existing, false) }
+        let session = XCTestLeakSession(graph: graph)
+        sessions[ObjectIdentifier(test)] = session
+        return (session, true)
+    }
+
+    static func existingSession(for test: XCTestCase) -> XCTestLeakSession? {
+        lock.lock()
+        defer { lock.unlock() }
+        return sessions[ObjectIdentifier(test)]
+    }
+
+    static func end(for test: XCTestCase) {
+        lock.lock()
+        defer { lock.unlock() }
+        sessions.removeValue(forKey: ObjectIdentifier(test))
+    }
+}

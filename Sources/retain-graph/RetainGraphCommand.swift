@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import LeakTracking
+
+/// `retain-graph`: renders and compares the JSON leak reports that `LeakTracking` writes.
+///
+/// Exit codes: 0 on success (and for `compare`, when no new leak appeared); 1 when `compare`
+/// finds a fingerprint in the new reports that the old ones lack; 2 when a report cannot be
+/// read (missing file, malformed JSON, a newer schema version).
+@main
+struct RetainGraphCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "retain-graph",
+        abstract: "Render and compare RetainGraph leak reports (JSON).",
+        discussion: """
+            Reports are the JSON files written by LeakTracking's DirectorySink or by \
+            LeakReport.jsonData(). Every PATH may be a report file, a collection file \
+            ({"schemaVersion": 1, "reports": [...]}) or a directory of .json files.
+
+            Exit codes: 0 success (compare: no new leaks); 1 compare found new leaks; \
+            2 a report could not be read.
+            """,
+        subcommands: [Render.self, Compare.self])
+}
+
+/// Reads reports, turning failures into exit code 2 with a message on standard error.
+func readReports(_ path: String) throws -> [LeakReport] {
+    do {
+        return try LeakReportCollection.read(contentsOf: path).reports
+    } catch {
+        FileHandle.standardError.write(Data("retain-graph: \(error)\n".utf8))
+        throw ExitCode(2)
+    }
+}
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print reports as text for a terminal, Graphviz DOT, or normalised JSON.",
+        discussion: """
+            Example: retain-graph render leaks/ --format dot > leak.dot && \
+            dot -Tsvg leak.dot -o leak.svg
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, dot, json
+    }
+
+    @Argument(help: "A report file, a collection file or a directory of reports.")
+    var path: String
+
+    @Option(name: .shortAndLong, help: "Output format: text, dot or json.")
+    var format: Format = .text
+
+    func run() throws {
+        let reports = try readReports(path)
+        switch format {
+        case .text:
+            let rule = "\n\n" + String(repeating: "─", count: 72) + "\n\n"
+            print(reports.map(\.text).joined(separator: rule))
+        case .dot:
+            for report in reports { print(report.dot, terminator: "") }
+        case .json:
+            FileHandle.standardOutput.write(try LeakReportCollection(reports: reports).jsonData())
+        }
+    }
+}
+
+struct Compare: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compare two sets of reports by fingerprint: new, fixed, still leaking.",
+        discussion: """
+            Exits with code 1 when NEW has a fingerprint that OLD lacks, so a CI job fails on \
+            a new leak while tolerating the known ones. Example: \
+            retain-graph compare baseline/ leaks/
+            """)
+
+    @Argument(help: "The baseline reports (file or directory).")
+    var old: String
+
+    @Argument(help: "The current reports (file or directory).")
+    var new: String
+
+    func run() throws {
+        let comparison = LeakReportComparison(old: try readReports(old), new: try readReports(new))
+        print(comparison.text)
+        if comparison.hasNewLeaks { throw ExitCode(1) }
+    }
+}

@@ -1,1 +1,0 @@
-print("retain-graph: being built")

@@ -53,7 +53,7 @@ extension LeakReport {
         if let timer = object.timer { label += "\n\(timer.description)" }
         var attributes = ["label=\(quoted(label))"]
         if object.id == subject.id {
-            attributes += ["shape=doublecircle", "style=filled"]
+            attributes += ["shape=box", "peripheries=2", "style=filled"]
             attributes.append(object.isDeallocated ? "fillcolor=gray85" : "fillcolor=mistyrose")
             if object.isDeallocated { attributes.append("color=gray50") }
         } else if object.id == zombieTimer {

@@ -33,8 +33,8 @@ struct NodeRecord {
 struct ReferenceRecord {
     var from: ObjectID
     var to: ObjectID
-    var role: ReferenceRole
     var trace: StackTrace?
+    var role: ReferenceRole
     var kind: ReferenceKind
     var isDiscovered: Bool
 }

@@ -20,7 +20,7 @@ extension LiveGraph {
     ) -> ReferenceID? {
         guard isEnabled, from != .disabled, to != .disabled else { return nil }
         let record = ReferenceRecord(
-            from: from, to: to, role: role, trace: creationTrace, kind: kind,
+            from: from, to: to, trace: creationTrace, role: role, kind: kind,
             isDiscovered: isDiscovered)
         return storage.withLock { graph in graph.addReference(record) }
     }

@@ -20,7 +20,7 @@ private final class WorkerLedger: @unchecked Sendable {
 @Suite("LiveGraph Stress")
 struct LiveGraphStressTests {
     static let threadCount = 8
-    static let operationsPerThread = 3_000
+    static let operationsPerThread = 1_500
 
     @Test("Stress: 8 threads record, remove and snapshot concurrently; counts stay consistent")
     func concurrentRecordingStress() throws {
@@ -93,7 +93,7 @@ struct LiveGraphStressTests {
                 guard let id = ledger.objects.keys.randomElement(using: &random) else { continue }
                 ledger.forget(id)
             default:
-                guard step % 5 == 0 else { continue }
+                guard step % 10 == 0 else { continue }
                 let snapshot = graph.snapshot()
                 ledger.snapshotsTaken += 1
                 let known = Set(snapshot.nodes.map(\.id))

@@ -42,6 +42,9 @@ static inline id PeerWeakLoadRetained(PeerWeak *ref) {
 
 // MARK: - The target
 
+/// The count at which -tick: invalidates its timer (0: never); makes run-loop runs exact.
+static unsigned long peerStopAt;
+
 @interface PeerTarget : NSObject {
  @public
   unsigned long count;
@@ -57,6 +60,7 @@ static inline id PeerWeakLoadRetained(PeerWeak *ref) {
 }
 - (void)tick:(NSTimer *)timer {
   count++;
+  if (count == peerStopAt) [timer invalidate];
 }
 - (void)dealloc {
   pthread_mutex_lock(&peerWeakTableLock);
@@ -174,6 +178,7 @@ static void runLoopTimer(unsigned long n, id target) {
                                          userInfo:nil repeats:YES];
   [loop addTimer:timer forMode:NSDefaultRunLoopMode];
   unsigned long end = gTarget->count + n;
+  peerStopAt = end;  // the n-th fire invalidates the timer: exactly n fires
   NSDate *limit = [NSDate distantFuture];
   while (gTarget->count < end) {
     NSAutoreleasePool *inner = [NSAutoreleasePool new];
@@ -181,6 +186,7 @@ static void runLoopTimer(unsigned long n, id target) {
     [inner release];
   }
   [timer invalidate];
+  peerStopAt = 0;
   [pool release];
 }
 static void __attribute__((noinline)) runRunLoopDirect(unsigned long n) {

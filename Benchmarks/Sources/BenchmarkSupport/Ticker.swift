@@ -10,7 +10,10 @@
 /// ticker.tick()
 /// assert(ticker.count == 1)
 /// ```
-public final class Ticker {
+///
+/// It is `@unchecked Sendable` so that `@Sendable` timer actions can capture it; the count is
+/// not synchronised: tick one ticker from one thread at a time.
+public final class Ticker: Tickable, @unchecked Sendable {
     // A raw cell rather than a stored `var`: a class's stored property pays a dynamic
     // exclusivity check (swift_beginAccess/endAccess, ~40 instructions) on every write, which
     // would swamp the dispatch costs being compared; the Objective-C peer's `count++` has none.
@@ -36,4 +39,16 @@ public final class Ticker {
     public func tick() {
         cell.pointee &+= 1
     }
+}
+
+/// What a forwarding proxy looks for in its targets ("responds to `tick`"): ``Ticker`` conforms.
+public protocol Tickable: AnyObject {
+    /// One timer fire's work.
+    func tick()
+}
+
+/// An object that is not ``Tickable``: a forwarding proxy's other targets, tried and skipped.
+public final class Bystander {
+    /// Creates a bystander.
+    public init() {}
 }

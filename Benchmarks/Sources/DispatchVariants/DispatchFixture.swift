@@ -21,6 +21,8 @@ public final class DispatchFixture {
     /// The target; the fixture keeps it alive, so every weak reference finds it.
     public let ticker: Ticker
     private let dispatcher: Dispatcher
+    // Keeps a forwarding proxy's weakly held other targets alive.
+    private let bystanders: [Bystander]
 
     private enum Dispatcher {
         case direct
@@ -28,6 +30,7 @@ public final class DispatchFixture {
         case forwarder(IntermediateForwarder)
         case selectorTable(SelectorTableProxy)
         case weakProxy(WeakProxy<Ticker>)
+        case forwardingProxy(ForwardingProxy)
     }
 
     /// Builds the target and the dispatch objects `variant` needs.
@@ -37,10 +40,14 @@ public final class DispatchFixture {
         let ticker = Ticker()
         self.variant = variant
         self.ticker = ticker
-        dispatcher = Self.makeDispatcher(variant, ticker)
+        let bystanders = [Bystander(), Bystander()]
+        self.bystanders = bystanders
+        dispatcher = Self.makeDispatcher(variant, ticker, bystanders)
     }
 
-    private static func makeDispatcher(_ variant: DispatchVariant, _ ticker: Ticker) -> Dispatcher {
+    private static func makeDispatcher(
+        _ variant: DispatchVariant, _ ticker: Ticker, _ bystanders: [Bystander]
+    ) -> Dispatcher {
         switch variant {
         case .direct:
             return .direct
@@ -67,6 +74,17 @@ public final class DispatchFixture {
             let proxy = WeakProxy(ticker, graph: LiveGraph(isEnabled: false))
             let action: (Ticker) -> Void = { $0.tick() }
             return .closure { proxy.forward { action($0) } }
+        case .forwardingProxyOneWeak, .forwardingProxyOneStrong, .forwardingProxyThreeWeak,
+            .forwardingProxyHooks:
+            let proxy = ForwardingProxy(graph: LiveGraph(isEnabled: false))
+            if variant == .forwardingProxyThreeWeak {
+                for bystander in bystanders { proxy.addTarget(bystander, holding: .weak) }
+            }
+            proxy.addTarget(ticker, holding: variant == .forwardingProxyOneStrong ? .strong : .weak)
+            if variant == .forwardingProxyHooks {
+                proxy.hook("tick", before: { _, _ in }, after: { _, _ in })
+            }
+            return .forwardingProxy(proxy)
         }
     }
 
@@ -90,6 +108,8 @@ public final class DispatchFixture {
             case .weakProxyTarget: Self.loop(times) { proxy.target?.tick() }
             default: Self.loop(times) { proxy.forward { $0.tick() } }
             }
+        case .forwardingProxy(let proxy):
+            Self.loop(times) { proxy.forward("tick", to: Tickable.self) { $0.tick() } }
         }
     }
 

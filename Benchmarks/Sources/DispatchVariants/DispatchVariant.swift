@@ -35,6 +35,15 @@ public enum DispatchVariant: String, CaseIterable, Sendable {
     /// A `RunLoopTimer(proxy:)` fire's dispatch: a stored closure that calls
     /// `proxy.forward { action($0) }` with a stored `(Target) -> Void` action.
     case weakProxyTimerAction = "weakproxy-timer-action"
+    /// `ForwardingProxy.forward("tick", to: Tickable.self)` with the ticker as its only target,
+    /// held weakly (the timer-safe choice).
+    case forwardingProxyOneWeak = "forwardingproxy-1-weak"
+    /// As ``forwardingProxyOneWeak`` with the target held strongly (the proxy's default).
+    case forwardingProxyOneStrong = "forwardingproxy-1-strong"
+    /// Three weak targets, the ticker last: two failed `as? Tickable` casts first.
+    case forwardingProxyThreeWeak = "forwardingproxy-3-weak"
+    /// One weak target with a before and an after hook on `"tick"`.
+    case forwardingProxyHooks = "forwardingproxy-hooks"
 
     /// A one-line description for tables.
     public var summary: String {
@@ -51,6 +60,10 @@ public enum DispatchVariant: String, CaseIterable, Sendable {
         case .weakProxyWithTarget: "WeakProxy.withTarget { $0.tick() }"
         case .weakProxyTarget: "WeakProxy.target?.tick()"
         case .weakProxyTimerAction: "stored closure { proxy.forward { action($0) } } (timer path)"
+        case .forwardingProxyOneWeak: "ForwardingProxy, 1 weak target"
+        case .forwardingProxyOneStrong: "ForwardingProxy, 1 strong target"
+        case .forwardingProxyThreeWeak: "ForwardingProxy, 3 weak targets (match last)"
+        case .forwardingProxyHooks: "ForwardingProxy, 1 weak target, before + after hooks"
         }
     }
 }

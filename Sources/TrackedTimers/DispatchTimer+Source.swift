@@ -72,9 +72,9 @@ extension DispatchTimer {
     /// The handler holds the timer weakly, so the source never keeps it alive.
     func makeSource(tolerance: TimeInterval) -> any DispatchSourceTimer {
         let source = DispatchSource.makeTimerSource(queue: queue)
-        source.setEventHandler { [weak self] in self?.performFire() }
+        source.setEventHandler { [weak self] in self?.performFire(fromSource: true) }
         source.schedule(
-            deadline: .now() + Self.dispatchInterval(interval),
+            deadline: .now() + Self.dispatchInterval(firstDelay),
             repeating: repeats ? Self.dispatchInterval(interval, atLeastOne: true) : .never,
             leeway: Self.dispatchInterval(tolerance))
         source.activate()
@@ -83,18 +83,26 @@ extension DispatchTimer {
 
     /// Records `queue[root] ⇒ timer` (`.resumed`). Call with the state lock held, so edges are
     /// recorded in the order the transitions happen.
-    func recordResumed() {
+    ///
+    /// - Parameter delay: Seconds until the next fire.
+    func recordResumed(nextFireIn delay: TimeInterval) {
         guard let tracker else { return }
         tracker.recordScheduled(
             on: .dispatchQueue(label: queue.label), rootObject: queue, role: .resumed,
-            nextFireDate: Date().timeIntervalSince1970 + interval)
+            nextFireDate: Date().timeIntervalSince1970 + delay)
     }
 
     /// Runs one fire, from the source or from ``fire()``: calls the action outside the lock,
     /// records the fire, and invalidates a one-shot timer or one whose weak target died.
-    func performFire() {
-        guard let action = state.withLock({ $0.phase == .invalidated ? nil : $0.action })
-        else { return }
+    ///
+    /// - Parameter fromSource: Whether the source fired (then a paused timer skips the fire,
+    ///   even one libdispatch had already queued before the pause).
+    func performFire(fromSource: Bool) {
+        let action = state.withLock { state -> Action? in
+            guard state.phase != .invalidated, !(fromSource && state.isPaused) else { return nil }
+            return state.action
+        }
+        guard let action else { return }
         let targetWasAlive = action(self)
         let stops = !repeats || (!targetWasAlive && stopsWhenTargetDies)
         if let tracker {

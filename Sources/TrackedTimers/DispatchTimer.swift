@@ -59,6 +59,9 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
     public let queue: DispatchQueue
     /// Whether a fire that finds the target dead invalidates the timer (weak-target timers).
     public let stopsWhenTargetDies: Bool
+    /// Seconds from ``schedule()`` (or unpausing before the first run) to the first fire:
+    /// ``interval`` unless a start delay was given (``TimerRegistry`` gives one).
+    let firstDelay: TimeInterval
 
     let state: Locked<State>
     /// The graph recorder; `nil` when the graph was disabled at creation (then nothing is
@@ -68,9 +71,14 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
     /// The designated initialiser every public one funnels into.
     init(
         interval: TimeInterval, tolerance: TimeInterval, repeats: Bool, queue: DispatchQueue,
-        label: String?, graph: LiveGraph, stopsWhenTargetDies: Bool, action: @escaping Action
+        label: String?, graph: LiveGraph, stopsWhenTargetDies: Bool, startDelay: TimeInterval? = nil,
+        action: @escaping Action
     ) throws {
         try Self.validate(interval: interval, repeats: repeats)
+        if let startDelay, !startDelay.isFinite || startDelay < 0 {
+            throw TimerError.invalidStart(startDelay)
+        }
+        self.firstDelay = startDelay ?? interval
         self.interval = interval
         self.repeats = repeats
         self.queue = queue
@@ -142,13 +150,15 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
                     }
                     tracker?.recordUnscheduled()
                 } else if state.phase == .scheduled {
+                    var delay = interval
                     if state.source == nil {
                         state.source = makeSource(tolerance: state.tolerance)
+                        delay = firstDelay
                     } else if state.isSuspended, let source = state.source {
                         source.resume()
                         state.isSuspended = false
                     }
-                    recordResumed()
+                    recordResumed(nextFireIn: delay)
                 }
             }
         }
@@ -169,7 +179,7 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
             state.phase = .scheduled
             guard !state.isPaused else { return true }
             state.source = makeSource(tolerance: state.tolerance)
-            recordResumed()
+            recordResumed(nextFireIn: firstDelay)
             return true
         }
     }
@@ -180,7 +190,7 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
     /// returns; a weak-target timer whose target is dead is invalidated instead of acting.
     /// The action may run concurrently with a scheduled fire on ``queue``.
     public func fire() {
-        performFire()
+        performFire(fromSource: false)
     }
 
     /// Stops the timer for good, from any thread, and releases its action and target.

@@ -146,3 +146,9 @@ final class Chain {
         return head
     }
 }
+
+/// Holds a chain weakly, to test following weak references.
+final class WeakLink {
+    weak var target: Chain?
+    init(_ target: Chain) { self.target = target }
+}

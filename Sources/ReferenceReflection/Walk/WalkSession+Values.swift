@@ -114,8 +114,8 @@ extension WalkSession {
         _ metadata: TypeMetadata, at address: UnsafeRawPointer, site: Site, nesting: Int
     ) {
         // TupleTypeMetadata: element count @8, labels @16, elements {type, offset} from @24.
-        let count = Int(RuntimeABI.word(at: metadata.address, offset: 8))
-        guard count < 1 << 12 else {
+        let count = Int(truncatingIfNeeded: RuntimeABI.word(at: metadata.address, offset: 8))
+        guard count >= 0, count < 1 << 12 else {
             report(.unrecognisedMetadata, typeName: _typeName(metadata.type), "implausible tuple")
             return
         }
@@ -125,7 +125,13 @@ extension WalkSession {
             guard let elementType = RuntimeABI.pointer(at: metadata.address, offset: element),
                 TypeMetadata(address: elementType).kind.isValueOrClass
             else { continue }
-            let offset = Int(RuntimeABI.word(at: metadata.address, offset: element + 8))
+            // The element's offset is a 32-bit field off Apple platforms (the next 4 bytes are
+            // padding), and never lies beyond the tuple: anything else is not read.
+            let offset = Int(UInt32(truncatingIfNeeded: RuntimeABI.word(at: metadata.address, offset: element + 8)))
+            guard offset < RuntimeABI.valueLayout(of: metadata.type).size else {
+                report(.unrecognisedMetadata, typeName: _typeName(metadata.type), "implausible tuple element offset")
+                continue
+            }
             visitValue(
                 TypeMetadata(address: elementType).type, at: address + offset,
                 site: site.appending(labels[index] ?? "\(index)"), nesting: nesting + 1)

@@ -58,7 +58,13 @@ enum TimerChains {
         guard !involved.isEmpty else { return nil }
         let remaining = snapshot.references.filter { reference in
             if pending.contains(reference.to), isRootEdge(reference) { return false }
-            if pending.contains(reference.from), isCallingRole(reference.role) { return false }
+            // Firing invalidates the timer, which releases its action: declared calling edges,
+            // and whatever reflection discovered inside the timer (its action's captures).
+            if pending.contains(reference.from),
+                isCallingRole(reference.role) || reference.isDiscovered
+            {
+                return false
+            }
             return true
         }
         let fired = GraphSnapshot(nodes: snapshot.nodes, references: remaining).analyze()

@@ -106,9 +106,6 @@ public struct LeakReport: Sendable, Hashable, Codable {
         {
             links.append(next.arrow)
             names.append(shortName(next.to))
-        } else if path.isEmpty, let first = cycle?.first {
-            links.append(first.arrow)
-            names.append(shortName(first.from))
         }
         if verdict == .zombie {
             links.append("→")

@@ -27,6 +27,13 @@ enum HintRules {
         if let capture = all.first(where: { $0.kind == .strong && $0.role.name == "capture" }) {
             let timer = snapshot.references(to: capture.from)
                 .first { $0.role == .actionClosure }.map { name($0.from) } ?? "the timer"
+            // A raw Foundation.Timer holds what its block captures only through a discovered
+            // closure, so this rule sees it first: its hint is the Foundation one.
+            if snapshot.references(to: capture.from).contains(where: {
+                snapshot.node($0.from)?.typeName == ReportBuilder.foundationTimer
+            }) {
+                return foundationTimer(subject: subject)
+            }
             let viaQueue: Bool
             if case .dispatchQueue? = rootKind { viaQueue = true } else { viaQueue = false }
             if viaQueue || all.contains(where: { $0.role == .resumed }) {

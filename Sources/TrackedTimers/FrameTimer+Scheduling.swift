@@ -21,13 +21,17 @@ extension FrameTimer {
             guard state.phase != .invalidated else { return .failure(.invalidated) }
             do throws(TimerError) {
                 let refresh = duration
+                // The closure runs inside `state.placement`'s mutating access: it must not
+                // touch `state` itself (overlapping access traps at run time).
+                var made: RunLoopTrampoline?
                 let decision = try state.placement.place(on: runLoop, mode: mode) {
                     let trampoline = RunLoopTrampoline()
-                    state.trampoline = trampoline
+                    made = trampoline
                     return RunLoopTrampoline.makeTimer(
                         fireDate: Date(timeIntervalSinceNow: refresh), interval: refresh,
                         repeats: true, trampoline: trampoline)
                 }
+                if let made { state.trampoline = made }
                 if case .add(let timer, _, let isFirst) = decision {
                     if isFirst { state.trampoline?.attach(self) }
                     if state.origin == nil, let reading {

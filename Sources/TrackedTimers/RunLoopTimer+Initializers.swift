@@ -67,6 +67,44 @@ extension RunLoopTimer {
         tracker?.recordTarget(weakTarget, kind: .weak, role: .target)
     }
 
+    /// Creates an unscheduled timer that holds `target` strongly and whose action reports
+    /// whether it reached a living receiver: for an intermediate object that keeps a weak
+    /// target and forwards (S9), or a wrapper that is its own timer's target (S11).
+    ///
+    /// A fire whose action returns `false` counts as a fire into a dead target in the timer's
+    /// `TimerInfo.firesIntoDeadTarget`; the timer keeps firing (it does not stop by itself).
+    ///
+    /// ```swift
+    /// final class Forwarder { weak var owner: Owner? }
+    /// let timer = try RunLoopTimer(interval: 1, repeats: true, forwarder: forwarder) { f, _ in
+    ///     guard let owner = f.owner else { return false }
+    ///     owner.tick()
+    ///     return true
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - interval: As for the strong-target initialiser.
+    ///   - repeats: Whether the timer repeats.
+    ///   - target: The forwarding object, the timer's target; retained until ``invalidate()``.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
+    ///   - forward: Called with the target and the timer; returns whether the call was
+    ///     delivered to a living receiver.
+    /// - Throws: ``TimerError/invalidInterval(_:)``.
+    public convenience init<Target: AnyObject>(
+        interval: TimeInterval, repeats: Bool, forwarder target: Target, label: String? = nil,
+        graph: LiveGraph = .shared, forward: @escaping (Target, RunLoopTimer) -> Bool
+    ) throws(TimerError) {
+        try self.init(
+            interval: interval, repeats: repeats, label: label, graph: graph,
+            stopsWhenTargetDies: false
+        ) { timer in
+            forward(target, timer)
+        }
+        tracker?.recordTarget(target, kind: .strong, role: .target)
+    }
+
     /// Creates an unscheduled timer whose target is a ``WeakProxy`` (held strongly) that
     /// forwards each fire to its own weak target (S8): `timer ⇒ proxy → owner`.
     ///

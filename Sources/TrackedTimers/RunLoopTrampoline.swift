@@ -151,6 +151,10 @@ extension RunLoop.Mode {
 /// (`Thread.current.name`, or `"thread 0x…"` with its pthread id); a run loop of another thread
 /// seen only from outside is `"run loop 0x…"` with its address. The graph keys the root by the
 /// `RunLoop` object, so the first name recorded for it sticks.
+///
+/// On Linux, `Thread.current.name` reads the pthread's name, which a thread inherits from its
+/// creator; `Thread.name` set before `start()` is not reliably applied. Set
+/// `Thread.current.name` from inside the thread before scheduling timers on it.
 func runLoopRoot(for runLoop: RunLoop) -> RootKind {
     if runLoop === RunLoop.main { return .runLoop(thread: "main") }
     if runLoop === RunLoop.current {

@@ -12,7 +12,8 @@ extension FrameTimer {
     ///
     /// - Parameters:
     ///   - target: Retained until ``invalidate()``.
-    ///   - refreshRate: Refreshes per second of the simulated display; finite, above 0.
+    ///   - refreshRate: Refreshes per second of the simulated display; above 0, at most
+    ///     ``FrameTimer/maximumRefreshRate``.
     ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh; not negative.
     ///   - clock: Where timestamps are read; the system's monotonic clock by default.
     ///   - label: A label for reports.
@@ -39,7 +40,7 @@ extension FrameTimer {
     ///
     /// - Parameters:
     ///   - weakTarget: Not retained; loaded strongly for the duration of each frame.
-    ///   - refreshRate: Refreshes per second; finite, above 0.
+    ///   - refreshRate: Refreshes per second; above 0, at most ``FrameTimer/maximumRefreshRate``.
     ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh.
     ///   - clock: Where timestamps are read.
     ///   - label: A label for reports.
@@ -68,7 +69,7 @@ extension FrameTimer {
     ///
     /// - Parameters:
     ///   - proxy: Retained until ``invalidate()``.
-    ///   - refreshRate: Refreshes per second; finite, above 0.
+    ///   - refreshRate: Refreshes per second; above 0, at most ``FrameTimer/maximumRefreshRate``.
     ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh.
     ///   - clock: Where timestamps are read.
     ///   - label: A label for reports.
@@ -93,7 +94,7 @@ extension FrameTimer {
     /// (`capturing: self, as: .weak` records `link ⇒ closure → owner`, S12b).
     ///
     /// - Parameters:
-    ///   - refreshRate: Refreshes per second; finite, above 0.
+    ///   - refreshRate: Refreshes per second; above 0, at most ``FrameTimer/maximumRefreshRate``.
     ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh.
     ///   - clock: Where timestamps are read.
     ///   - captured: The object the closure captures, to show in the graph. Not retained.

@@ -79,7 +79,9 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
         refreshRate: Double, preferredFramesPerSecond: Int, clock: FrameClock, label: String?,
         graph: LiveGraph, stopsWhenTargetDies: Bool, action: @escaping Action
     ) throws(TimerError) {
-        guard refreshRate.isFinite, refreshRate > 0 else { throw .invalidFrameRate(refreshRate) }
+        guard refreshRate.isFinite, refreshRate > 0, refreshRate <= Self.maximumRefreshRate else {
+            throw .invalidFrameRate(refreshRate)
+        }
         guard preferredFramesPerSecond >= 0 else {
             throw .invalidFrameRate(Double(preferredFramesPerSecond))
         }
@@ -99,12 +101,18 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
         }
     }
 
+    /// The highest refresh rate accepted (10 µs between refreshes).
+    public static let maximumRefreshRate: Double = 100_000
+
+    /// The largest frame interval: higher values are stored as this.
+    static let maximumFrameInterval = Int(Int32.max)
+
     /// Refreshes per frame for a preferred rate: `refreshRate / preferred`, rounded, at least 1;
     /// 0 means the refresh rate.
     static func frameInterval(for preferred: Int, refreshRate: Double) -> Int {
         guard preferred > 0 else { return 1 }
         let ratio = (refreshRate / Double(preferred)).rounded()
-        return ratio.isFinite ? max(1, Int(min(ratio, Double(Int32.max)))) : 1
+        return ratio.isFinite ? max(1, Int(min(ratio, Double(maximumFrameInterval)))) : 1
     }
 
     // MARK: Frame properties
@@ -120,10 +128,14 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
 
     /// Refreshes between frames (at least 1), as `CADisplayLink.frameInterval`.
     ///
-    /// Setting it changes ``preferredFramesPerSecond`` to match; values below 1 count as 1.
+    /// Setting it changes ``preferredFramesPerSecond`` to match; values below 1 count as 1,
+    /// values above `Int32.max` as `Int32.max`.
     public var frameInterval: Int {
         get { lock.withLock { state.frameInterval } }
-        set { lock.withLock { state.frameInterval = max(1, newValue) } }
+        set {
+            let interval = min(max(1, newValue), Self.maximumFrameInterval)
+            lock.withLock { state.frameInterval = interval }
+        }
     }
 
     /// The frame rate the action is called at; 0 (the default) means ``refreshRate``.

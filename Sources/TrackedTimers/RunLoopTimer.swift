@@ -112,7 +112,10 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
     ///
     /// Setting it reschedules the timer (and re-anchors the grid of a repeating timer, as on
     /// Apple platforms). Before scheduling it is creation time + ``interval``. After
-    /// invalidation it keeps the last value and setting it does nothing.
+    /// invalidation it keeps the last value and setting it does nothing. A NaN or +∞ date is
+    /// stored as `Date.distantFuture` (the timer then waits), −∞ as `Date.distantPast` (it is
+    /// due at once). Once scheduled, the value read back is Foundation's, which clamps dates
+    /// beyond about the year 2129.
     public var fireDate: Date {
         get {
             lock.withLock {
@@ -122,6 +125,7 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
             }
         }
         set {
+            let newValue = RunLoopTiming.sanitized(date: newValue)
             let timer: Timer? = lock.withLock {
                 guard state.phase != .invalidated else { return nil }
                 state.fireDate = newValue

@@ -180,6 +180,13 @@ enum RunLoopTiming {
         tolerance.isFinite && tolerance > 0 ? tolerance : 0
     }
 
+    /// A date Foundation can schedule: NaN and +∞ become `distantFuture`, −∞ `distantPast`.
+    static func sanitized(date: Date) -> Date {
+        let seconds = date.timeIntervalSinceReferenceDate
+        if seconds.isFinite { return date }
+        return seconds == -.infinity ? .distantPast : .distantFuture
+    }
+
     /// The first grid point `anchor + k × interval` (k ≥ 1) strictly after `now`: where a
     /// repeating timer fires next when fire points were missed (skipped, not shifted: S17).
     static func nextGridPoint(anchor: Date, interval: TimeInterval, after now: Date) -> Date {

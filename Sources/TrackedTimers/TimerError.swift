@@ -25,8 +25,8 @@ public enum TimerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The timer is already scheduled on another run loop; a timer belongs to one run loop
     /// (it may be in several modes of that one).
     case scheduledOnAnotherRunLoop
-    /// A frame rate (frames per second) is NaN, infinite or not above 0, or a preferred rate
-    /// or frame interval is negative.
+    /// A frame rate (frames per second) is NaN, infinite, not above 0 or above
+    /// `FrameTimer.maximumRefreshRate`, or a preferred rate is negative.
     case invalidFrameRate(Double)
 
     /// A one-line explanation, as printed in logs.
@@ -46,7 +46,7 @@ public enum TimerError: Error, Hashable, Sendable, CustomStringConvertible {
         case .scheduledOnAnotherRunLoop:
             return "the timer is already scheduled on another run loop"
         case .invalidFrameRate(let value):
-            return "invalid frame rate \(value): it must be finite and above 0"
+            return "invalid frame rate \(value): it must be above 0 and at most 100000"
         }
     }
 }

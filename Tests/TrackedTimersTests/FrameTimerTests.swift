@@ -105,9 +105,29 @@ struct FrameTimerTests {
         #expect(edgeLines(graph).isEmpty)
     }
 
+    @Test("Extreme frame intervals and clock readings are clamped, never trap")
+    func extremeValues() throws {
+        let clock = FrameClock { .nan }
+        var frames = 0
+        let link = try FrameTimer(refreshRate: 1000, clock: clock, graph: LiveGraph()) { _ in
+            frames += 1
+        }
+        link.frameInterval = .max
+        #expect(link.frameInterval == Int(Int32.max))
+        link.frameInterval = .min
+        #expect(link.frameInterval == 1)
+        link.preferredFramesPerSecond = .max
+        #expect(link.frameInterval == 1)
+        link.preferredFramesPerSecond = -5
+        #expect(link.frameInterval == 1)
+        try link.add(to: .current, forMode: .default)
+        #expect(runRunLoop(until: { frames >= 2 }))  // NaN readings still make frames
+        link.invalidate()
+    }
+
     @Test("Bad frame rates are typed errors")
     func badFrameRates() {
-        for rate in [Double.nan, .infinity, 0, -60] {
+        for rate in [Double.nan, .infinity, 0, -60, 1e300] {
             let error = #expect(throws: TimerError.self) {
                 _ = try FrameTimer(refreshRate: rate, graph: LiveGraph()) { _ in }
             }

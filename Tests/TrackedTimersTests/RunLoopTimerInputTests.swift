@@ -83,6 +83,22 @@ struct RunLoopTimerInputTests {
         #expect(scheduled == [scheduledDefault, "runloop ⇒ RunLoopTimer [scheduled in mode \"UITrackingRunLoopMode\"]"])
     }
 
+    @Test("Extreme intervals and non-finite fire dates are accepted or clamped, never trap")
+    func extremeValues() throws {
+        let graph = LiveGraph()
+        let huge = try RunLoopTimer(interval: 1e300, repeats: true, graph: graph) { _ in }
+        try huge.add(to: .current, forMode: .default)
+        let tiny = try RunLoopTimer(interval: 1e-300, repeats: true, graph: graph) { _ in }
+        try tiny.add(to: .current, forMode: .default)
+        #expect(runRunLoop(until: { tiny.fireCount >= 3 }))
+        tiny.invalidate()
+        huge.fireDate = Date(timeIntervalSinceReferenceDate: .nan)
+        #expect(huge.fireDate > Date(timeIntervalSinceNow: 3e9))  // Foundation clamps to ~2129
+        huge.fireDate = Date(timeIntervalSinceReferenceDate: -.infinity)
+        #expect(runRunLoop(until: { huge.fireCount >= 1 }))
+        huge.invalidate()
+    }
+
     @Test("Tolerance is stored; NaN, negative and infinite values become 0")
     func tolerance() throws {
         let timer = try RunLoopTimer(interval: 1, repeats: true, graph: LiveGraph()) { _ in }

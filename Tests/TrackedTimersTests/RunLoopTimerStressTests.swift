@@ -121,9 +121,10 @@ struct RunLoopTimerStressTests {
             links.append(link)
         }
         // Each timer and link fires at least once (timers may fire more than once).
-        let fireAll = runRunLoop(until: {
-            timers.allSatisfy { $0.fireCount >= 1 } && links.allSatisfy { $0.frameCount >= 1 }
-        }, timeout: 60)
+        let fireAll = runRunLoop(
+            until: {
+                timers.allSatisfy { $0.fireCount >= 1 } && links.allSatisfy { $0.frameCount >= 1 }
+            }, timeout: 60, slice: 0.002)
         // Invalidate: odd ones from another thread, concurrently with this thread's loop.
         let group = DispatchGroup()
         for (i, timer) in timers.enumerated() {
@@ -140,7 +141,10 @@ struct RunLoopTimerStressTests {
                 link.invalidate()
             }
         }
-        let done = runRunLoop(until: { group.wait(timeout: .now()) == .success }, timeout: 60)
+        // Keep this thread's loop running (firing what is still valid) while the other thread
+        // invalidates; with no valid timer left the loop returns at once, so this ends quickly.
+        let done = runRunLoop(
+            until: { group.wait(timeout: .now()) == .success }, timeout: 60, slice: 0.002)
         timers.removeAll()
         links.removeAll()
         targets.removeAll()

@@ -60,6 +60,15 @@ struct ValueWalkTests {
         #expect(walked.result.references(from: walked.id(holder)).count == 8)
     }
 
+    @Test("Foundation and standard-library value types are leaves: no references, no noise")
+    func foundationValuesAreLeaves() {
+        let leaf = Leaf()
+        let holder = FoundationValues(leaf)
+        let walked = Walked([holder], known: [leaf])
+        #expect(walked.result.references(from: walked.id(holder)).map(\.role) == [.storedProperty(name: "leaf")])
+        #expect(walked.result.diagnostics.isEmpty)
+    }
+
     @Test("only the first elements of a large collection are read, and the walk says so")
     func collectionLimit() {
         let many = (0..<50).map { Leaf("n\($0)") }

@@ -152,3 +152,13 @@ final class WeakLink {
     weak var target: Chain?
     init(_ target: Chain) { self.target = target }
 }
+
+/// Foundation value types next to one reference.
+final class FoundationValues {
+    var url = URL(string: "https://example.com/a")!
+    var data = Data([1, 2, 3])
+    var date = Date()
+    var text = "text"
+    var leaf: Leaf
+    init(_ leaf: Leaf) { self.leaf = leaf }
+}

@@ -90,13 +90,35 @@ extension WalkSession {
             visitCollection(collection, metadata, at: address, site: site, nesting: nesting)
             return
         }
-        // Other standard-library structs (String, AnyHashable, Unmanaged…) are leaves.
-        if StandardCollection.isStandardLibrary(descriptor) { return }
+        if isLeafStruct(descriptor) { return }
         let layout = instanceLayout(of: metadata, typeName: _typeName(type, qualified: true))
         for field in layout.fields {
             visitField(field, base: address, site: site.appending(field.name), nesting: nesting + 1)
         }
     }
+
+    /// Whether a struct is treated as holding nothing worth following: the standard library's
+    /// structs other than its collections (`String`, `AnyHashable`, `Unmanaged`…), and
+    /// Foundation's and Dispatch's value types (`Data`, `URL`, `Date`…), whose storage objects
+    /// never explain a leak. Their classes (such as `Foundation.Timer`) are still read.
+    private func isLeafStruct(_ descriptor: TypeDescriptor) -> Bool {
+        if let known = leafStructs[descriptor] { return known }
+        let isLeaf: Bool
+        if StandardCollection.isStandardLibrary(descriptor) {
+            isLeaf = true
+        } else if let module = descriptor.moduleName {
+            isLeaf = Self.leafStructModules.contains(module)
+        } else {
+            isLeaf = false
+        }
+        leafStructs[descriptor] = isLeaf
+        return isLeaf
+    }
+
+    private static let leafStructModules: Set<String> = [
+        "Swift", "Foundation", "FoundationEssentials", "FoundationInternationalization",
+        "Dispatch", "_Concurrency", "Synchronization",
+    ]
 
     /// Copies an enum value out and reads its active case's payload (the runtime's reflection,
     /// never `CustomReflectable`).

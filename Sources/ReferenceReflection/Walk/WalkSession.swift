@@ -85,6 +85,8 @@ final class WalkSession {
     var unmanagedReferences: [(site: Site, address: UInt)] = []
     var instanceLayouts: [TypeMetadata: InstanceLayout] = [:]
     var contextLayouts: [TypeMetadata: ContextLayout] = [:]
+    /// Whether a struct descriptor belongs to a module whose structs are leaves.
+    var leafStructs: [TypeDescriptor: Bool] = [:]
     var expandedCount = 0
     var isTruncated = false
 
@@ -162,9 +164,6 @@ final class WalkSession {
 
     /// Whether the time or object budget is spent (and says so once).
     func budgetExhausted() -> Bool {
-        if isTruncated && (expandedCount >= limits.maxObjects || clock.now >= deadline) {
-            return true
-        }
         if expandedCount >= limits.maxObjects {
             report(.limitReached, typeName: "", "object limit \(limits.maxObjects) reached")
             isTruncated = true

@@ -2,7 +2,7 @@ import Locking
 
 extension GraphStorage {
     mutating func addReference(_ record: ReferenceRecord) -> ReferenceID? {
-        guard nodes[record.from] != nil, nodes[record.to] != nil else { return nil }
+        guard has(record.from), has(record.to) else { return nil }
         let slot: UInt32
         if let free = freeSlots.popLast() {
             slot = free
@@ -36,7 +36,7 @@ extension GraphStorage {
         removalsSinceSweep = 0
         for index in slots.indices {
             guard let record = slots[index].record else { continue }
-            if nodes[record.from] == nil || nodes[record.to] == nil { clearSlot(index) }
+            if !has(record.from) || !has(record.to) { clearSlot(index) }
         }
     }
 
@@ -51,14 +51,14 @@ extension GraphStorage {
         var doomed = nodes.compactMap { id, record -> ObjectID? in
             switch record.lifetime {
             case .object: return record.object == nil ? id : nil
-            case .anchored(let anchor): return nodes[anchor] == nil ? id : nil
+            case .anchored(let anchor): return !has(anchor) ? id : nil
             case .immortal: return nil
             }
         }
         while !doomed.isEmpty {
             for id in doomed { removeNode(id, sweepingWhenDue: false) }
             doomed = nodes.compactMap { id, record -> ObjectID? in
-                if case .anchored(let anchor) = record.lifetime, nodes[anchor] == nil { return id }
+                if case .anchored(let anchor) = record.lifetime, !has(anchor) { return id }
                 return nil
             }
         }
@@ -69,7 +69,7 @@ extension GraphStorage {
         var result: [Reference] = []
         for index in slots.indices {
             guard let record = slots[index].record, record.from == from,
-                nodes[record.to] != nil
+                has(record.to)
             else { continue }
             result.append(reference(record, slot: index))
         }

@@ -73,6 +73,11 @@ struct GraphStorage {
     var removalsSinceSweep = 0
     var nextID: UInt64 = 1
 
+    /// Whether `id` is a recorded node. Unlike `nodes[id] != nil`, this copies no record (a
+    /// record holds a weak reference, and copying one costs two atomic operations).
+    @inline(__always)
+    func has(_ id: ObjectID) -> Bool { nodes.index(forKey: id) != nil }
+
     mutating func makeID() -> ObjectID {
         defer { nextID += 1 }
         return ObjectID(rawValue: nextID)
@@ -105,7 +110,7 @@ struct GraphStorage {
     }
 
     mutating func registerDetachedRoot(_ kind: RootKind, label: String?) -> ObjectID {
-        if let existing = rootsByKind[kind], nodes[existing] != nil { return existing }
+        if let existing = rootsByKind[kind], has(existing) { return existing }
         let id = makeID()
         nodes[id] = NodeRecord(
             key: nil, lifetime: .immortal, type: nil, typeName: Self.rootTypeName(kind), label: label,
@@ -117,7 +122,7 @@ struct GraphStorage {
     mutating func registerAnchored(
         kind: NodeKind, typeName: String, label: String?, anchor: ObjectID, trace: StackTrace?
     ) -> ObjectID {
-        guard nodes[anchor] != nil else { return .disabled }
+        guard has(anchor) else { return .disabled }
         let id = makeID()
         nodes[id] = NodeRecord(
             key: nil, lifetime: .anchored(anchor), type: nil, typeName: typeName, label: label, kind: kind,

@@ -56,6 +56,18 @@ let package = Package(
             plugins: [
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
+        ),
+        // Edge insert/remove, snapshot cost, SCC + root paths at 10k/100k/1M nodes, memory per edge.
+        .executableTarget(
+            name: "GraphDetection",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "RetainGraph", package: "RetainGraph"),
+            ],
+            path: "Benchmarks/GraphDetection",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark")
+            ]
         )
     ]
 )

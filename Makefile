@@ -1,18 +1,21 @@
 # RetainGraph: build, test and demo commands. Works on a fresh Debian/Ubuntu machine as root
 # (or with sudo): missing system packages are installed with apt-get first.
 #
-#   make demo        run the main example
+#   make demo        run the seed demo (every seed scenario, live; `swift run seed-demo`)
 #   make test        the whole test suite (swift test)
 #   make test-tsan   the Stress tests under ThreadSanitizer
 #   make werror      build everything, tests included, with warnings as errors
 #   make bench       run the benchmarks (nested package in Benchmarks/)
 #   make format      format in place; `make lint` only checks
 #
-# SCRATCH=.build-mine puts the main build somewhere other than .build.
+# SCRATCH=.build-mine puts the main build somewhere other than .build; SWIFT_FLAGS adds build
+# flags (CI runs `make test SCRATCH=.build-werror SWIFT_FLAGS="-Xswiftc -warnings-as-errors"`).
 
 SWIFT ?= swift
-DEMO ?= stack-trace-demo
+DEMO ?= seed-demo
 SCRATCH ?=
+SWIFT_FLAGS ?=
+WERROR_FLAGS := -Xswiftc -warnings-as-errors
 SCRATCH_FLAG := $(if $(SCRATCH),--scratch-path $(SCRATCH),)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
@@ -29,10 +32,10 @@ deps-optional:
 		|| echo "note: graphviz not installed; DOT rendering tests will be skipped"
 
 demo: deps
-	$(SWIFT) run $(SCRATCH_FLAG) $(DEMO)
+	$(SWIFT) run $(SCRATCH_FLAG) $(SWIFT_FLAGS) $(DEMO)
 
 test: deps deps-optional
-	$(SWIFT) test $(SCRATCH_FLAG)
+	$(SWIFT) test $(SCRATCH_FLAG) $(SWIFT_FLAGS)
 
 # A filter that matches no test still exits 0 (XCTest warns "No matching test cases were run",
 # Swift Testing reports 0 tests), so this passes before any Stress test exists.
@@ -40,7 +43,7 @@ test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter Stress
 
 werror: deps
-	$(SWIFT) build --build-tests --scratch-path .build-werror -Xswiftc -warnings-as-errors
+	$(SWIFT) build --build-tests --scratch-path .build-werror $(WERROR_FLAGS)
 
 bench-build: deps
 	$(SWIFT) build -c release --package-path Benchmarks --scratch-path .build-bench

@@ -25,7 +25,8 @@ enum Demangling {
     /// Swift symbols are demangled by the runtime's `swift_demangle`; a trailing ` -> ()` is
     /// dropped for brevity. Anything else (C, C++ or already readable names) is returned as is.
     ///
-    /// - Parameter rawName: The symbol name as the binary spells it, e.g. `$s5MyApp5OwnerC5startyyF`.
+    /// - Parameter rawName: The symbol name as the binary spells it, such as
+    ///   `$s5MyApp5OwnerC5startyyF`.
     /// - Returns: The readable name, e.g. `MyApp.Owner.start()`.
     /// - Complexity: About 2.5 µs per Swift symbol; callers cache the result.
     static func demangle(_ rawName: String) -> String {

@@ -98,17 +98,27 @@ public struct StackFrame: Sendable, Hashable {
         mangledName.flatMap(Demangling.moduleName(ofMangled:))
     }
 
-    /// Whether this frame belongs to one of `modules`, by its Swift module or by its image's file
-    /// name (a prefix match, so `"libswift"` matches every toolchain library).
+    /// Whether this frame belongs to one of `modules`.
     ///
-    /// - Parameter modules: Module names or image-name prefixes.
-    /// - Returns: `true` when the frame's module is in `modules` or its image name starts with one.
+    /// A frame with a Swift module (see ``module``) belongs to `modules` when that module is in
+    /// it, compared exactly: `"RetainGraph"` does not match `RetainGraphDemo`. A frame without
+    /// one (C code, some thunks) is judged by its image instead: `Foo`, `libFoo.so` and
+    /// `libFoo.so.1` all belong to `"Foo"`.
+    ///
+    /// - Parameter modules: Module names, such as `["RetainGraph", "TrackedTimers"]`.
+    /// - Returns: `true` when the frame's module, or failing that its image, is one of `modules`.
     public func belongs(toAnyOf modules: some Collection<String>) -> Bool {
-        if let module, modules.contains(module) { return true }
-        if let imageName, modules.contains(where: { !$0.isEmpty && imageName.hasPrefix($0) }) {
-            return true
-        }
-        return false
+        if let module { return modules.contains(module) }
+        guard let imageName else { return false }
+        return modules.contains(Self.imageModuleName(imageName))
+    }
+
+    /// `libFoo.so.1` → `Foo`, `Foo.so` → `Foo`, `Foo` → `Foo`.
+    static func imageModuleName(_ imageName: String) -> String {
+        var name = Substring(imageName)
+        if let range = name.firstRange(of: ".so") { name = name[..<range.lowerBound] }
+        if name.hasPrefix("lib"), name.count > 3 { name = name.dropFirst(3) }
+        return String(name)
     }
 
     /// The frame as one line of a report, with its position in the trace.

@@ -4,9 +4,9 @@ extension StackTrace {
     ///
     /// Each address is looked up once per process and cached, thread-safely; the first lookup of
     /// an address reads symbol and line tables through the toolchain's `Runtime` module (falling
-    /// back to the image list alone), later ones are dictionary look-ups. Names are demangled with the
-    /// runtime's `swift_demangle`. Where the compiler inlined calls, one address yields several
-    /// frames, innermost first, marked ``StackFrame/isInlined``.
+    /// back to the image list alone), later ones are dictionary look-ups. Names are demangled
+    /// with the runtime's `swift_demangle`. Where the compiler inlined calls, one address yields
+    /// several frames, innermost first, marked ``StackFrame/isInlined``.
     ///
     /// ```swift
     /// let frames = StackTrace.capture().symbolicated()
@@ -24,17 +24,18 @@ extension StackTrace {
     /// The frames a person wants to read: symbolicated, without the named modules' frames and,
     /// unless asked for, without thunks and system frames.
     ///
-    /// A frame is left out when its Swift module is one of `modules`, when its image's file name
-    /// starts with one of them, when it is a compiler-generated thunk, or when it belongs to the
-    /// system (program entry, toolchain libraries, Foundation, Dispatch, the C library, test
-    /// runners) and `includingSystemFrames` is `false`.
+    /// A frame is left out when it belongs to one of `modules` (its Swift module, compared
+    /// exactly, or for C frames its image; see ``StackFrame/belongs(toAnyOf:)``), when it is a
+    /// compiler-generated thunk, or when it belongs to the system (program entry, toolchain
+    /// libraries, Foundation, Dispatch, the C library, test runners) and `includingSystemFrames`
+    /// is `false`.
     ///
     /// ```swift
     /// trace.frames(excludingModules: ["RetainGraph", "TrackedTimers", "StackTraces"])
     /// ```
     ///
     /// - Parameters:
-    ///   - modules: Module names or image-name prefixes whose frames to leave out.
+    ///   - modules: Module names whose frames to leave out.
     ///   - includingSystemFrames: Whether to keep thunks and system frames. Defaults to `false`.
     /// - Returns: The remaining frames, innermost first.
     /// - Complexity: That of ``symbolicated()``, plus O(*n* × *m*) for *m* modules.
@@ -55,7 +56,7 @@ extension StackTrace {
     /// ``frames(excludingModules:includingSystemFrames:)``.
     ///
     /// - Parameters:
-    ///   - modules: Module names or image-name prefixes whose frames to leave out.
+    ///   - modules: Module names whose frames to leave out.
     ///   - includingSystemFrames: Whether to keep thunks and system frames. Defaults to `false`.
     /// - Returns: The lines joined by newlines, without a trailing newline; empty for no frames.
     public func formatted(

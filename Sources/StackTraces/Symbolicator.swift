@@ -5,9 +5,10 @@ internal import Runtime
 ///
 /// Route: the toolchain's `Runtime` module (see ``RuntimeSymbolication``), which reads ELF
 /// symbol tables and DWARF line tables in process. Where it finds no symbol, the frame still
-/// gets its image and offset from the `Runtime` module's image list. Results are cached per address behind a ``PthreadLock`` that
-/// ThreadSanitizer understands; slow lookups are serialized by a second lock so two threads
-/// never symbolicate the same address twice, and no user code ever runs under either lock.
+/// gets its image and offset from the `Runtime` module's image list. Results are cached per
+/// address behind a ``PthreadLock`` that ThreadSanitizer understands; slow lookups are
+/// serialized by a second lock so two threads never symbolicate the same address twice, and no
+/// user code ever runs under either lock.
 final class Symbolicator: Sendable {
     /// The process-wide instance.
     static let shared = Symbolicator()

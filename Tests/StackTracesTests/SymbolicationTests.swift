@@ -55,6 +55,18 @@ struct SymbolicationTests {
         #expect(StackFrame(address: 1, mangledName: "$s99Short").module == nil)
     }
 
+    @Test func moduleMatchingIsExactAndFallsBackToTheImageForCFrames() {
+        let swiftFrame = StackFrame(
+            address: 1, mangledName: "$s15RetainGraphDemo5OwnerC5startyyF", imageName: "RetainGraph"
+        )
+        #expect(!swiftFrame.belongs(toAnyOf: ["RetainGraph"]))
+        #expect(swiftFrame.belongs(toAnyOf: ["RetainGraphDemo"]))
+        let cFrame = StackFrame(address: 1, mangledName: "foo_start", imageName: "libFoo.so.1")
+        #expect(cFrame.belongs(toAnyOf: ["Foo"]))
+        #expect(!cFrame.belongs(toAnyOf: ["Fo", "libFoo"]))
+        #expect(!StackFrame(address: 1).belongs(toAnyOf: ["Foo"]))
+    }
+
     @Test func excludingTheTestModuleLeavesNoTestFrames() {
         let trace = StackTrace.capture()
         let all = trace.frames(includingSystemFrames: true)

@@ -152,10 +152,10 @@ extension RunLoop.Mode {
 /// seen only from outside is `"run loop 0x…"` with its address. The graph keys the root by the
 /// `RunLoop` object, so the first name recorded for it sticks.
 ///
-/// On Linux, `Thread.current.name` reads the pthread's name, which a thread inherits from its
-/// creator; `Thread.name` set before `start()` is not reliably applied. Set
-/// `Thread.current.name` from inside the thread before scheduling timers on it.
+/// A name given with ``RunLoopNames/setName(_:for:)`` wins: on Linux `Thread.current.name`
+/// reads the pthread's name, which a thread inherits from its creator (see ``RunLoopNames``).
 func runLoopRoot(for runLoop: RunLoop) -> RootKind {
+    if let name = RunLoopNames.name(for: runLoop) { return .runLoop(thread: name) }
     if runLoop === RunLoop.main { return .runLoop(thread: "main") }
     if runLoop === RunLoop.current {
         if Thread.isMainThread { return .runLoop(thread: "main") }

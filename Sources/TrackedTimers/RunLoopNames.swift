@@ -1,0 +1,52 @@
+import Foundation
+import Locking
+
+/// Names run loops for reports, where a thread's own name cannot be trusted.
+///
+/// The instrumented timers record a run loop as the root `.runLoop(thread:)`, named after the
+/// thread that owns it. On Linux, `Thread.name` is unreliable for that: a new thread inherits its
+/// creator's pthread name (a dispatch worker's, such as `"oot.default-qos"`), a name set before
+/// `start()` is not applied, and under ThreadSanitizer even setting `Thread.current.name` from
+/// inside the thread does not stick. A name given here wins over the thread's.
+///
+/// ```swift
+/// let worker = Thread {
+///     RunLoopNames.setName("network worker")   // names RunLoop.current
+///     let timer = try? RunLoopTimer.scheduled(interval: 1, repeats: true) { _ in poll() }
+///     RunLoop.current.run()
+/// }
+/// ```
+///
+/// The graph keys a run-loop root by its `RunLoop` object, so name a run loop before the first
+/// timer is scheduled on it.
+public enum RunLoopNames {
+    private struct Entry {
+        weak var runLoop: RunLoop?
+        var name: String
+    }
+
+    private static let names = Locked<[ObjectIdentifier: Entry]>([:])
+
+    /// Gives `runLoop` a name for the roots recorded for it from now on.
+    ///
+    /// - Parameters:
+    ///   - name: The name, printed as `run loop of thread "name"`.
+    ///   - runLoop: The run loop; the current thread's by default.
+    /// - Complexity: Amortised O(1); entries of dead run loops are dropped as new ones are added.
+    public static func setName(_ name: String, for runLoop: RunLoop = .current) {
+        names.withLock { names in
+            names = names.filter { $0.value.runLoop != nil }
+            names[ObjectIdentifier(runLoop)] = Entry(runLoop: runLoop, name: name)
+        }
+    }
+
+    /// The name given to `runLoop`, if any (and if it is that same, living run loop).
+    static func name(for runLoop: RunLoop) -> String? {
+        names.withLock { names in
+            guard let entry = names[ObjectIdentifier(runLoop)], entry.runLoop === runLoop else {
+                return nil
+            }
+            return entry.name
+        }
+    }
+}

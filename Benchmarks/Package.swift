@@ -47,6 +47,17 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "TimerTracking",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "TrackedTimers", package: "RetainGraph"),
+                .product(name: "RetainGraph", package: "RetainGraph"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/TimerTracking",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "StackTraceCapture",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

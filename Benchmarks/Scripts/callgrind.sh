@@ -12,7 +12,8 @@
 # DispatchCount tool (release, DWARF 4: valgrind 3.19 cannot read DWARF 5); the Objective-C side
 # is Benchmarks/ObjCPeer (run.sh builds it, installing GNUstep when missing).
 #
-# Exit status: 0 when every count is within its tolerance of the checked-in baseline
+# Exit status: 0 when every count is within its tolerance (percent, plus 2 instructions) of the
+# checked-in baseline
 # (Benchmarks/Scripts/callgrind-baseline.tsv), 1 when one exceeds it (a regression), 2 on a
 # usage or build error. Counts lower than the baseline pass and are reported as improvements.
 #
@@ -30,6 +31,7 @@ swift_n="${SWIFT_N:-100000}"
 objc_n="${OBJC_N:-10000}"
 scratch="${CALLGRIND_SCRATCH:-$root/.build-bench-callgrind}"
 out="${CALLGRIND_OUT:-$(mktemp -d)}"
+mkdir -p "$out"
 
 update=0
 swift_only=0
@@ -79,8 +81,8 @@ total_ir() {
 results=()  # "lang variant ir"
 measure() {
   local lang="$1" variant="$2" n="$3" small large
-  small="$(total_ir "$lang" "$variant" "$n")"
-  large="$(total_ir "$lang" "$variant" "$((2 * n))")"
+  small="$(total_ir "$lang" "$variant" "$n")" || exit 2
+  large="$(total_ir "$lang" "$variant" "$((2 * n))")" || exit 2
   results+=("$lang $variant $(( (large - small + n / 2) / n ))")
   echo "  $lang $variant: $(( (large - small + n / 2) / n )) Ir/call" >&2
 }
@@ -96,10 +98,10 @@ if [ -n "$objc_bin" ]; then
 fi
 
 lookup() {  # lookup LANG VARIANT -> Ir/call or empty
-  local entry
+  local lang="$1" variant="$2" entry
   for entry in "${results[@]}"; do
-    set -- $entry "$1" "$2"
-    if [ "$1" = "$4" ] && [ "$2" = "$5" ]; then echo "$3"; return; fi
+    set -- $entry
+    if [ "$1" = "$lang" ] && [ "$2" = "$variant" ]; then echo "$3"; return; fi
   done
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
@@ -164,7 +166,8 @@ for entry in "${results[@]}"; do
   line="$(awk -F'\t' -v l="$1" -v v="$2" '$1 == l && $2 == v { print $3, $4 }' "$baseline")"
   [ -z "$line" ] && { echo "no baseline: $1 $2"; continue; }
   set -- "$1" "$2" "$3" $line
-  limit="$(awk -v b="$4" -v t="$5" 'BEGIN { printf "%d", b * (1 + t / 100) + 0.5 }')"
+  # percent tolerance plus 2 instructions of slack, so that tiny counts are not all-or-nothing
+  limit="$(awk -v b="$4" -v t="$5" 'BEGIN { printf "%d", b * (1 + t / 100) + 2.5 }')"
   if [ "$3" -gt "$limit" ]; then
     echo "REGRESSION $1 $2: $3 Ir/call > $limit (baseline $4 + $5%)"
     status=1

@@ -62,6 +62,16 @@ let package = Package(
             path: "Examples/StackTraceDemo"
         ),
         .target(
+            name: "SeedScenarios",
+            dependencies: ["TrackedTimers", "LeakTracking", "ReferenceReflection", "RetainGraph"],
+            path: "Examples/SeedScenarios"
+        ),
+        .executableTarget(
+            name: "seed-demo",
+            dependencies: ["SeedScenarios"],
+            path: "Examples/SeedDemo"
+        ),
+        .target(
             name: "_TestSupport",
             dependencies: ["RetainGraph", "TrackedTimers"],
             path: "Tests/_TestSupport"
@@ -86,6 +96,10 @@ let package = Package(
         .testTarget(
             name: "RetainGraphTestingTests",
             dependencies: ["RetainGraphTesting", "LeakTracking", "TrackedTimers"]
+        ),
+        .testTarget(
+            name: "SeedScenariosTests",
+            dependencies: ["SeedScenarios", "LeakTracking", "seed-demo"]
         ),
     ]
 )

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+/// Runs the built `seed-demo` executable, as swift-argument-parser's example tests do, and
+/// checks what it prints.
+@Suite("seed-demo executable")
+struct SeedDemoExecutableTests {
+    /// The table lines `seed-demo` must print: id, verdict word, and the start of the
+    /// explanation (run-dependent parts, such as a transient's fire time, are left out).
+    static let expectedLines: [(id: String, verdict: String, explanation: String)] = [
+        ("S1", "LEAK", "strong target: run loop ⇒ RunLoopTimer ⇒ ClockViewController ⇒ RunLoopTimer"),
+        ("S2a", "TRANSIENT", "one-shot timer pending: run loop ⇒ RunLoopTimer ⇒ ClockViewController"),
+        ("S2b", "OK", "died: "),
+        ("S3", "LEAK", "strong target: run loop ⇒ RunLoopTimer ⇒ ClockViewController ⇒ RunLoopTimer"),
+        ("S4", "LEAK", "held from a root, no cycle: run loop ⇒ RunLoopTimer ⇒ WeakTimerViewController"),
+        ("S5a", "OK", "died: "),
+        ("S5b", "LEAK", "strong target: run loop ⇒ RunLoopTimer ⇒ ClockViewController ⇒ RunLoopTimer"),
+        ("S6a", "OK", "died: "),
+        ("S6b", "LEAK", "closure captures self: run loop ⇒ RunLoopTimer ⇒ closure ⇒ BlockClockViewController"),
+        ("S7a", "OK", "died: "),
+        ("S7b", "LEAK", "dispatch handler captures self: queue ⇒ DispatchTimer ⇒ "),
+        ("S8", "OK", "died: "),
+        ("S9", "OK", "died: "),
+        ("S10", "OK", "died: "),
+        ("S11a", "OK", "died: "),
+        ("S11b", "ZOMBIE", "timer fires into a dead target: run loop ⇒ RunLoopTimer → WrapperViewController (dead)"),
+        ("S12a", "LEAK", "frame timer strong target: run loop ⇒ FrameTimer ⇒ DisplayLinkViewController ⇒ FrameTimer"),
+        ("S12b", "OK", "died: "),
+        ("S14", "LEAK", "unscheduled timer holds target: UnscheduledViewController ⇒ RunLoopTimer ⇒ UnscheduledViewController"),
+        ("S16", "LEAK", "background run loop: run loop ⇒ RunLoopTimer ⇒ PollingViewController ⇒ RunLoopTimer"),
+        ("S18a", "LEAK", "registry entry: ZCGCDTimer ⇒ DispatchTimer ⇒ "),
+        ("S18b", "OK", "died: "),
+        ("S20", "OK", "died: "),
+    ]
+
+    /// `seed-demo` in the build products directory, next to the test bundle.
+    static func demoURL() -> URL? {
+        var directories = Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }
+            .map { $0.bundleURL.deletingLastPathComponent() }
+        directories.append(Bundle.main.bundleURL)
+        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        return directories.map { $0.appendingPathComponent("seed-demo") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// Runs `seed-demo` and returns its exit status and standard output.
+    static func runDemo() throws -> (status: Int32, output: String) {
+        let url = try #require(demoURL(), "seed-demo not found next to the test bundle")
+        let process = Process()
+        process.executableURL = url
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("prints the S1 and S4 reports, then one table line per case id, and exits 0")
+    func printsReportsThenTable() throws {
+        let (status, output) = try Self.runDemo()
+        #expect(status == 0, "\(output)")
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+
+        let s1 = try #require(lines.firstIndex(of: "== S1: repeating timer with a strong target =="))
+        let s4 = try #require(lines.firstIndex(of: "== S4: weak timer property =="))
+        let table = try #require(lines.firstIndex(of: "== Verdicts =="))
+        #expect(s1 < s4 && s4 < table)
+        #expect(lines[s1 + 1].hasPrefix("LEAK: SeedScenarios.ClockViewController at 0x"))
+        #expect(lines[s4 + 1].hasPrefix("LEAK: SeedScenarios.WeakTimerViewController at 0x"))
+        #expect(lines[s4..<table].contains("No cycle: held from a root."))
+
+        let rows = Array(lines[(table + 1)...].prefix { !$0.isEmpty })
+        #expect(rows.count == Self.expectedLines.count)
+        for (row, expected) in zip(rows, Self.expectedLines) {
+            let columns = row.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+            #expect(columns.count == 3, "\(row)")
+            guard columns.count == 3 else { continue }
+            #expect(String(columns[0]) == expected.id, "\(row)")
+            #expect(String(columns[1]) == expected.verdict, "\(row)")
+            let explanation = columns[2].drop { $0 == " " }
+            #expect(explanation.hasPrefix(expected.explanation), "\(row)")
+        }
+        #expect(lines.contains("All 24 verdicts match SCENARIOS.md."))
+    }
+
+    @Test("names the references ReferenceReflection discovered, and reports the raw Foundation timer")
+    func printsDiscoveredReferences() throws {
+        let (_, output) = try Self.runDemo()
+        for line in [
+            "S1    ClockViewController ⇒ .timer ⇒ RunLoopTimer",
+            "S1    closure ⇒ captures ClockViewController ⇒ ClockViewController",
+            "S3    ClockViewController ⇒ .timer ⇒ RunLoopTimer",
+            "S6b   BlockClockViewController ⇒ .timer ⇒ RunLoopTimer",
+            "S6b   closure ⇒ captures BlockClockViewController ⇒ BlockClockViewController",
+            "FT    RawTimerViewController ⇒ .timer ⇒ Timer",
+            "FT    Timer ⇒ ._fire ⇒ closure",
+            "FT    closure ⇒ captures RawTimerViewController ⇒ RawTimerViewController",
+        ] {
+            #expect(output.contains(line + "\n"), "missing: \(line)")
+        }
+        #expect(output.contains("Hint: a raw Foundation.Timer holds RawTimerViewController"))
+    }
+}

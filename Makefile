@@ -1,7 +1,7 @@
 # RetainGraph: build, test and demo commands. Works on a fresh Debian/Ubuntu machine as root
 # (or with sudo): missing system packages are installed with apt-get first.
 #
-#   make demo        run the main example (for now the stack-trace demo)
+#   make demo        run the seed demo (every seed scenario, live; `swift run seed-demo`) (for now the stack-trace demo)
 #   make test        the whole test suite (swift test)
 #   make test-tsan   the Stress tests under ThreadSanitizer
 #   make werror      build everything, tests included, with warnings as errors
@@ -12,7 +12,7 @@
 # flags (CI runs `make test SCRATCH=.build-werror SWIFT_FLAGS="-Xswiftc -warnings-as-errors"`).
 
 SWIFT ?= swift
-DEMO ?= stack-trace-demo
+DEMO ?= seed-demo
 SCRATCH ?=
 SWIFT_FLAGS ?=
 WERROR_FLAGS := -Xswiftc -warnings-as-errors

@@ -1,7 +1,7 @@
 # RetainGraph: build, test and demo commands. Works on a fresh Debian/Ubuntu machine as root
 # (or with sudo): missing system packages are installed with apt-get first.
 #
-#   make demo        run the seed demo (every seed scenario, live; `swift run seed-demo`) (for now the stack-trace demo)
+#   make demo        run the seed demo (every seed scenario, live; `swift run seed-demo`)
 #   make test        the whole test suite (swift test)
 #   make test-tsan   the Stress tests under ThreadSanitizer
 #   make werror      build everything, tests included, with warnings as errors

@@ -35,7 +35,7 @@ public final class ClockViewController: @unchecked Sendable {
     /// Plan 1.1 of seed 003: pass a weak local copy of `self` as the target. The timer still
     /// stores a strong reference to it (S3).
     public func startTimerWithWeakSelf() throws {
-        weak var weakSelf = self
+        weak let weakSelf = self
         guard let target = weakSelf else { return }
         timer = try RunLoopTimer.scheduled(
             interval: 0.01, repeats: true, target: target, label: "clock", graph: graph

@@ -90,7 +90,14 @@ struct DispatchTimerGraphTests {
             weakScreen = screen
             try screen.start(capture: .strong, queue: queue, graph: graph)
         }
-        let screen = try #require(weakScreen, "S7b: the owner leaks")
+        #expect(weakScreen != nil, "S7b: the owner leaks")
+        try inspectAndCut(try #require(weakScreen), graph: graph)
+        queue.sync {}
+        #expect(waitUntil { weakScreen == nil })
+    }
+
+    /// Checks S7b's path and cycle, then invalidates the timer (the edge a report names).
+    func inspectAndCut(_ screen: DTScreen, graph: LiveGraph) throws {
         #expect(waitUntil { screen.ticks.load(ordering: .relaxed) >= 2 }, "and keeps firing")
         let ownerID = try #require(graph.id(of: screen))
         let snapshot = graph.snapshot()
@@ -109,8 +116,6 @@ struct DispatchTimerGraphTests {
         let timerID = try #require(screen.timer?.graphID)
         #expect(graph.snapshot().references(from: timerID).isEmpty)
         #expect(references(graph.snapshot(), .resumed).isEmpty)
-        queue.sync {}
-        #expect(waitUntil { weakScreen == nil })
     }
 
     @Test func s20WeakTargetRecordsQueueTimerWeakTarget() throws {

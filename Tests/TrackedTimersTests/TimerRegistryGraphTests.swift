@@ -48,7 +48,29 @@ struct TimerRegistryGraphTests {
             weakClient = client
             try client.start(in: registry, capture: .strong)
         }
-        let client = try #require(weakClient, "S18a: the owner leaks while registered")
+        #expect(weakClient != nil, "S18a: the owner leaks while registered")
+        let (name, timerID, ownerID) = try inspectS18a(
+            try #require(weakClient), registry: registry, graph: graph)
+        let entryRole: ReferenceRole = .registryEntry(name: name)
+
+        // S18b: cancel by name, and the edges are gone and the owner dies.
+        #expect(registry.cancel(name))
+        let after = graph.snapshot()
+        #expect(!after.references.contains { $0.role == entryRole })
+        #expect(!after.references.contains { $0.role == .resumed })
+        #expect(after.references(from: timerID).isEmpty)
+        let retentionAfter = after.analyze().retention(of: ownerID)
+        #expect(retentionAfter == .unexplained)
+        #expect(waitUntil { weakClient == nil }, "S18b: OK after cancel by name")
+        #expect(waitUntil { graph.snapshot().nodes.allSatisfy { $0.kind != .timer } })
+    }
+
+    /// S18a: registry[root] ⇒ timer ⇒ task ⇒ owner while the task stays registered.
+    ///
+    /// - Returns: The timer's name, the timer's and the owner's nodes.
+    func inspectS18a(_ client: DTRegistryClient, registry: TimerRegistry, graph: LiveGraph)
+        throws -> (String, ObjectID, ObjectID)
+    {
         #expect(waitUntil { client.ticks.load(ordering: .relaxed) >= 2 })
         let name = try #require(client.timerName)
         let timerID = try #require(registry.timer(named: name)?.graphID)
@@ -74,17 +96,7 @@ struct TimerRegistryGraphTests {
         #expect(last.kind == .strong)
         let starts: [ReferenceRole] = [entryRole, .resumed]
         #expect(starts.contains(first.role))
-
-        // S18b: cancel by name, and the edges are gone and the owner dies.
-        #expect(registry.cancel(name))
-        let after = graph.snapshot()
-        #expect(!after.references.contains { $0.role == entryRole })
-        #expect(!after.references.contains { $0.role == .resumed })
-        #expect(after.references(from: timerID).isEmpty)
-        let retentionAfter = after.analyze().retention(of: ownerID)
-        #expect(retentionAfter == .unexplained)
-        #expect(waitUntil { weakClient == nil }, "S18b: OK after cancel by name")
-        #expect(waitUntil { graph.snapshot().nodes.allSatisfy { $0.kind != .timer } })
+        return (name, timerID, ownerID)
     }
 
     @Test func weakTaskCaptureLetsTheOwnerDieWhileRegistered() throws {

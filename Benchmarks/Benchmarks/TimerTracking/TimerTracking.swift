@@ -39,7 +39,25 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 100
     )
 
-    Benchmark("RunLoop bare Foundation.Timer", configuration: configuration) { benchmark in
+    // Two bare baselines: `Timer(fire:interval:repeats:block:)` is what RunLoopTimer builds on;
+    // `Timer(timeInterval:repeats:block:)` is first due at once when added (LINUX-NOTES).
+    Benchmark("RunLoop bare Foundation.Timer(fire:)", configuration: configuration) { benchmark in
+        let ticker = Ticker()
+        let runLoop = RunLoop.current
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            let timer = Timer(fire: Date(timeIntervalSinceNow: 1), interval: 1, repeats: true) {
+                [weak ticker] _ in ticker?.tick()
+            }
+            runLoop.add(timer, forMode: .default)
+            timer.invalidate()
+        }
+        benchmark.stopMeasurement()
+        blackHole(ticker)
+    }
+
+    Benchmark("RunLoop bare Foundation.Timer(timeInterval:)", configuration: configuration) {
+        benchmark in
         let ticker = Ticker()
         let runLoop = RunLoop.current
         benchmark.startMeasurement()

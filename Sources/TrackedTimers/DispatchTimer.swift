@@ -71,7 +71,8 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
     /// The designated initialiser every public one funnels into.
     init(
         interval: TimeInterval, tolerance: TimeInterval, repeats: Bool, queue: DispatchQueue,
-        label: String?, graph: LiveGraph, stopsWhenTargetDies: Bool, startDelay: TimeInterval? = nil,
+        label: String?, graph: LiveGraph, stopsWhenTargetDies: Bool,
+        startDelay: TimeInterval? = nil,
         action: @escaping Action
     ) throws {
         try Self.validate(interval: interval, repeats: repeats)

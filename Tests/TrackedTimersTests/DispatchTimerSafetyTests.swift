@@ -127,7 +127,9 @@ struct DispatchTimerSafetyTests {
                 case 1: timer?.invalidate()
                 case 2: timer?.isPaused = true
                 case 3: timer?.isPaused = false
-                case 4: timer?.fire(); fired += 1
+                case 4:
+                    timer?.fire()
+                    fired += 1
                 case 5: timer?.tolerance = tolerance
                 default: timer = nil
                 }

@@ -46,6 +46,10 @@ for argument in "$@"; do
   esac
 done
 
+# Swift seeds its hasher randomly per process, so dictionary probes (the selector table, the
+# forwarding proxy's hooks) would change the count from run to run.
+export SWIFT_DETERMINISTIC_HASHING=1
+
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
 
 echo "building DispatchCount (release, DWARF 4) in $scratch ..." >&2
@@ -138,9 +142,15 @@ if [ -n "$proxy" ] && [ -n "$closure" ]; then
 fi
 
 if [ "$update" -eq 1 ]; then
+  # Rows measured now replace their old values; rows not measured this time are kept.
   {
     echo "# Callgrind instructions per call; written by Scripts/callgrind.sh --update."
     echo "# language	variant	ir_per_call	tolerance_percent"
+    if [ -f "$baseline" ]; then
+      grep -v '^#' "$baseline" | while IFS=$'\t' read -r lang variant ir tolerance; do
+        [ -n "$(lookup "$lang" "$variant")" ] || printf '%s\t%s\t%s\t%s\n' "$lang" "$variant" "$ir" "$tolerance"
+      done
+    fi
     for entry in "${results[@]}"; do
       set -- $entry
       tolerance=5

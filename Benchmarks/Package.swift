@@ -57,6 +57,16 @@ let package = Package(
             path: "Benchmarks/TimerTracking",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Reflection walk cost per object and per discovered reference.
+        .executableTarget(
+            name: "ReflectionWalk",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "ReferenceReflection", package: "RetainGraph"),
+            ],
+            path: "Benchmarks/ReflectionWalk",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         .executableTarget(
             name: "StackTraceCapture",
             dependencies: [

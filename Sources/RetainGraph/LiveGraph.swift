@@ -184,9 +184,9 @@ public final class LiveGraph: Sendable {
     package func updateTimerInfo(for id: ObjectID, _ update: (inout TimerInfo) -> Void) {
         guard id != .disabled else { return }
         storage.withLock { graph in
-            guard var info = graph.nodes[id]?.timer else { return }
+            guard let record = graph.nodes[id], var info = record.timer else { return }
             update(&info)
-            graph.nodes[id]?.timer = info
+            record.timer = info
         }
     }
 

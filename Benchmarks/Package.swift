@@ -78,6 +78,17 @@ let package = Package(
                 .plugin(name: "BenchmarkPlugin", package: "benchmark")
             ]
         ),
+        // A teardown leak check (LeakWatcher.verdicts) over a live graph of 10k nodes.
+        .executableTarget(
+            name: "LeakCheck",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "LeakTracking", package: "RetainGraph"),
+                .product(name: "RetainGraph", package: "RetainGraph"),
+            ],
+            path: "Benchmarks/LeakCheck",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // Edge insert/remove, snapshot cost, SCC + root paths at 10k/100k/1M nodes, memory per edge.
         .executableTarget(
             name: "GraphDetection",

@@ -114,7 +114,8 @@ public final class ReflectionEnricher: @unchecked Sendable {
             return declared.node(reference.to)?.isRoot ?? false
                 || graphNodes.contains(reference.to)
         }
-        let kept = result.references.filter { !isBookkeeping($0) }
+        let kept = collapsingLockBoxes(
+            result.references.filter { !isBookkeeping($0) }, nodes: result.nodes)
         var outgoing: [ObjectID: [Reference]] = [:]
         for reference in kept { outgoing[reference.from, default: []].append(reference) }
         var reached = Set(result.rootIDs)
@@ -129,5 +130,45 @@ public final class ReflectionEnricher: @unchecked Sendable {
             references: kept.filter { reached.contains($0.from) },
             diagnostics: result.diagnostics, rootIDs: result.rootIDs,
             objectsRead: result.objectsRead, isComplete: result.isComplete)
+    }
+
+    /// Replaces each path through a library lock box (`Locking.Locked<…>`, the thread-safe
+    /// state of an instrumented timer) by one reference that skips it, so reports read
+    /// `DispatchTimer ⇒ .state.action ⇒ closure` rather than naming the box.
+    ///
+    /// - Parameters:
+    ///   - references: Discovered references.
+    ///   - nodes: The discovered nodes, to recognise the boxes by type name.
+    /// - Returns: The references with the boxes contracted away.
+    static func collapsingLockBoxes(_ references: [Reference], nodes: [Node]) -> [Reference] {
+        let boxes = Set(nodes.filter { $0.typeName.hasPrefix("Locking.Locked<") }.map(\.id))
+        guard !boxes.isEmpty else { return references }
+        var leaving: [ObjectID: [Reference]] = [:]
+        for reference in references where boxes.contains(reference.from) {
+            leaving[reference.from, default: []].append(reference)
+        }
+        var result: [Reference] = []
+        for reference in references where !boxes.contains(reference.from) {
+            guard boxes.contains(reference.to) else {
+                result.append(reference)
+                continue
+            }
+            for inner in leaving[reference.to] ?? [] where !boxes.contains(inner.to) {
+                result.append(
+                    Reference(
+                        from: reference.from, to: inner.to,
+                        kind: reference.kind == .strong ? inner.kind : reference.kind,
+                        role: .storedProperty(name: joined(reference.role, inner.role)),
+                        isDiscovered: true))
+            }
+        }
+        return result
+    }
+
+    private static func joined(_ outer: ReferenceRole, _ inner: ReferenceRole) -> String {
+        let head = outer.detail ?? outer.name
+        var tail = inner.detail ?? inner.name
+        if tail.hasPrefix("value.") { tail.removeFirst("value.".count) }
+        return inner.name == "capture" ? "\(head) captures \(tail)" : "\(head).\(tail)"
     }
 }

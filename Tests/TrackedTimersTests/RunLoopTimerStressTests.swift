@@ -36,7 +36,7 @@ final class StressTarget: @unchecked Sendable {
 
 @Suite("RunLoopTimer and FrameTimer Stress")
 struct RunLoopTimerStressTests {
-    /// Timers of each kind per thread: `RETAINGRAPH_STRESS_TIMERS` (default 1,000, so that a
+    /// Timers of each kind per thread: `RETAINGRAPH_STRESS_TIMERS` (default 1,000;
     /// 10,000, the number, outlasts the 300 s deadline under ThreadSanitizer on 2 cores).
     static let perThread = Int(ProcessInfo.processInfo.environment["RETAINGRAPH_STRESS_TIMERS"] ?? "") ?? 1_000
     static let threads = 8

@@ -5,11 +5,14 @@ extension LeakWatcher {
     /// The current verdict on every watch, in the order the watches were made.
     ///
     /// Nothing is forgotten or reported: call ``check()`` for that. A graph snapshot is taken
-    /// only if some watched object is alive past its deadline, or died while timers called it.
+    /// only if some watched object is alive past its deadline, or died while timers called it,
+    /// and it copies only what can hold those objects (``SnapshotScope/retention(of:)``),
+    /// unless an enricher needs the whole graph.
     ///
     /// - Returns: One verdict per watch.
-    /// - Complexity: O(*w*) for *w* watches when none needs analysis; otherwise one snapshot
-    ///   and analysis, O((*n* + *r*) log *n*), plus a report per leak.
+    /// - Complexity: O(*w*) for *w* watches when none needs analysis; otherwise a snapshot and
+    ///   analysis of the holders of the objects in question (the whole graph, O(*n* + *r*),
+    ///   with an enricher), plus a report per leak.
     public func verdicts() -> [WatchVerdict] {
         let watches = state.withLock { $0.watches.values.sorted { $0.id < $1.id } }
         return evaluate(watches)
@@ -66,13 +69,33 @@ extension LeakWatcher {
         guard needsAnalysis else {
             return watches.map { $0.verdict($0.reference.isAlive ? .pending : .ok) }
         }
-        var snapshot = graph.snapshot()
+        var snapshot: GraphSnapshot
         if let enricher {
+            // Discovered references may join objects the graph does not connect yet, so the
+            // enricher gets the whole graph to place them in.
+            snapshot = graph.snapshot()
             let alive = watches.filter(\.reference.isAlive).compactMap(\.objectID)
             snapshot = enricher(snapshot, alive)
+        } else {
+            // Only the holders of the objects in question can explain them.
+            snapshot = graph.snapshot(.retention(of: Self.nodesToExplain(watches, now: now)))
         }
         let analysis = snapshot.analyze()
         return watches.map { judge($0, now: now, analysis: analysis) }
+    }
+
+    /// The nodes whose holders a verdict needs: the watched objects alive past their deadline,
+    /// and the timers that called watched objects now dead (the zombie candidates).
+    static func nodesToExplain(_ watches: [Watch], now: Date) -> [ObjectID] {
+        var ids: [ObjectID] = []
+        for watch in watches {
+            if watch.reference.isAlive {
+                if now >= watch.deadline, let id = watch.objectID { ids.append(id) }
+            } else {
+                ids += watch.upstreamTimers
+            }
+        }
+        return ids
     }
 
     private func judge(_ watch: Watch, now: Date, analysis: RetentionAnalysis) -> WatchVerdict {

@@ -105,7 +105,8 @@ public final class LeakWatcher: Sendable {
     ///   - reason: Why it should die, printed in the report.
     ///   - label: A name for reports, when the graph has none.
     /// - Returns: The watch's identity.
-    /// - Complexity: One graph snapshot, O(*n* log *n* + *r*), to find the upstream timers.
+    /// - Complexity: A scoped snapshot of the nodes within three references of `object`, to
+    ///   find the upstream timers; its size, not the graph's, decides the cost.
     @discardableResult
     public func expectDeallocation(
         of object: AnyObject, within grace: Duration? = nil, reason: String,
@@ -117,7 +118,9 @@ public final class LeakWatcher: Sendable {
         let objectID = known ?? registeredID(of: object, label: label)
         var upstream: [ObjectID] = []
         if let objectID, graph.isEnabled {
-            upstream = TimerChains.upstreamTimers(of: objectID, in: graph.snapshot())
+            let nearby = graph.snapshot(
+                .holders(of: [objectID], within: TimerChains.maximumHops))
+            upstream = TimerChains.upstreamTimers(of: objectID, in: nearby)
         }
         let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
         let typeName = String(reflecting: type(of: object))

@@ -2,18 +2,26 @@ import Locking
 
 extension GraphStorage {
     mutating func addReference(_ record: ReferenceRecord) -> ReferenceID? {
-        guard has(record.from), has(record.to) else { return nil }
+        guard has(record.from), let target = nodes[record.to] else { return nil }
         let slot: UInt32
         if let free = freeSlots.popLast() {
             slot = free
         } else {
-            guard slots.count < Int(UInt32.max) else { return nil }
+            // `noSlot` (UInt32.max) is the list terminator, so it is never a slot.
+            guard slots.count < Int(Self.noSlot) else { return nil }
             slot = UInt32(slots.count)
             slots.append(Slot())
         }
-        slots[Int(slot)].record = record
+        let index = Int(slot)
+        slots[index].record = record
+        // Push the reference onto the front of its target's list.
+        let head = target.firstIncoming
+        slots[index].previousIncoming = Self.noSlot
+        slots[index].nextIncoming = head
+        if head != Self.noSlot { slots[Int(head)].previousIncoming = slot }
+        target.firstIncoming = slot
         liveReferenceCount += 1
-        return ReferenceID(slot: slot, generation: slots[Int(slot)].generation)
+        return ReferenceID(slot: slot, generation: slots[index].generation)
     }
 
     mutating func removeReference(_ id: ReferenceID) {
@@ -25,6 +33,20 @@ extension GraphStorage {
     }
 
     private mutating func clearSlot(_ index: Int) {
+        // Unlink from the target's list. If the target was removed, its record (the list head)
+        // is gone with it and only the neighbours are patched; they are being swept too.
+        let previous = slots[index].previousIncoming
+        let next = slots[index].nextIncoming
+        if previous != Self.noSlot {
+            slots[Int(previous)].nextIncoming = next
+        } else if let to = slots[index].record?.to, let target = nodes[to],
+            target.firstIncoming == UInt32(index)
+        {
+            target.firstIncoming = next
+        }
+        if next != Self.noSlot { slots[Int(next)].previousIncoming = previous }
+        slots[index].previousIncoming = Self.noSlot
+        slots[index].nextIncoming = Self.noSlot
         slots[index].record = nil
         slots[index].generation &+= 1
         freeSlots.append(UInt32(index))
@@ -45,14 +67,18 @@ extension GraphStorage {
     ///
     /// Afterwards every recorded reference joins two recorded nodes.
     ///
+    /// - Parameter survivors: Receives a strong reference to every living object looked at
+    ///   (see ``isAlive(_:parkingIn:)``); the caller releases them after the graph's lock.
     /// - Complexity: O(*n* + *r*), plus one more pass over the nodes per level of anchoring
     ///   removed (closures anchored to timers: one or two levels).
-    mutating func prune() {
-        var doomed = nodes.compactMap { id, record -> ObjectID? in
+    mutating func prune(parkingIn survivors: inout [AnyObject]) {
+        survivors.reserveCapacity(survivors.count + nodes.count)
+        var doomed: [ObjectID] = []
+        for (id, record) in nodes {
             switch record.lifetime {
-            case .object: return record.object == nil ? id : nil
-            case .anchored(let anchor): return !has(anchor) ? id : nil
-            case .immortal: return nil
+            case .object: if !isAlive(record, parkingIn: &survivors) { doomed.append(id) }
+            case .anchored(let anchor): if !has(anchor) { doomed.append(id) }
+            case .immortal: break
             }
         }
         while !doomed.isEmpty {
@@ -63,6 +89,20 @@ extension GraphStorage {
             }
         }
         if removalsSinceSweep > 0 { sweepReferences() }
+    }
+
+    /// Whether an object node's object is alive.
+    ///
+    /// Reading a weak reference makes a strong one. Were it released here, under the graph's
+    /// lock, and were it the last one (its owner let go on another thread in between), the
+    /// object's `deinit` would run under the lock, and a `deinit` that calls into the graph
+    /// (every instrumented timer's does) would deadlock. So the strong reference is parked in
+    /// `survivors`, which the caller releases after unlocking.
+    @inline(__always)
+    func isAlive(_ record: NodeRecord, parkingIn survivors: inout [AnyObject]) -> Bool {
+        guard let object = record.object else { return false }
+        survivors.append(object)
+        return true
     }
 
     func references(from: ObjectID) -> [Reference] {
@@ -77,12 +117,14 @@ extension GraphStorage {
     }
 
     func nodeValues() -> [NodeEntry] {
-        nodes.map { id, record in
-            NodeEntry(
-                id: id, type: record.type, typeName: record.typeName, label: record.label,
-                kind: record.kind, address: record.address, trace: record.trace,
-                timer: record.timer)
-        }
+        nodes.map { id, record in entry(id, record) }
+    }
+
+    func entry(_ id: ObjectID, _ record: NodeRecord) -> NodeEntry {
+        NodeEntry(
+            id: id, type: record.type, typeName: record.typeName, label: record.label,
+            kind: record.kind, address: record.address, trace: record.trace,
+            timer: record.timer)
     }
 
     /// Every recorded reference. Call it right after ``prune()``, which guarantees that both
@@ -97,7 +139,7 @@ extension GraphStorage {
         return result
     }
 
-    private func reference(_ record: ReferenceRecord, slot: Int) -> Reference {
+    func reference(_ record: ReferenceRecord, slot: Int) -> Reference {
         Reference(
             id: ReferenceID(slot: UInt32(slot), generation: slots[slot].generation),
             from: record.from, to: record.to, kind: record.kind, role: record.role,

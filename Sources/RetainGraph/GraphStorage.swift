@@ -29,6 +29,15 @@ final class NodeRecord {
     let address: UInt?
     let trace: StackTrace?
     var timer: TimerInfo?
+    /// The first slot of the list of references that point at this node (the reverse index),
+    /// or ``GraphStorage/noSlot``.
+    var firstIncoming: UInt32 = GraphStorage.noSlot
+    /// Marks of a scoped search (see `GraphStorage.scopedValues`): the search's epoch once the
+    /// node is known alive, selected, or reached by the holder search. Cheaper than sets of
+    /// identities: a search touches each record it visits anyway.
+    var liveMark: UInt32 = 0
+    var selectedMark: UInt32 = 0
+    var reachedMark: UInt32 = 0
 
     init(
         object: AnyObject? = nil, key: ObjectIdentifier?, lifetime: Lifetime, type: Any.Type?,
@@ -51,8 +60,8 @@ final class NodeRecord {
 /// A recorded reference, as the live graph keeps it.
 ///
 /// Fields are ordered largest first so that a ``GraphStorage/Slot`` (this record, optional,
-/// plus a 32-bit generation) packs into 48 bytes on 64-bit platforms: the one-byte fields and
-/// the generation share the last word. A test pins the size.
+/// a 32-bit generation and the two 32-bit links of the reverse index) packs into 56 bytes on
+/// 64-bit platforms: the one-byte fields and the generation share a word. A test pins the size.
 struct ReferenceRecord {
     var from: ObjectID
     var to: ObjectID
@@ -80,12 +89,25 @@ struct NodeEntry: @unchecked Sendable {
 /// ``ReferenceID``, whose generation makes a stale identity harmless. References of a removed
 /// node are not searched for at removal: they are swept in batches, so removal stays O(1)
 /// amortised.
+///
+/// The slab doubles as a reverse index: the references that point at a node form a doubly
+/// linked list through their slots (`previousIncoming`/`nextIncoming`), headed by the node's
+/// record (``NodeRecord/firstIncoming``), so "who holds this node" costs O(in-degree) without a
+/// snapshot. A list may still hold references whose holder was removed and not yet swept;
+/// readers skip them.
 struct GraphStorage {
     /// One reference's place in the slab; `record` is `nil` while the slot is free.
     struct Slot {
         var record: ReferenceRecord?
         var generation: UInt32 = 0
+        /// The previous reference to the same node, or ``GraphStorage/noSlot`` at the head.
+        var previousIncoming: UInt32 = GraphStorage.noSlot
+        /// The next reference to the same node, or ``GraphStorage/noSlot``.
+        var nextIncoming: UInt32 = GraphStorage.noSlot
     }
+
+    /// The end of a reverse-index list.
+    static let noSlot = UInt32.max
 
     var nodes: [ObjectID: NodeRecord] = [:]
     var idsByObject: [ObjectIdentifier: ObjectID] = [:]
@@ -95,6 +117,8 @@ struct GraphStorage {
     var liveReferenceCount = 0
     var removalsSinceSweep = 0
     var nextID: UInt64 = 1
+    /// The epoch of the last scoped search; node records carry marks from it.
+    var searchEpoch: UInt32 = 0
 
     /// Whether `id` is a recorded node. Unlike `nodes[id] != nil`, this copies no record (a
     /// record holds a weak reference, and copying one costs two atomic operations).
@@ -168,6 +192,8 @@ struct GraphStorage {
         for index in slots.indices where slots[index].record != nil {
             slots[index].record = nil
             slots[index].generation &+= 1
+            slots[index].previousIncoming = Self.noSlot
+            slots[index].nextIncoming = Self.noSlot
             freeSlots.append(UInt32(index))
         }
         liveReferenceCount = 0

@@ -6,7 +6,15 @@
 // clock is past its deadline, so each `verdicts()` call is exactly the check a test's teardown
 // runs (snapshot, analysis, report for the leaking owner).
 //
-// - Teardown check (10k nodes): `LeakWatcher.verdicts()`; goal ≤ 5 ms.
+// - Teardown check (10k nodes): `LeakWatcher.verdicts()`; goal ≤ 5 ms. The check copies only
+//   the owner's holders (a scoped snapshot), so this is the common case: a leak held by a few
+//   objects in a large graph.
+// - Teardown check (10k nodes, all holding the owner): the worst case for a scoped snapshot:
+//   every chain's tail also holds the owner strongly, so all 10,000 nodes are its holders.
+// - Teardown check (10k nodes, whole-graph snapshot): the check as it was before scoped
+//   snapshots, and as it still is with an enricher: `LiveGraph.snapshot()` + analysis + report.
+// - Scoped snapshot (10k holders) and Full snapshot (10k holders): the two copies alone, on
+//   the worst-case graph, to split the check's cost between copying and analysing.
 // - Expect deallocation (10k nodes): `expectDeallocation(of:within:reason:)` + `forget`.
 //
 // Metrics: wall clock and malloc count (the ARC metrics crash on Linux with Swift 6.3).
@@ -26,14 +34,19 @@ struct LeakFixture {
     var objects: [AnyObject] = []
     let owner = Owner()
 
-    init(count: Int) {
+    /// - Parameters:
+    ///   - count: The number of chain members.
+    ///   - tailsHoldOwner: Whether every chain's tail also holds the leaking owner strongly.
+    init(count: Int, tailsHoldOwner: Bool = false) {
         let process = graph.registerRoot(.process)
         var previous: ObjectID?
         var head: ObjectID?
+        var tails: [ObjectID] = []
         for index in 0..<count {
             let member = Member()
             objects.append(member)
             let id = graph.register(member)
+            if index % 10 == 9 { tails.append(id) }
             if index % 10 == 0 {
                 if let previous, let head {
                     graph.addReference(from: previous, to: head, kind: .weak, role: .storedProperty(name: "first"))
@@ -45,13 +58,18 @@ struct LeakFixture {
             }
             previous = id
         }
+        let ownerID = graph.register(owner)
+        if tailsHoldOwner {
+            for tail in tails {
+                graph.addReference(from: tail, to: ownerID, kind: .strong, role: .storedProperty(name: "owner"))
+            }
+        }
         let runLoop = FakeRunLoop()
         let timer = FakeTimer()
         objects += [runLoop, timer]
         let root = graph.registerRoot(.runLoop(thread: "main"), for: runLoop)
         let timerID = graph.register(timer, kind: .timer)
         graph.setTimerInfo(TimerInfo(repeats: true, interval: 1, isScheduled: true), for: timerID)
-        let ownerID = graph.register(owner)
         graph.addReference(from: root, to: timerID, kind: .strong, role: .scheduled(mode: "kCFRunLoopDefaultMode"))
         graph.addReference(from: timerID, to: ownerID, kind: .strong, role: .target)
         graph.addReference(from: ownerID, to: timerID, kind: .strong, role: .storedProperty(name: "timer"))
@@ -71,6 +89,57 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
             blackHole(watcher.verdicts())
+        }
+        benchmark.stopMeasurement()
+        withExtendedLifetime(fixture) {}
+    }
+
+    Benchmark("Teardown check (10k nodes, all holding the owner)") { benchmark in
+        let fixture = LeakFixture(count: 10_000, tailsHoldOwner: true)
+        let clock = ManualWatchClock()
+        let watcher = LeakWatcher(graph: fixture.graph, clock: clock)
+        watcher.expectDeallocation(of: fixture.owner, within: .milliseconds(10), reason: "closed")
+        clock.advance(by: .seconds(1))
+        precondition(fixture.graph.snapshot(.retention(of: [fixture.graph.id(of: fixture.owner) ?? .disabled])).nodes.count > 10_000)
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(watcher.verdicts())
+        }
+        benchmark.stopMeasurement()
+        withExtendedLifetime(fixture) {}
+    }
+
+    Benchmark("Teardown check (10k nodes, whole-graph snapshot)") { benchmark in
+        let fixture = LeakFixture(count: 10_000)
+        let clock = ManualWatchClock()
+        // An enricher that adds nothing: the watcher then snapshots the whole graph.
+        let watcher = LeakWatcher(graph: fixture.graph, clock: clock, enricher: { snapshot, _ in snapshot })
+        watcher.expectDeallocation(of: fixture.owner, within: .milliseconds(10), reason: "closed")
+        clock.advance(by: .seconds(1))
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(watcher.verdicts())
+        }
+        benchmark.stopMeasurement()
+        withExtendedLifetime(fixture) {}
+    }
+
+    Benchmark("Scoped snapshot (10k holders)") { benchmark in
+        let fixture = LeakFixture(count: 10_000, tailsHoldOwner: true)
+        let owner = fixture.graph.id(of: fixture.owner) ?? .disabled
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(fixture.graph.snapshot(.retention(of: [owner])))
+        }
+        benchmark.stopMeasurement()
+        withExtendedLifetime(fixture) {}
+    }
+
+    Benchmark("Full snapshot (10k holders)") { benchmark in
+        let fixture = LeakFixture(count: 10_000, tailsHoldOwner: true)
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(fixture.graph.snapshot())
         }
         benchmark.stopMeasurement()
         withExtendedLifetime(fixture) {}

@@ -25,8 +25,11 @@ enum HintRules {
                     + "or capture [weak self] in the task")
         }
         if let capture = all.first(where: { $0.kind == .strong && $0.role.name == "capture" }) {
+            // The timer holding the closure: a declared action closure, or one reflection
+            // found inside a timer (RunLoopTimer ⇒ .state.action ⇒ closure).
             let timer = snapshot.references(to: capture.from)
-                .first { $0.role == .actionClosure }.map { name($0.from) } ?? "the timer"
+                .first { $0.role == .actionClosure || snapshot.node($0.from)?.kind == .timer }
+                .map { name($0.from) } ?? "the timer"
             // A raw Foundation.Timer holds what its block captures only through a discovered
             // closure, so this rule sees it first: its hint is the Foundation one.
             if snapshot.references(to: capture.from).contains(where: {

@@ -102,6 +102,9 @@ final class SeedReportTests: XCTestCase {
     func testS6bCycleGoesThroughTheDiscoveredClosure() throws {
         let report = try report(of: "S6b")
         XCTAssertEqual(report.hint.code, .closureCapture)
+        // The hint names the timer that reflection found holding the closure.
+        XCTAssertTrue(
+            report.hint.text.hasPrefix("the closure of RunLoopTimer captures self"), report.hint.text)
         let cycle = try XCTUnwrap(report.cycle)
         XCTAssertTrue(cycle.allSatisfy { $0.kind == .strong })
         XCTAssertTrue(cycle.contains { $0.role == "capture" && $0.isDiscovered })

@@ -42,7 +42,8 @@ public struct GraphSnapshot: Sendable {
     public init(nodes: [Node], references: [Reference]) {
         let (index, order) = NodeIndex.build(nodes)
         self.nodeIndex = index
-        self.nodes = order.map { nodes[$0] }
+        // Nodes from a live graph arrive sorted already: then the array is shared, not copied.
+        self.nodes = order.indices.elementsEqual(order) ? nodes : order.map { nodes[$0] }
         let nodeCount = order.count
 
         // Resolve both ends, then counting-sort references by holder (and, for the reverse

@@ -145,9 +145,14 @@ extension LiveGraph {
     private static func makeSnapshot(_ entries: [NodeEntry], _ references: [Reference])
         -> GraphSnapshot
     {
-        let computedNames = TypeNames.names(of: entries.map { $0.typeName == nil ? $0.type : nil })
-        let named = zip(entries, computedNames).map { entry, computed in
-            Node(
+        // Sorted by identity here, so that the snapshot can take the array as it is.
+        let sorted = entries.indices.map { (id: entries[$0].id.rawValue, position: $0) }
+            .sorted { $0.id < $1.id }.map(\.position)
+        let computedNames = TypeNames.names(
+            of: sorted.map { entries[$0].typeName == nil ? entries[$0].type : nil })
+        let named = zip(sorted, computedNames).map { position, computed in
+            let entry = entries[position]
+            return Node(
                 id: entry.id, typeName: entry.typeName ?? computed,
                 label: entry.label, kind: entry.kind, address: entry.address,
                 creationTrace: entry.trace, timer: entry.timer)

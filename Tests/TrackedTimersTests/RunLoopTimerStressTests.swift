@@ -109,21 +109,35 @@ extension TimerStressTests {
                 let timer: RunLoopTimer?
                 switch i % 4 {
                 case 0:
-                    timer = try? RunLoopTimer(interval: 0, repeats: false, capturing: capture, graph: graph) {
+                    timer = try? RunLoopTimer(
+                        interval: 0, repeats: false, capturing: capture, graph: graph
+                    ) {
                         _ in withExtendedLifetime(capture) { fired.increment() }
                     }
                 case 1:
-                    timer = try? RunLoopTimer(interval: 0.001, repeats: true, target: target, graph: graph) {
-                        target, _ in target.tick(); fired.increment()
+                    timer = try? RunLoopTimer(
+                        interval: 0.001, repeats: true, target: target, graph: graph
+                    ) {
+                        target, _ in
+                        target.tick()
+                        fired.increment()
                     }
                 case 2:
-                    timer = try? RunLoopTimer(interval: 0.001, repeats: true, weakTarget: target, graph: graph) {
-                        target, _ in target.tick(); fired.increment()
+                    timer = try? RunLoopTimer(
+                        interval: 0.001, repeats: true, weakTarget: target, graph: graph
+                    ) {
+                        target, _ in
+                        target.tick()
+                        fired.increment()
                     }
                 default:
                     let proxy = WeakProxy(target, graph: graph)
-                    timer = try? RunLoopTimer(interval: 0.001, repeats: true, proxy: proxy, graph: graph) {
-                        target, _ in target.tick(); fired.increment()
+                    timer = try? RunLoopTimer(
+                        interval: 0.001, repeats: true, proxy: proxy, graph: graph
+                    ) {
+                        target, _ in
+                        target.tick()
+                        fired.increment()
                     }
                 }
                 guard let timer, (try? timer.add(to: .current, forMode: .default)) != nil else {
@@ -131,15 +145,20 @@ extension TimerStressTests {
                 }
                 timer.held(by: target, as: "timer", kind: .weak)
                 timers.append(timer)
-                guard let link = try? FrameTimer(refreshRate: 1000, capturing: capture, graph: graph, action: {
-                    _ in withExtendedLifetime(capture) { fired.increment() }
-                }), (try? link.add(to: .current, forMode: .common)) != nil else { return false }
+                guard
+                    let link = try? FrameTimer(
+                        refreshRate: 1000, capturing: capture, graph: graph,
+                        action: {
+                            _ in withExtendedLifetime(capture) { fired.increment() }
+                        }), (try? link.add(to: .current, forMode: .common)) != nil
+                else { return false }
                 links.append(link)
             }
             // Each timer and link fires at least once (timers may fire more than once).
             let fireAll = runRunLoop(
                 until: {
-                    timers.allSatisfy { $0.fireCount >= 1 } && links.allSatisfy { $0.frameCount >= 1 }
+                    timers.allSatisfy { $0.fireCount >= 1 }
+                        && links.allSatisfy { $0.frameCount >= 1 }
                 }, timeout: 60, slice: 0.002)
             // Invalidate: odd ones from another thread, concurrently with this thread's loop.
             let group = DispatchGroup()

@@ -20,7 +20,7 @@ final class NodeRecord {
     }
 
     weak var object: AnyObject?
-    let key: ObjectIdentifier?
+    let key: ObjectKey?
     let lifetime: Lifetime
     let type: Any.Type?
     let typeName: String?
@@ -40,7 +40,7 @@ final class NodeRecord {
     var reachedMark: UInt32 = 0
 
     init(
-        object: AnyObject? = nil, key: ObjectIdentifier?, lifetime: Lifetime, type: Any.Type?,
+        object: AnyObject? = nil, key: ObjectKey?, lifetime: Lifetime, type: Any.Type?,
         typeName: String?, label: String?, kind: NodeKind, address: UInt?, trace: StackTrace?,
         timer: TimerInfo?
     ) {
@@ -110,7 +110,7 @@ struct GraphStorage {
     static let noSlot = UInt32.max
 
     var nodes: [ObjectID: NodeRecord] = [:]
-    var idsByObject: [ObjectIdentifier: ObjectID] = [:]
+    var idsByObject: [ObjectKey: ObjectID] = [:]
     var rootsByKind: [RootKind: ObjectID] = [:]
     var slots: [Slot] = []
     var freeSlots: [UInt32] = []
@@ -135,7 +135,7 @@ struct GraphStorage {
     mutating func register(
         _ object: AnyObject, type: Any.Type, kind: NodeKind, label: String?, trace: StackTrace?
     ) -> ObjectID {
-        let key = ObjectIdentifier(object)
+        let key = ObjectKey(object)
         if let existing = idsByObject[key] {
             if nodes[existing]?.object != nil {
                 if kind != .object, nodes[existing]?.kind == .object {
@@ -149,7 +149,7 @@ struct GraphStorage {
         let id = makeID()
         nodes[id] = NodeRecord(
             object: object, key: key, lifetime: .object, type: type, typeName: nil, label: label,
-            kind: kind, address: UInt(bitPattern: key), trace: trace, timer: nil)
+            kind: kind, address: key.address, trace: trace, timer: nil)
         idsByObject[key] = id
         return id
     }
@@ -176,7 +176,7 @@ struct GraphStorage {
     }
 
     func liveID(of object: AnyObject) -> ObjectID? {
-        guard let id = idsByObject[ObjectIdentifier(object)],
+        guard let id = idsByObject[ObjectKey(object)],
             let record = nodes[id], record.object === object
         else { return nil }
         return id

@@ -13,7 +13,7 @@ import Darwin
 /// is destroyed by `ManagedBuffer` itself, the mutex by this class's `deinit`.
 package final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     /// Makes a buffer guarding `value` with an initialised, unlocked mutex.
-    static func make(_ value: Value) -> LockStorage<Value> {
+    package static func make(_ value: Value) -> LockStorage<Value> {
         let buffer = create(minimumCapacity: 1) { _ in value }
         let storage = unsafeDowncast(buffer, to: LockStorage<Value>.self)
         storage.withUnsafeMutablePointerToElements { mutex in
@@ -42,7 +42,7 @@ package final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
 /// Never call user code while holding the lock: ``withLock(_:)`` is meant for short critical
 /// sections over the caller's own state.
 package struct PthreadLock: @unchecked Sendable {
-    private let storage: LockStorage<Void>
+    @usableFromInline let storage: LockStorage<Void>
 
     /// Creates an unlocked, non-recursive lock.
     package init() { storage = .make(()) }
@@ -50,7 +50,7 @@ package struct PthreadLock: @unchecked Sendable {
     /// Runs `body` with the lock held and returns its result.
     ///
     /// The corresponding C functions are `pthread_mutex_lock` and `pthread_mutex_unlock`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result)
         throws(Failure) -> Result
     {
@@ -66,7 +66,7 @@ package struct PthreadLock: @unchecked Sendable {
 ///
 /// A handle, like the lock: copies share the value and the mutex.
 package struct Locked<Value>: @unchecked Sendable {
-    private let storage: LockStorage<Value>
+    @usableFromInline let storage: LockStorage<Value>
 
     /// Creates a guarded value.
     package init(_ value: Value) { storage = .make(value) }
@@ -74,7 +74,7 @@ package struct Locked<Value>: @unchecked Sendable {
     /// Runs `body` with exclusive access to the value.
     ///
     /// The corresponding C functions are `pthread_mutex_lock` and `pthread_mutex_unlock`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result)
         throws(Failure) -> Result
     {

@@ -5,25 +5,26 @@ extension LiveGraph {
     /// (creation, scheduling, invalidation) with a single lock round-trip.
     ///
     /// `body` must be library code that only records: it must not call into the graph's public
-    /// methods (the lock is not recursive) nor user code.
+    /// methods (the lock is not recursive) nor user code. It is not generic, so a call from
+    /// another module costs no generic dispatch; pass results out through captured variables.
     ///
     /// ```swift
-    /// let edge = graph.withTimerBatch { batch in
+    /// var edge: ReferenceID?
+    /// graph.withTimerBatch { batch in
     ///     let root = batch.registerRoot(for: runLoop) { .runLoop(thread: "main") }
-    ///     return batch.addReference(from: root, to: timerID, kind: .strong,
+    ///     edge = batch.addReference(from: root, to: timerID, kind: .strong,
     ///                               role: .scheduled(mode: "kCFRunLoopDefaultMode"))
     /// }
     /// ```
     ///
     /// - Parameter body: The recording; it gets a batch valid only for the call.
-    /// - Returns: What `body` returns.
     /// - Complexity: One lock round-trip plus what `body` does.
-    package func withTimerBatch<Result>(_ body: (inout TimerGraphBatch) -> Result) -> Result {
+    package func withTimerBatch(_ body: (inout TimerGraphBatch) -> Void) {
         let isRecording = isEnabled
-        return storage.withLock { graph in
+        storage.withLock { graph in
             withUnsafeMutablePointer(to: &graph) { pointer in
                 var batch = TimerGraphBatch(graph: pointer, isRecording: isRecording)
-                return body(&batch)
+                body(&batch)
             }
         }
     }

@@ -65,9 +65,11 @@ package final class TimerTracker: @unchecked Sendable {
         let trace =
             TimerTracking.capturesCreationTraces
             ? StackTrace.capture(skipping: traceSkipping + 1) : nil
-        id = graph.withTimerBatch { batch in
-            batch.register(object, kind: kind, label: label, creationTrace: trace, timer: timer)
+        var id = ObjectID.disabled
+        graph.withTimerBatch { batch in
+            id = batch.register(object, kind: kind, label: label, creationTrace: trace, timer: timer)
         }
+        self.id = id
     }
 
     /// Records that the timer holds `target` in `role` (`.target` or `.proxyTarget`).
@@ -201,11 +203,13 @@ package final class TimerTracker: @unchecked Sendable {
         -> ReferenceID?
     {
         guard isActive else { return nil }
-        return graph.withTimerBatch { batch in
-            batch.addReference(
+        var edge: ReferenceID?
+        graph.withTimerBatch { batch in
+            edge = batch.addReference(
                 from: batch.register(owner), to: id, kind: kind,
                 role: .storedProperty(name: property))
         }
+        return edge
     }
 
     deinit {

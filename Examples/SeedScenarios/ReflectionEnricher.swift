@@ -142,10 +142,9 @@ public final class ReflectionEnricher: @unchecked Sendable {
     ///   - nodes: The discovered nodes, to recognise the boxes by type name.
     /// - Returns: The references with the boxes contracted away.
     static func collapsingLockBoxes(_ references: [Reference], nodes: [Node]) -> [Reference] {
+        let boxPrefixes = ["Locking.LockStorage<", "Locking.Locked<"]
         let boxes = Set(
-            nodes.filter {
-                $0.typeName.hasPrefix("Locking.LockStorage<") || $0.typeName.hasPrefix("Locking.Locked<")
-            }.map(\.id))
+            nodes.filter { node in boxPrefixes.contains { node.typeName.hasPrefix($0) } }.map(\.id))
         guard !boxes.isEmpty else { return references }
         var leaving: [ObjectID: [Reference]] = [:]
         for reference in references where boxes.contains(reference.from) {

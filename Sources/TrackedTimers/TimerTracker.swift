@@ -67,7 +67,8 @@ package final class TimerTracker: @unchecked Sendable {
             ? StackTrace.capture(skipping: traceSkipping + 1) : nil
         var id = ObjectID.disabled
         graph.withTimerBatch { batch in
-            id = batch.register(object, kind: kind, label: label, creationTrace: trace, timer: timer)
+            id = batch.register(
+                object, kind: kind, label: label, creationTrace: trace, timer: timer)
         }
         self.id = id
     }

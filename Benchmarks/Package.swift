@@ -37,6 +37,16 @@ let package = Package(
         .executableTarget(
             name: "DispatchCount", dependencies: ["DispatchVariants"], path: "Sources/DispatchCount"
         ),
+        // Timer lifecycle (create + schedule + invalidate) for callgrind and allocation counts.
+        .executableTarget(
+            name: "LifecycleCount",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "TrackedTimers", package: "RetainGraph"),
+                .product(name: "RetainGraph", package: "RetainGraph"),
+            ],
+            path: "Sources/LifecycleCount"
+        ),
         .executableTarget(
             name: "TimerDispatch",
             dependencies: [

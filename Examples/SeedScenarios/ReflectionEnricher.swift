@@ -132,16 +132,19 @@ public final class ReflectionEnricher: @unchecked Sendable {
             objectsRead: result.objectsRead, isComplete: result.isComplete)
     }
 
-    /// Replaces each path through a library lock box (`Locking.Locked<…>`, the thread-safe
-    /// state of an instrumented timer) by one reference that skips it, so reports read
-    /// `DispatchTimer ⇒ .state.action ⇒ closure` rather than naming the box.
+    /// Replaces each path through a library lock box (`Locking.LockStorage<…>`, the buffer
+    /// behind a `Locked` value: the thread-safe state of an instrumented timer) by one
+    /// reference that skips it, so reports read `DispatchTimer ⇒ .state.action ⇒ closure`
+    /// rather than naming the box.
     ///
     /// - Parameters:
     ///   - references: Discovered references.
     ///   - nodes: The discovered nodes, to recognise the boxes by type name.
     /// - Returns: The references with the boxes contracted away.
     static func collapsingLockBoxes(_ references: [Reference], nodes: [Node]) -> [Reference] {
-        let boxes = Set(nodes.filter { $0.typeName.hasPrefix("Locking.Locked<") }.map(\.id))
+        let boxPrefixes = ["Locking.LockStorage<", "Locking.Locked<"]
+        let boxes = Set(
+            nodes.filter { node in boxPrefixes.contains { node.typeName.hasPrefix($0) } }.map(\.id))
         guard !boxes.isEmpty else { return references }
         var leaving: [ObjectID: [Reference]] = [:]
         for reference in references where boxes.contains(reference.from) {
@@ -166,9 +169,15 @@ public final class ReflectionEnricher: @unchecked Sendable {
     }
 
     private static func joined(_ outer: ReferenceRole, _ inner: ReferenceRole) -> String {
-        let head = outer.detail ?? outer.name
+        var head = outer.detail ?? outer.name
         var tail = inner.detail ?? inner.name
-        if tail.hasPrefix("value.") { tail.removeFirst("value.".count) }
+        // `Locked` is a handle whose `storage` is the box; the box keeps the value in its
+        // `header` (`value` before `Locked` became a handle).
+        if head.hasSuffix(".storage") { head.removeLast(".storage".count) }
+        for prefix in ["header.", "value."] where tail.hasPrefix(prefix) {
+            tail.removeFirst(prefix.count)
+        }
+        if tail == "header" || tail == "value" { return head }
         return inner.name == "capture" ? "\(head) captures \(tail)" : "\(head).\(tail)"
     }
 }

@@ -6,52 +6,82 @@ import Musl
 import Darwin
 #endif
 
+/// One heap allocation holding a `pthread_mutex_t` (the buffer's single element) and the value
+/// it guards (the buffer's header).
+///
+/// A `ManagedBuffer` gives the mutex a stable address without a second allocation; the header
+/// is destroyed by `ManagedBuffer` itself, the mutex by this class's `deinit`.
+package final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    /// Makes a buffer guarding `value` with an initialised, unlocked mutex.
+    package static func make(_ value: Value) -> LockStorage<Value> {
+        let buffer = create(minimumCapacity: 1) { _ in value }
+        let storage = unsafeDowncast(buffer, to: LockStorage<Value>.self)
+        storage.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(mutex, nil)
+        }
+        return storage
+    }
+
+    deinit {
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_destroy(mutex)
+            _ = mutex.deinitialize(count: 1)
+        }
+    }
+}
+
 /// A mutual-exclusion lock over a `pthread_mutex_t`, shared by the package's modules.
 ///
 /// `Synchronization.Mutex` locks with a futex that ThreadSanitizer does not intercept on Linux,
 /// so correct code guarded by it is reported as racy. A pthread mutex is understood by TSan, which
 /// keeps the package's concurrency stress tests meaningful.
 ///
+/// The lock is a handle on one heap allocation (the mutex): copies lock the same mutex.
+///
 /// Never call user code while holding the lock: ``withLock(_:)`` is meant for short critical
 /// sections over the caller's own state.
-package final class PthreadLock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+package struct PthreadLock: @unchecked Sendable {
+    @usableFromInline let storage: LockStorage<Void>
 
     /// Creates an unlocked, non-recursive lock.
-    package init() {
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
+    package init() { storage = .make(()) }
 
     /// Runs `body` with the lock held and returns its result.
     ///
     /// The corresponding C functions are `pthread_mutex_lock` and `pthread_mutex_unlock`.
-    @inline(__always)
-    package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
+    @inlinable @inline(__always)
+    package func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result)
+        throws(Failure) -> Result
+    {
+        try storage.withUnsafeMutablePointerToElements { (mutex) throws(Failure) -> Result in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body()
+        }
     }
 }
 
-/// A value guarded by a ``PthreadLock``.
-package final class Locked<Value>: @unchecked Sendable {
-    private let lock = PthreadLock()
-    private var value: Value
+/// A value guarded by a ``PthreadLock``'s mutex, both in one heap allocation.
+///
+/// A handle, like the lock: copies share the value and the mutex.
+package struct Locked<Value>: @unchecked Sendable {
+    @usableFromInline let storage: LockStorage<Value>
 
     /// Creates a guarded value.
-    package init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { storage = .make(value) }
 
     /// Runs `body` with exclusive access to the value.
-    @inline(__always)
-    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try lock.withLock { try body(&value) }
+    ///
+    /// The corresponding C functions are `pthread_mutex_lock` and `pthread_mutex_unlock`.
+    @inlinable @inline(__always)
+    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result)
+        throws(Failure) -> Result
+    {
+        try storage.withUnsafeMutablePointers { (value, mutex) throws(Failure) -> Result in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
     }
 }

@@ -18,9 +18,9 @@ extension DispatchTimer {
 
     /// Creates an unscheduled timer that runs a closure on `queue`.
     ///
-    /// The graph records `timer ⇒ closure`; use
-    /// ``init(interval:tolerance:repeats:queue:label:capturing:as:graph:handler:)`` to also
-    /// record what the closure captures.
+    /// The graph records the timer but no closure node (one that holds nothing would lie on
+    /// no path); use ``init(interval:tolerance:repeats:queue:label:capturing:as:graph:handler:)``
+    /// to record `timer ⇒ closure ⇒/→ owner`.
     ///
     /// ```swift
     /// let timer = try DispatchTimer(interval: 0.5, repeats: true, queue: .global()) { _ in
@@ -48,11 +48,7 @@ extension DispatchTimer {
         try self.init(
             interval: interval, tolerance: tolerance, repeats: repeats, queue: queue,
             label: label, graph: graph, stopsWhenTargetDies: false,
-            action: { timer in
-                handler(timer)
-                return true
-            })
-        tracker?.recordClosure(capturing: nil, kind: .strong, name: "self")
+            action: .always(handler))
     }
 
     /// Creates an unscheduled timer that runs a closure and declares what the closure
@@ -87,10 +83,7 @@ extension DispatchTimer {
         try self.init(
             interval: interval, tolerance: tolerance, repeats: repeats, queue: queue,
             label: label, graph: graph, stopsWhenTargetDies: false,
-            action: { timer in
-                handler(timer)
-                return true
-            })
+            action: .always(handler))
         tracker?.recordClosure(capturing: owner, kind: kind, name: "self")
     }
 
@@ -125,7 +118,7 @@ extension DispatchTimer {
         try self.init(
             interval: interval, tolerance: tolerance, repeats: repeats, queue: queue,
             label: label, graph: graph, stopsWhenTargetDies: true,
-            action: { timer in
+            action: .reporting { timer in
                 guard let target = box.value else { return false }
                 action(target, timer)
                 return true
@@ -157,10 +150,7 @@ extension DispatchTimer {
         try self.init(
             interval: interval, tolerance: tolerance, repeats: repeats, queue: queue,
             label: label, graph: graph, stopsWhenTargetDies: false,
-            action: { timer in
-                action(box.value, timer)
-                return true
-            })
+            action: .always { timer in action(box.value, timer) })
         tracker?.recordTarget(target, kind: .strong, role: .target)
     }
 }

@@ -47,9 +47,25 @@ import RetainGraph
 /// the queue (on another thread) may still finish: `invalidate()` never waits for it, so it can
 /// be called from inside the action or from the timer's own queue without deadlocking.
 public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
-    /// The action a fire runs: returns whether the target was alive (always `true` for a
-    /// closure or a strong target).
-    typealias Action = @Sendable (DispatchTimer) -> Bool
+    /// The action a fire runs.
+    enum Action: Sendable {
+        /// A closure or a strong target: the receiver is always alive.
+        case always(@Sendable (DispatchTimer) -> Void)
+        /// A weak target (or a registry task): returns whether the receiver was alive.
+        case reporting(@Sendable (DispatchTimer) -> Bool)
+
+        /// Runs the action; returns whether its receiver was alive.
+        @inline(__always)
+        func callAsFunction(_ timer: DispatchTimer) -> Bool {
+            switch self {
+            case .always(let body):
+                body(timer)
+                return true
+            case .reporting(let body):
+                return body(timer)
+            }
+        }
+    }
 
     /// The interval between fires (or the delay before the single fire), in seconds.
     public let interval: TimeInterval
@@ -73,7 +89,7 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
         interval: TimeInterval, tolerance: TimeInterval, repeats: Bool, queue: DispatchQueue,
         label: String?, graph: LiveGraph, stopsWhenTargetDies: Bool,
         startDelay: TimeInterval? = nil,
-        action: @escaping Action
+        action: Action
     ) throws {
         try Self.validate(interval: interval, repeats: repeats)
         if let startDelay, !startDelay.isFinite || startDelay < 0 {

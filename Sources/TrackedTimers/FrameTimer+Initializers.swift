@@ -27,11 +27,9 @@ extension FrameTimer {
     ) throws(TimerError) {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
-            clock: clock, label: label, graph: graph, stopsWhenTargetDies: false
-        ) { timer in
-            action(target, timer)
-            return true
-        }
+            clock: clock, label: label, graph: graph, stopsWhenTargetDies: false,
+            action: .always { timer in action(target, timer) }
+        )
         tracker?.recordTarget(target, kind: .strong, role: .target)
     }
 
@@ -54,12 +52,13 @@ extension FrameTimer {
     ) throws(TimerError) {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
-            clock: clock, label: label, graph: graph, stopsWhenTargetDies: true
-        ) { [weak weakTarget] timer in
-            guard let target = weakTarget else { return false }
-            action(target, timer)
-            return true
-        }
+            clock: clock, label: label, graph: graph, stopsWhenTargetDies: true,
+            action: .reporting { [weak weakTarget] timer in
+                guard let target = weakTarget else { return false }
+                action(target, timer)
+                return true
+            }
+        )
         tracker?.recordTarget(weakTarget, kind: .weak, role: .target)
     }
 
@@ -83,10 +82,9 @@ extension FrameTimer {
     ) throws(TimerError) {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
-            clock: clock, label: label, graph: graph, stopsWhenTargetDies: false
-        ) { timer in
-            proxy.forward { target in action(target, timer) }
-        }
+            clock: clock, label: label, graph: graph, stopsWhenTargetDies: false,
+            action: .reporting { timer in proxy.forward { target in action(target, timer) } }
+        )
         tracker?.recordTarget(proxy, kind: .strong, role: .target)
     }
 
@@ -110,11 +108,9 @@ extension FrameTimer {
     ) throws(TimerError) {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
-            clock: clock, label: label, graph: graph, stopsWhenTargetDies: false
-        ) { timer in
-            action(timer)
-            return true
-        }
+            clock: clock, label: label, graph: graph, stopsWhenTargetDies: false,
+            action: .always(action)
+        )
         tracker?.recordClosure(capturing: captured, kind: kind, name: "self")
     }
 }

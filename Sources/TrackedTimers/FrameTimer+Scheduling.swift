@@ -15,25 +15,22 @@ extension FrameTimer {
     /// - Throws: ``TimerError/invalidated`` after ``invalidate()``;
     ///   ``TimerError/scheduledOnAnotherRunLoop`` when already on another run loop.
     public func add(to runLoop: RunLoop, forMode mode: RunLoop.Mode) throws(TimerError) {
-        let needsOrigin = lock.withLock { state.origin == nil }
+        let needsOrigin = trampoline.withLock { state.origin == nil }
         let reading = needsOrigin ? clock.now() : nil  // the clock is user code: lock-free
-        let decision = lock.withLock { () -> Result<RunLoopPlacement.Decision, TimerError> in
+        let decision = trampoline.withHandler {
+            handler -> Result<RunLoopPlacement.Decision, TimerError> in
             guard state.phase != .invalidated else { return .failure(.invalidated) }
             do throws(TimerError) {
                 let refresh = duration
                 // The closure runs inside `state.placement`'s mutating access: it must not
                 // touch `state` itself (overlapping access traps at run time).
-                var made: RunLoopTrampoline?
                 let decision = try state.placement.place(on: runLoop, mode: mode) {
-                    let trampoline = RunLoopTrampoline()
-                    made = trampoline
-                    return RunLoopTrampoline.makeTimer(
+                    trampoline.makeTimer(
                         fireDate: Date(timeIntervalSinceNow: refresh), interval: refresh,
-                        repeats: true, trampoline: trampoline)
+                        repeats: true)
                 }
-                if let made { state.trampoline = made }
                 if case .add(let timer, _, let isFirst) = decision {
-                    if isFirst { state.trampoline?.attach(self) }
+                    if isFirst { handler = self }
                     if state.origin == nil, let reading {
                         state.origin = reading
                         state.targetTimestamp = reading + Double(state.frameInterval) * refresh
@@ -54,8 +51,8 @@ extension FrameTimer {
             throw error
         case .success(.alreadyThere):
             return
-        case .success(.add(let timer, let modes, _)):
-            for mode in modes { runLoop.add(timer, forMode: mode) }
+        case .success(.add(let timer, let mode, _)):
+            RunLoopPlacement.add(timer, to: runLoop, forMode: mode)
         }
     }
 
@@ -65,9 +62,9 @@ extension FrameTimer {
     /// `runloop ⇒ timer`, with no next fire date); unpausing resumes at the next refresh.
     /// Ignored after ``invalidate()``.
     public var isPaused: Bool {
-        get { lock.withLock { state.isPaused } }
+        get { trampoline.withLock { state.isPaused } }
         set {
-            let timer = lock.withLock { () -> Timer? in
+            let timer = trampoline.withLock { () -> Timer? in
                 guard state.phase != .invalidated, state.isPaused != newValue else { return nil }
                 state.isPaused = newValue
                 return state.placement.foundationTimer
@@ -84,19 +81,19 @@ extension FrameTimer {
     ///
     /// Safe from any thread, more than once, before scheduling and from inside the action.
     public func invalidate() {
-        let leftovers = lock.withLock { () -> (Action?, Timer?, RunLoopTrampoline?)? in
+        let leftovers = trampoline.withHandler {
+            handler -> (Action?, Timer?, (any RunLoopFireHandler)?)? in
             guard state.phase != .invalidated else { return nil }
             state.phase = .invalidated
             tracker?.recordInvalidated()
             let action = state.action
             state.action = nil
-            let trampoline = state.trampoline
-            state.trampoline = nil
-            return (action, state.placement.clear(), trampoline)
+            let held = handler
+            handler = nil
+            return (action, state.placement.clear(), held)
         }
-        guard let (action, timer, trampoline) = leftovers else { return }
+        guard let (action, timer, handler) = leftovers else { return }
         timer?.invalidate()
-        let handler = trampoline?.detach()
         withExtendedLifetime((action, handler)) {}
     }
 
@@ -115,7 +112,7 @@ extension FrameTimer {
     /// Called by the trampoline at each refresh, on the run loop's thread.
     func trampolineFired(_ foundationTimer: Timer) {
         let now = clock.now()
-        let (action, isLive, isPaused) = lock.withLock { () -> (Action?, Bool, Bool) in
+        let (action, isLive, isPaused) = trampoline.withLock { () -> (Action?, Bool, Bool) in
             guard state.phase == .scheduled, let origin = state.origin else {
                 return (nil, false, false)
             }

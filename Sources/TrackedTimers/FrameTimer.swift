@@ -1,5 +1,4 @@
 import Foundation
-import Locking
 import RetainGraph
 import Synchronization
 
@@ -43,8 +42,25 @@ import Synchronization
 ///
 /// All methods may be called from any thread; the action runs on the run loop's thread.
 public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Sendable {
-    /// A frame's work: returns whether the target was alive.
-    typealias Action = (FrameTimer) -> Bool
+    /// A frame's work.
+    enum Action {
+        /// A closure or a strong target: the receiver is always alive.
+        case always((FrameTimer) -> Void)
+        /// A weak target or a proxy: returns whether the receiver was alive.
+        case reporting((FrameTimer) -> Bool)
+
+        /// Runs the action; returns whether its receiver was alive.
+        @inline(__always)
+        func callAsFunction(_ timer: FrameTimer) -> Bool {
+            switch self {
+            case .always(let body):
+                body(timer)
+                return true
+            case .reporting(let body):
+                return body(timer)
+            }
+        }
+    }
 
     /// Refreshes per second of the simulated display (`maximumFramesPerSecond`).
     public let refreshRate: Double
@@ -53,7 +69,8 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
     /// The clock timestamps are read from.
     public let clock: FrameClock
 
-    let lock = PthreadLock()
+    /// The box Foundation's timer calls through; its lock guards `state`.
+    let trampoline = RunLoopTrampoline()
     var state: State
     let frames = Atomic<Int>(0)
     /// The graph recorder; `nil` when the graph was disabled at creation.
@@ -71,13 +88,12 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
         var timestamp: TimeInterval = 0
         var targetTimestamp: TimeInterval = 0
         var placement = RunLoopPlacement()
-        var trampoline: RunLoopTrampoline?
     }
 
     /// The designated initialiser every public one funnels into.
     init(
         refreshRate: Double, preferredFramesPerSecond: Int, clock: FrameClock, label: String?,
-        graph: LiveGraph, stopsWhenTargetDies: Bool, action: @escaping Action
+        graph: LiveGraph, stopsWhenTargetDies: Bool, action: Action
     ) throws(TimerError) {
         guard refreshRate.isFinite, refreshRate > 0, refreshRate <= Self.maximumRefreshRate else {
             throw .invalidFrameRate(refreshRate)
@@ -121,20 +137,20 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
     public var duration: TimeInterval { 1 / refreshRate }
 
     /// When the current (last delivered) frame was due; 0 before the first frame.
-    public var timestamp: TimeInterval { lock.withLock { state.timestamp } }
+    public var timestamp: TimeInterval { trampoline.withLock { state.timestamp } }
 
     /// When the next frame is due: ``timestamp`` + ``frameInterval`` × ``duration``.
-    public var targetTimestamp: TimeInterval { lock.withLock { state.targetTimestamp } }
+    public var targetTimestamp: TimeInterval { trampoline.withLock { state.targetTimestamp } }
 
     /// Refreshes between frames (at least 1), as `CADisplayLink.frameInterval`.
     ///
     /// Setting it changes ``preferredFramesPerSecond`` to match; values below 1 count as 1,
     /// values above `Int32.max` as `Int32.max`.
     public var frameInterval: Int {
-        get { lock.withLock { state.frameInterval } }
+        get { trampoline.withLock { state.frameInterval } }
         set {
             let interval = min(max(1, newValue), Self.maximumFrameInterval)
-            lock.withLock { state.frameInterval = interval }
+            trampoline.withLock { state.frameInterval = interval }
         }
     }
 
@@ -146,7 +162,7 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
         get { Int(refreshRate / Double(frameInterval)) }
         set {
             let interval = Self.frameInterval(for: max(0, newValue), refreshRate: refreshRate)
-            lock.withLock { state.frameInterval = interval }
+            trampoline.withLock { state.frameInterval = interval }
         }
     }
 
@@ -154,13 +170,13 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
     public var frameCount: Int { frames.load(ordering: .relaxed) }
 
     /// Whether the timer can still fire.
-    public var isValid: Bool { lock.withLock { state.phase != .invalidated } }
+    public var isValid: Bool { trampoline.withLock { state.phase != .invalidated } }
 
     /// The timer's node in the graph it records into, or `nil` when tracking was off.
     public var graphID: ObjectID? { tracker?.id }
 
     deinit {
-        let leftovers = lock.withLock { state.placement.clear() }
+        let leftovers = trampoline.withLock { state.placement.clear() }
         leftovers?.invalidate()
     }
 }

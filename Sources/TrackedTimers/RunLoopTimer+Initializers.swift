@@ -30,11 +30,9 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false
-        ) { timer in
-            action(target, timer)
-            return true
-        }
+            stopsWhenTargetDies: false,
+            action: .always { timer in action(target, timer) }
+        )
         tracker?.recordTarget(target, kind: .strong, role: .target)
     }
 
@@ -58,12 +56,13 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: true
-        ) { [weak weakTarget] timer in
-            guard let target = weakTarget else { return false }
-            action(target, timer)
-            return true
-        }
+            stopsWhenTargetDies: true,
+            action: .reporting { [weak weakTarget] timer in
+                guard let target = weakTarget else { return false }
+                action(target, timer)
+                return true
+            }
+        )
         tracker?.recordTarget(weakTarget, kind: .weak, role: .target)
     }
 
@@ -98,10 +97,9 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false
-        ) { timer in
-            forward(target, timer)
-        }
+            stopsWhenTargetDies: false,
+            action: .reporting { timer in forward(target, timer) }
+        )
         tracker?.recordTarget(target, kind: .strong, role: .target)
     }
 
@@ -126,10 +124,9 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false
-        ) { timer in
-            proxy.forward { target in action(target, timer) }
-        }
+            stopsWhenTargetDies: false,
+            action: .reporting { timer in proxy.forward { target in action(target, timer) } }
+        )
         tracker?.recordTarget(proxy, kind: .strong, role: .target)
     }
 
@@ -137,7 +134,8 @@ extension RunLoopTimer {
     ///
     /// Declare what the closure captures so the graph can show it: `capturing: self, as: .weak`
     /// for `[weak self]` records `timer ⇒ closure → owner` (S6a); `as: .strong` records
-    /// `timer ⇒ closure ⇒ owner` (S6b). Without a declaration the graph shows only the closure.
+    /// `timer ⇒ closure ⇒ owner` (S6b). Without a declaration the graph records no closure
+    /// node: one that holds nothing lies on no path and in no cycle.
     ///
     /// ```swift
     /// timer = try RunLoopTimer(interval: 1, repeats: true, capturing: self, as: .weak) {
@@ -162,11 +160,9 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false
-        ) { timer in
-            action(timer)
-            return true
-        }
+            stopsWhenTargetDies: false,
+            action: .always(action)
+        )
         tracker?.recordClosure(capturing: captured, kind: kind, name: captureName)
     }
 
@@ -203,11 +199,9 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false
-        ) { timer in
-            action(typeTarget, timer)
-            return true
-        }
+            stopsWhenTargetDies: false,
+            action: .always { timer in action(typeTarget, timer) }
+        )
         tracker?.recordTarget(
             root: .immortalType(name: String(reflecting: typeTarget)), kind: .strong,
             role: .target)

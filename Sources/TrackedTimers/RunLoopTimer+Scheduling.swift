@@ -22,23 +22,18 @@ extension RunLoopTimer {
     /// - Throws: ``TimerError/invalidated`` after ``invalidate()`` (an invalidated timer is never
     ///   revived); ``TimerError/scheduledOnAnotherRunLoop`` when it is already on another run loop.
     public func add(to runLoop: RunLoop, forMode mode: RunLoop.Mode) throws(TimerError) {
-        let decision = lock.withLock { () -> Result<RunLoopPlacement.Decision, TimerError> in
+        let decision = trampoline.withHandler {
+            handler -> Result<RunLoopPlacement.Decision, TimerError> in
             guard state.phase != .invalidated else { return .failure(.invalidated) }
             do throws(TimerError) {
                 let fireDate = state.fireDate
                 // The closure runs inside `state.placement`'s mutating access: it must not
                 // touch `state` itself (overlapping access traps at run time).
-                var made: RunLoopTrampoline?
                 let decision = try state.placement.place(on: runLoop, mode: mode) {
-                    let trampoline = RunLoopTrampoline()
-                    made = trampoline
-                    return RunLoopTrampoline.makeTimer(
-                        fireDate: fireDate, interval: interval, repeats: repeats,
-                        trampoline: trampoline)
+                    trampoline.makeTimer(fireDate: fireDate, interval: interval, repeats: repeats)
                 }
-                if let made { state.trampoline = made }
                 if case .add(_, _, let isFirst) = decision {
-                    if isFirst { state.trampoline?.attach(self) }
+                    if isFirst { handler = self }
                     state.phase = .scheduled
                     tracker?.recordScheduled(
                         on: runLoopRoot(for: runLoop), rootObject: runLoop,
@@ -55,10 +50,10 @@ extension RunLoopTimer {
             throw error
         case .success(.alreadyThere):
             return
-        case .success(.add(let timer, let modes, _)):
+        case .success(.add(let timer, let mode, _)):
             // Outside the lock. Should an `invalidate()` have slipped in meanwhile, Foundation
             // ignores adding an invalidated timer.
-            for mode in modes { runLoop.add(timer, forMode: mode) }
+            RunLoopPlacement.add(timer, to: runLoop, forMode: mode)
         }
     }
 
@@ -83,7 +78,7 @@ extension RunLoopTimer {
     /// nothing after ``invalidate()``. A weak-target timer whose target is dead counts a fire
     /// into a dead target and invalidates itself instead of acting.
     public func fire() {
-        let action = lock.withLock { state.phase == .invalidated ? nil : state.action }
+        let action = trampoline.withLock { state.phase == .invalidated ? nil : state.action }
         guard let action else { return }
         deliver(action)
     }
@@ -96,7 +91,8 @@ extension RunLoopTimer {
     /// further fires on Linux); it and the emptied trampoline box stay allocated (see the type's
     /// discussion). The graph drops the run-loop, target and action edges.
     public func invalidate() {
-        let leftovers = lock.withLock { () -> (Action?, Timer?, RunLoopTrampoline?)? in
+        let leftovers = trampoline.withHandler {
+            handler -> (Action?, Timer?, (any RunLoopFireHandler)?)? in
             guard state.phase != .invalidated else { return nil }
             if let timer = state.placement.foundationTimer, state.phase == .scheduled {
                 state.fireDate = timer.fireDate
@@ -105,15 +101,14 @@ extension RunLoopTimer {
             tracker?.recordInvalidated()
             let action = state.action
             state.action = nil
-            let trampoline = state.trampoline
-            state.trampoline = nil
-            return (action, state.placement.clear(), trampoline)
+            let held = handler
+            handler = nil
+            return (action, state.placement.clear(), held)
         }
-        guard let (action, timer, trampoline) = leftovers else { return }
+        guard let (action, timer, handler) = leftovers else { return }
         timer?.invalidate()
         // Dropping the box's strong reference may release `self`'s last owner; the caller
         // keeps `self` alive until this method returns. User captures die here, lock-free.
-        let handler = trampoline?.detach()
         withExtendedLifetime((action, handler)) {}
     }
 
@@ -131,7 +126,7 @@ extension RunLoopTimer {
 
     /// Called by the trampoline on the run loop's thread.
     func trampolineFired(_ foundationTimer: Timer) {
-        let action = lock.withLock { state.phase == .scheduled ? state.action : nil }
+        let action = trampoline.withLock { state.phase == .scheduled ? state.action : nil }
         guard let action else { return }
         if repeats {
             // Skip missed fire points instead of shifting the schedule (S17): the next fire is
@@ -139,7 +134,7 @@ extension RunLoopTimer {
             let next = RunLoopTiming.nextGridPoint(
                 anchor: foundationTimer.fireDate, interval: interval, after: Date())
             foundationTimer.fireDate = next
-            lock.withLock { state.fireDate = next }
+            trampoline.withLock { state.fireDate = next }
         }
         deliver(action)
     }
@@ -150,7 +145,7 @@ extension RunLoopTimer {
         let targetWasAlive = action(self)
         fires.add(1, ordering: .relaxed)
         if let tracker {
-            let next = lock.withLock {
+            let next = trampoline.withLock {
                 repeats && state.phase == .scheduled ? state.fireDate.timeIntervalSince1970 : nil
             }
             tracker.recordFire(nextFireDate: next, targetWasAlive: targetWasAlive)

@@ -1,5 +1,4 @@
 import Foundation
-import Locking
 import RetainGraph
 import Synchronization
 
@@ -47,9 +46,25 @@ import Synchronization
 /// the timer was added to (or on the caller's thread for ``fire()``). After ``invalidate()``
 /// returns no fire *starts*; a fire already running on the run loop's thread may finish.
 public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Sendable {
-    /// A fire's work: returns whether the target was alive (always `true` for a strong target
-    /// or a closure).
-    typealias Action = (RunLoopTimer) -> Bool
+    /// A fire's work.
+    enum Action {
+        /// A closure or a strong target: the receiver is always alive.
+        case always((RunLoopTimer) -> Void)
+        /// A weak target, a proxy or a forwarder: returns whether the receiver was alive.
+        case reporting((RunLoopTimer) -> Bool)
+
+        /// Runs the action; returns whether its receiver was alive.
+        @inline(__always)
+        func callAsFunction(_ timer: RunLoopTimer) -> Bool {
+            switch self {
+            case .always(let body):
+                body(timer)
+                return true
+            case .reporting(let body):
+                return body(timer)
+            }
+        }
+    }
 
     /// The interval between fires (or, for a one-shot timer, the delay before the fire).
     public let interval: TimeInterval
@@ -58,7 +73,8 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
     /// Whether a fire that finds the target dead invalidates the timer (weak-target timers).
     public let stopsWhenTargetDies: Bool
 
-    let lock = PthreadLock()
+    /// The box Foundation's timer calls through; its lock guards `state`.
+    let trampoline = RunLoopTrampoline()
     var state: State
     let fires = Atomic<Int>(0)
     /// The graph recorder; `nil` when the graph was disabled at creation.
@@ -71,13 +87,12 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
         var fireDate: Date
         var tolerance: TimeInterval = 0
         var placement = RunLoopPlacement()
-        var trampoline: RunLoopTrampoline?
     }
 
     /// The designated initialiser every public one funnels into.
     init(
         interval: TimeInterval, repeats: Bool, label: String?, graph: LiveGraph,
-        stopsWhenTargetDies: Bool, action: @escaping Action
+        stopsWhenTargetDies: Bool, action: Action
     ) throws(TimerError) {
         try RunLoopTiming.validate(interval: interval, repeats: repeats)
         self.interval = interval
@@ -97,10 +112,10 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
     // MARK: State
 
     /// Whether the timer can still fire: it was neither invalidated nor stopped by itself.
-    public var isValid: Bool { lock.withLock { state.phase != .invalidated } }
+    public var isValid: Bool { trampoline.withLock { state.phase != .invalidated } }
 
     /// Whether the timer is in a run loop (and not invalidated).
-    public var isScheduled: Bool { lock.withLock { state.phase == .scheduled } }
+    public var isScheduled: Bool { trampoline.withLock { state.phase == .scheduled } }
 
     /// How many times the action ran (scheduled fires and ``fire()``), target alive or not.
     public var fireCount: Int { fires.load(ordering: .relaxed) }
@@ -118,7 +133,7 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
     /// beyond about the year 2129.
     public var fireDate: Date {
         get {
-            lock.withLock {
+            trampoline.withLock {
                 guard state.phase == .scheduled, let timer = state.placement.foundationTimer
                 else { return state.fireDate }
                 return timer.fireDate
@@ -126,7 +141,7 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
         }
         set {
             let newValue = RunLoopTiming.sanitized(date: newValue)
-            let timer: Timer? = lock.withLock {
+            let timer: Timer? = trampoline.withLock {
                 guard state.phase != .invalidated else { return nil }
                 state.fireDate = newValue
                 tracker?.recordNextFireDate(newValue.timeIntervalSince1970)
@@ -143,17 +158,17 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
     /// fire date is within any tolerance, so the contract holds trivially. NaN, negative and
     /// infinite values are stored as 0.
     public var tolerance: TimeInterval {
-        get { lock.withLock { state.tolerance } }
+        get { trampoline.withLock { state.tolerance } }
         set {
             let value = RunLoopTiming.sanitized(tolerance: newValue)
-            lock.withLock { state.tolerance = value }
+            trampoline.withLock { state.tolerance = value }
         }
     }
 
     deinit {
         // A scheduled timer cannot die (its trampoline holds it) until invalidated, so there is
         // no Foundation timer left to stop; the tracker's own deinit removes the node.
-        let leftovers = lock.withLock { state.placement.clear() }
+        let leftovers = trampoline.withLock { state.placement.clear() }
         leftovers?.invalidate()
     }
 }

@@ -15,32 +15,32 @@ protocol RunLoopFireHandler: AnyObject {
 }
 
 /// The only thing a Foundation `Timer`'s block ever captures: a tiny box that forwards each fire
-/// to the instrumented timer and is emptied on invalidation.
+/// to the instrumented timer and is emptied on invalidation. Its lock is also the instrumented
+/// timer's own lock, so the timer costs one allocation for both.
 ///
 /// ## Why it exists
 /// On Linux, swift-corelibs-foundation never frees a `Timer`: its initialiser stores a retained
 /// reference to the timer in the CF timer's context, which has no release callback, and
 /// `invalidate()` does not drop the block. Everything the block captures strongly therefore
 /// lives forever. Handing Foundation this trampoline instead of the user's closure limits that
-/// leak to the `Timer` (and its CF timer), its block context and this box (two words and a lock).
-/// While the timer is scheduled the box holds the instrumented timer strongly (that is the run
-/// loop holding the timer, as on Apple platforms); ``detach()`` drops it when the timer is
+/// leak to the `Timer` (and its CF timer), its block context and this box (one existential and
+/// a mutex). While the timer is scheduled the box holds the instrumented timer strongly (that is
+/// the run loop holding the timer, as on Apple platforms); the timer empties it when it is
 /// invalidated, which releases the timer, its target and whatever its action captured.
-final class RunLoopTrampoline: @unchecked Sendable {
-    private let lock = PthreadLock()
-    private var handler: (any RunLoopFireHandler)?
+struct RunLoopTrampoline: Sendable {
+    private let box = Locked<(any RunLoopFireHandler)?>(nil)
 
-    /// Makes the box hold `handler` strongly until ``detach()``.
-    func attach(_ handler: any RunLoopFireHandler) {
-        lock.withLock { self.handler = handler }
+    /// Runs `body` with the box's lock held: the timer guards its own state with it.
+    @inline(__always)
+    func withLock<Result>(_ body: () -> Result) -> Result {
+        box.withLock { _ in body() }
     }
 
-    /// Empties the box and returns what it held, so the caller releases it outside any lock.
-    func detach() -> (any RunLoopFireHandler)? {
-        lock.withLock {
-            defer { handler = nil }
-            return handler
-        }
+    /// Runs `body` with the lock held and the box's content: set it to the timer when it is
+    /// first scheduled, empty it (and release what it held outside the lock) on invalidation.
+    @inline(__always)
+    func withHandler<Result>(_ body: (inout (any RunLoopFireHandler)?) -> Result) -> Result {
+        box.withLock(body)
     }
 
     /// Forwards one fire. An emptied box does nothing.
@@ -48,16 +48,14 @@ final class RunLoopTrampoline: @unchecked Sendable {
     /// - Complexity: One lock and one witness-table call; no allocation.
     @inline(__always)
     func fire(_ timer: Timer) {
-        guard let handler = lock.withLock({ handler }) else { return }
+        guard let handler = box.withLock({ $0 }) else { return }
         handler.trampolineFired(timer)
     }
 
-    /// Makes the Foundation timer whose block captures only `trampoline`.
-    static func makeTimer(
-        fireDate: Date, interval: TimeInterval, repeats: Bool, trampoline: RunLoopTrampoline
-    ) -> Timer {
-        Timer(fire: fireDate, interval: interval, repeats: repeats) { timer in
-            trampoline.fire(timer)
+    /// Makes the Foundation timer whose block captures only this box.
+    func makeTimer(fireDate: Date, interval: TimeInterval, repeats: Bool) -> Timer {
+        Timer(fire: fireDate, interval: interval, repeats: repeats) { [self] timer in
+            fire(timer)
         }
     }
 }
@@ -66,11 +64,14 @@ final class RunLoopTrampoline: @unchecked Sendable {
 /// timer (created at the first scheduling, so a timer that is never scheduled leaks nothing).
 ///
 /// Guarded by its owner's lock; the Foundation calls it asks for are made outside that lock.
+/// The first mode is stored inline, so the usual timer (one mode) allocates nothing here.
 struct RunLoopPlacement {
     /// The run loop the timer was added to, until invalidation.
     private(set) var runLoop: RunLoop?
-    /// The modes it was added in, in order.
-    private(set) var modes: [RunLoop.Mode] = []
+    /// The first mode it was added in.
+    private var firstMode: RunLoop.Mode?
+    /// Further modes, in order.
+    private var moreModes: [RunLoop.Mode] = []
     /// The Foundation timer, once made.
     private(set) var foundationTimer: Timer?
 
@@ -78,8 +79,9 @@ struct RunLoopPlacement {
     enum Decision {
         /// Already in that mode: nothing to do.
         case alreadyThere
-        /// Add this Foundation timer to the run loop in these Foundation modes (outside the lock).
-        case add(Timer, [RunLoop.Mode], isFirst: Bool)
+        /// Add this Foundation timer to the run loop in this mode (outside the lock, with
+        /// ``add(_:to:forMode:)``).
+        case add(Timer, RunLoop.Mode, isFirst: Bool)
     }
 
     /// Validates a scheduling request and records it.
@@ -91,23 +93,31 @@ struct RunLoopPlacement {
         if let current = self.runLoop, current !== runLoop {
             throw .scheduledOnAnotherRunLoop
         }
-        guard !modes.contains(mode) else { return .alreadyThere }
+        guard mode != firstMode, !moreModes.contains(mode) else { return .alreadyThere }
         let isFirst = foundationTimer == nil
         let timer = foundationTimer ?? make()
         foundationTimer = timer
         self.runLoop = runLoop
-        modes.append(mode)
-        return .add(timer, TrackedRunLoopModes.foundationModes(for: mode), isFirst: isFirst)
+        if firstMode == nil { firstMode = mode } else { moreModes.append(mode) }
+        return .add(timer, mode, isFirst: isFirst)
     }
 
     /// Forgets everything and returns the Foundation timer to invalidate.
     mutating func clear() -> Timer? {
-        defer {
-            foundationTimer = nil
-            runLoop = nil
-            modes = []
-        }
+        defer { self = RunLoopPlacement() }
         return foundationTimer
+    }
+
+    /// Adds `timer` to `runLoop` in the Foundation modes standing for `mode` (see
+    /// ``TrackedRunLoopModes``). Call outside the owner's lock.
+    static func add(_ timer: Timer, to runLoop: RunLoop, forMode mode: RunLoop.Mode) {
+        guard mode == .common else {
+            runLoop.add(timer, forMode: mode)
+            return
+        }
+        for mode in TrackedRunLoopModes.foundationModes(for: mode) {
+            runLoop.add(timer, forMode: mode)
+        }
     }
 }
 

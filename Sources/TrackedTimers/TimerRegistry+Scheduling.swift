@@ -54,14 +54,13 @@ extension TimerRegistry {
         // The timer's action finds its name and registry late: the name is settled under the
         // lock below, after the timer exists.
         let slot = NameSlot()
-        let action: DispatchTimer.Action = { [weak self] timer in
+        let action = DispatchTimer.Action.always { [weak self] timer in
             task()
             if !repeats, let self, let name = slot.name,
                 self.removeEntry(named: name, ifTimer: timer) != nil
             {
                 timer.invalidate()
             }
-            return true
         }
         let timer = try DispatchTimer(
             interval: repeats ? interval : start, tolerance: tolerance, repeats: repeats,

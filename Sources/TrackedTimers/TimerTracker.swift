@@ -4,32 +4,47 @@ import StackTraces
 import Synchronization
 
 /// Records one timer's (or proxy's) ownership edges into a ``LiveGraph`` as they are made and
-/// broken; every instrumented timer and proxy owns one.
+/// broken; every instrumented timer and proxy made on an enabled graph owns one.
 ///
 /// The edges it records are the library's vocabulary for timers, which the leak checker reads:
 ///
 /// ```
 /// root (run loop / queue) ⇒ timer       role .scheduled(mode:) or .resumed, while scheduled
 /// timer ⇒ target                        role .target, strong or weak
-/// timer ⇒ closure (anchored node)       role .actionClosure
+/// timer ⇒ closure (anchored node)       role .actionClosure, when a capture is declared
 /// closure ⇒/→ owner                     role .capture(name: "self"), as declared
 /// owner ⇒ timer                         role .storedProperty(name:), when the owner says so
 /// ```
 ///
-/// When the graph is disabled at creation, the tracker is inert and every call costs one
-/// branch. It never holds the timer, its target or its owner strongly.
-package final class TimerTracker: Sendable {
+/// Each event (creation, a target or closure, scheduling, a fire, invalidation) takes the
+/// graph's lock once; the edges' identities are kept inline, so recording allocates only the
+/// graph's node records. It never holds the timer, its target or its owner strongly.
+///
+/// ## Threads
+/// Its mutable state (the edges it recorded) is read and written only inside
+/// ``LiveGraph/withTimerBatch(_:)``, under the graph's lock.
+package final class TimerTracker: @unchecked Sendable {
     /// The graph recorded into.
     package let graph: LiveGraph
     /// The timer's (or proxy's) node, or ``ObjectID/disabled``.
     package let id: ObjectID
-    private let scheduledEdges = Locked<[ReferenceID]>([])
-    private let actionEdges = Locked<[ReferenceID]>([])
+    /// What the timer recorded; guarded by the graph's lock.
+    private var edges = Edges()
+
+    /// The edges one timer recorded, to remove them when it is unscheduled or invalidated.
+    private struct Edges {
+        /// Root ⇒ timer, one per mode.
+        var scheduled = ReferenceIDList()
+        /// Timer ⇒ target, timer ⇒ closure, closure ⇒ owner.
+        var calls = ReferenceIDList()
+        /// The action closure's anchored node, removed with the timer's.
+        var closure = ObjectID.disabled
+    }
 
     /// Whether the tracker records anything.
     package var isActive: Bool { id != .disabled }
 
-    /// Registers `object` as a timer or proxy node.
+    /// Registers `object` as a timer or proxy node, with its timer information, under one lock.
     ///
     /// - Parameters:
     ///   - object: The timer or proxy; held weakly by the graph.
@@ -50,16 +65,22 @@ package final class TimerTracker: Sendable {
         let trace =
             TimerTracking.capturesCreationTraces
             ? StackTrace.capture(skipping: traceSkipping + 1) : nil
-        id = graph.register(object, kind: kind, label: label, creationTrace: trace)
-        if let timer { graph.setTimerInfo(timer, for: id) }
+        var id = ObjectID.disabled
+        graph.withTimerBatch { batch in
+            id = batch.register(
+                object, kind: kind, label: label, creationTrace: trace, timer: timer)
+        }
+        self.id = id
     }
 
     /// Records that the timer holds `target` in `role` (`.target` or `.proxyTarget`).
     package func recordTarget(_ target: AnyObject, kind: ReferenceKind, role: ReferenceRole) {
         guard isActive else { return }
-        let targetID = graph.register(target)
-        if let edge = graph.addReference(from: id, to: targetID, kind: kind, role: role) {
-            actionEdges.withLock { $0.append(edge) }
+        graph.withTimerBatch { batch in
+            let targetID = batch.register(target)
+            if let edge = batch.addReference(from: id, to: targetID, kind: kind, role: role) {
+                edges.calls.append(edge)
+            }
         }
     }
 
@@ -68,90 +89,111 @@ package final class TimerTracker: Sendable {
     /// goes with the other target edges on invalidation.
     package func recordTarget(root: RootKind, kind: ReferenceKind, role: ReferenceRole) {
         guard isActive else { return }
-        let rootID = graph.registerRoot(root, for: nil)
-        if let edge = graph.addReference(from: id, to: rootID, kind: kind, role: role) {
-            actionEdges.withLock { $0.append(edge) }
+        graph.withTimerBatch { batch in
+            let rootID = batch.registerRoot(root)
+            if let edge = batch.addReference(from: id, to: rootID, kind: kind, role: role) {
+                edges.calls.append(edge)
+            }
         }
     }
 
-    /// Records that the timer holds an action closure which captures `owner` (if declared)
-    /// with the given kind under the name `capture`.
+    /// Records that the timer holds an action closure which captures `owner` with the given
+    /// kind under the name `capture`: `timer ⇒ closure ⇒/→ owner`.
+    ///
+    /// Without a declared `owner` nothing is recorded: a closure node with no outgoing
+    /// reference lies on no path and in no cycle, so reports are the same without it.
     package func recordClosure(capturing owner: AnyObject?, kind: ReferenceKind, name: String) {
-        guard isActive else { return }
-        let closure = graph.registerAnchored(
-            kind: .closure, typeName: "closure", label: nil, anchor: id)
-        var edges: [ReferenceID] = []
-        if let edge = graph.addReference(
-            from: id, to: closure, kind: .strong, role: .actionClosure)
-        {
-            edges.append(edge)
+        guard isActive, let owner else { return }
+        graph.withTimerBatch { batch in
+            let closure = batch.registerAnchored(kind: .closure, typeName: "closure", anchor: id)
+            guard closure != .disabled else { return }
+            edges.closure = closure
+            if let edge = batch.addReference(
+                from: id, to: closure, kind: .strong, role: .actionClosure)
+            {
+                edges.calls.append(edge)
+            }
+            let ownerID = batch.register(owner)
+            if let edge = batch.addReference(
+                from: closure, to: ownerID, kind: kind, role: .capture(name: name))
+            {
+                edges.calls.append(edge)
+            }
         }
-        if let owner,
-            let edge = graph.addReference(
-                from: closure, to: graph.register(owner), kind: kind,
-                role: .capture(name: name))
-        {
-            edges.append(edge)
-        }
-        actionEdges.withLock { $0.append(contentsOf: edges) }
     }
 
     /// Records that `root` now holds the timer in `role`, and marks it scheduled.
+    ///
+    /// - Parameters:
+    ///   - root: The root's kind; evaluated only the first time `rootObject` is recorded (a
+    ///     root's name sticks), or every time when there is no root object.
+    ///   - rootObject: The run loop or queue standing for the root, if any.
+    ///   - role: `.scheduled(mode:)` or `.resumed`.
+    ///   - nextFireDate: When the timer fires next, in seconds since 1970.
     package func recordScheduled(
-        on root: RootKind, rootObject: AnyObject?, role: ReferenceRole, nextFireDate: Double?
+        on root: @autoclosure () -> RootKind, rootObject: AnyObject?, role: ReferenceRole,
+        nextFireDate: Double?
     ) {
         guard isActive else { return }
-        let rootID = graph.registerRoot(root, for: rootObject)
-        if let edge = graph.addReference(from: rootID, to: id, kind: .strong, role: role) {
-            scheduledEdges.withLock { $0.append(edge) }
-        }
-        graph.updateTimerInfo(for: id) { info in
-            info.isScheduled = true
-            info.nextFireDate = nextFireDate
+        graph.withTimerBatch { batch in
+            let rootID =
+                if let rootObject { batch.registerRoot(for: rootObject, kind: root) } else {
+                    batch.registerRoot(root())
+                }
+            if let edge = batch.addReference(from: rootID, to: id, kind: .strong, role: role) {
+                edges.scheduled.append(edge)
+            }
+            batch.updateTimerInfo(for: id) { info in
+                info.isScheduled = true
+                info.nextFireDate = nextFireDate
+            }
         }
     }
 
     /// Records a fire: the next fire date (nil for none) and whether the target was alive.
     package func recordFire(nextFireDate: Double?, targetWasAlive: Bool = true) {
         guard isActive else { return }
-        graph.updateTimerInfo(for: id) { info in
-            info.fireCount += 1
-            if !targetWasAlive { info.firesIntoDeadTarget += 1 }
-            info.nextFireDate = nextFireDate
+        graph.withTimerBatch { batch in
+            batch.updateTimerInfo(for: id) { info in
+                info.fireCount += 1
+                if !targetWasAlive { info.firesIntoDeadTarget += 1 }
+                info.nextFireDate = nextFireDate
+            }
         }
     }
 
     /// Records a new fire date without a fire (a rescheduled or paused timer).
     package func recordNextFireDate(_ date: Double?) {
         guard isActive else { return }
-        graph.updateTimerInfo(for: id) { info in info.nextFireDate = date }
+        graph.withTimerBatch { batch in
+            batch.updateTimerInfo(for: id) { info in info.nextFireDate = date }
+        }
     }
 
     /// Removes the root edges and marks the timer unscheduled (paused, suspended, or removed
     /// from its run loop) while it keeps its target and action.
     package func recordUnscheduled() {
         guard isActive else { return }
-        let edges = scheduledEdges.withLock { edges in
-            defer { edges.removeAll() }
-            return edges
-        }
-        for edge in edges { graph.removeReference(edge) }
-        graph.updateTimerInfo(for: id) { info in
-            info.isScheduled = false
-            info.nextFireDate = nil
-        }
+        graph.withTimerBatch { batch in unschedule(in: &batch) }
     }
 
     /// Records an invalidation: the root edges go, and so do the target and action edges,
     /// because an invalidated timer releases what it called.
     package func recordInvalidated() {
         guard isActive else { return }
-        recordUnscheduled()
-        let edges = actionEdges.withLock { edges in
-            defer { edges.removeAll() }
-            return edges
+        graph.withTimerBatch { batch in
+            unschedule(in: &batch)
+            edges.calls.removeAll { batch.removeReference($0) }
         }
-        for edge in edges { graph.removeReference(edge) }
+    }
+
+    /// Removes the root edges and marks the timer unscheduled; call inside a batch.
+    private func unschedule(in batch: inout TimerGraphBatch) {
+        edges.scheduled.removeAll { batch.removeReference($0) }
+        batch.updateTimerInfo(for: id) { info in
+            info.isScheduled = false
+            info.nextFireDate = nil
+        }
     }
 
     /// Records that `owner` holds the timer in the stored property `property`.
@@ -162,13 +204,53 @@ package final class TimerTracker: Sendable {
         -> ReferenceID?
     {
         guard isActive else { return nil }
-        return graph.addReference(
-            from: graph.register(owner), to: id, kind: kind,
-            role: .storedProperty(name: property))
+        var edge: ReferenceID?
+        graph.withTimerBatch { batch in
+            edge = batch.addReference(
+                from: batch.register(owner), to: id, kind: kind,
+                role: .storedProperty(name: property))
+        }
+        return edge
     }
 
     deinit {
-        if isActive { graph.removeNode(id) }
+        guard isActive else { return }
+        let closure = edges.closure
+        graph.withTimerBatch { batch in
+            batch.removeNode(closure)
+            batch.removeNode(id)
+        }
+    }
+}
+
+/// A list of reference identities with room for three inline: a timer records one root edge
+/// per mode and one to three calling edges, so the list allocates only in unusual cases.
+struct ReferenceIDList {
+    private var first: ReferenceID?
+    private var second: ReferenceID?
+    private var third: ReferenceID?
+    private var more: [ReferenceID] = []
+
+    /// Adds an identity.
+    mutating func append(_ id: ReferenceID) {
+        if first == nil {
+            first = id
+        } else if second == nil {
+            second = id
+        } else if third == nil {
+            third = id
+        } else {
+            more.append(id)
+        }
+    }
+
+    /// Hands every identity to `body` in the order added, and empties the list.
+    mutating func removeAll(_ body: (ReferenceID) -> Void) {
+        if let first { body(first) }
+        if let second { body(second) }
+        if let third { body(third) }
+        for id in more { body(id) }
+        self = ReferenceIDList()
     }
 }
 

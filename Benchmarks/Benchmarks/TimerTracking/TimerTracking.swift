@@ -1,6 +1,7 @@
 // What tracking adds to a timer's life: create + schedule + invalidate, for the library's
 // timers with tracking switched off, tracked, and tracked with creation stack traces, against
-// bare Foundation `Timer` and `DispatchSourceTimer`.
+// bare Foundation `Timer` and `DispatchSourceTimer` (and FrameTimer off and tracked).
+// Scripts/lifecycle-count.sh counts the same lifecycles' instructions and allocations.
 //
 //   swift package --package-path Benchmarks --scratch-path .build-bench-dispatch \
 //       benchmark --target TimerTracking
@@ -90,6 +91,31 @@ let benchmarks: @Sendable () -> Void = {
             }
             benchmark.stopMeasurement()
             blackHole(graph.counts())  // prunes the dead timers
+            TimerTracking.capturesCreationTraces = true
+        }
+    }
+
+    // The display-link analogue: a Foundation timer on the refresh grid, like RunLoopTimer.
+    for tracking in [Tracking.off, .tracked] {
+        Benchmark("RunLoop FrameTimer \(tracking.rawValue)", configuration: configuration) {
+            benchmark in
+            let ticker = Ticker()
+            let graph = tracking.makeGraph()
+            let runLoop = RunLoop.current
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                do {
+                    let timer = try FrameTimer(capturing: ticker, as: .weak, graph: graph) {
+                        [weak ticker] _ in ticker?.tick()
+                    }
+                    try timer.add(to: runLoop, forMode: .default)
+                    timer.invalidate()
+                } catch {
+                    fatalError("unexpected \(error)")
+                }
+            }
+            benchmark.stopMeasurement()
+            blackHole(graph.counts())
             TimerTracking.capturesCreationTraces = true
         }
     }

@@ -9,7 +9,9 @@
 # under `valgrind --tool=memcheck` (M and 2M); per lifecycle = (count(2N) - count(N)) / N, so
 # start-up and set-up cancel out. The tool is LifecycleCount (release, DWARF 4: valgrind 3.19
 # cannot read DWARF 5). Prints a table with the goals' ratios: tracked / tracking off
-# (goal <= 1.3) and tracking off / bare (goal <= 1.05).
+# (goal <= 1.3) and tracking off / bare (goal <= 1.05). The run-loop and frame counts repeat to
+# the instruction; the dispatch ones vary by about 10 % from run to run (libdispatch's worker
+# thread parks and wakes a timing-dependent number of times), so compare several runs there.
 #
 # Environment: LIFECYCLE_N (default 20000), LIFECYCLE_M (default 2000), CALLGRIND_SCRATCH
 # (SwiftPM scratch path, default .build-bench-callgrind at the repository root), CALLGRIND_OUT

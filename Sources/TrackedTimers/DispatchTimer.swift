@@ -114,8 +114,11 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
     deinit {
         // The source's handler holds `self` weakly, so it cannot fire into a dead timer; tear
         // the source down safely (resume if suspended, then cancel).
-        let leftovers = state.withLock { state in state.invalidate() }
-        tracker?.recordInvalidated()
+        let (wasValid, leftovers) = state.withLock { state in
+            (state.phase != .invalidated, state.invalidate())
+        }
+        // An invalidated timer already dropped its edges; its node goes with the tracker.
+        if wasValid { tracker?.recordInvalidated() }
         withExtendedLifetime(leftovers) {}
     }
 

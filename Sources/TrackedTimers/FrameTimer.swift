@@ -43,24 +43,7 @@ import Synchronization
 /// All methods may be called from any thread; the action runs on the run loop's thread.
 public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Sendable {
     /// A frame's work.
-    enum Action {
-        /// A closure or a strong target: the receiver is always alive.
-        case always((FrameTimer) -> Void)
-        /// A weak target or a proxy: returns whether the receiver was alive.
-        case reporting((FrameTimer) -> Bool)
-
-        /// Runs the action; returns whether its receiver was alive.
-        @inline(__always)
-        func callAsFunction(_ timer: FrameTimer) -> Bool {
-            switch self {
-            case .always(let body):
-                body(timer)
-                return true
-            case .reporting(let body):
-                return body(timer)
-            }
-        }
-    }
+    typealias Action = TimerAction<FrameTimer>
 
     /// Refreshes per second of the simulated display (`maximumFramesPerSecond`).
     public let refreshRate: Double

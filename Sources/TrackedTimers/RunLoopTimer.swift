@@ -47,24 +47,7 @@ import Synchronization
 /// returns no fire *starts*; a fire already running on the run loop's thread may finish.
 public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Sendable {
     /// A fire's work.
-    enum Action {
-        /// A closure or a strong target: the receiver is always alive.
-        case always((RunLoopTimer) -> Void)
-        /// A weak target, a proxy or a forwarder: returns whether the receiver was alive.
-        case reporting((RunLoopTimer) -> Bool)
-
-        /// Runs the action; returns whether its receiver was alive.
-        @inline(__always)
-        func callAsFunction(_ timer: RunLoopTimer) -> Bool {
-            switch self {
-            case .always(let body):
-                body(timer)
-                return true
-            case .reporting(let body):
-                return body(timer)
-            }
-        }
-    }
+    typealias Action = TimerAction<RunLoopTimer>
 
     /// The interval between fires (or, for a one-shot timer, the delay before the fire).
     public let interval: TimeInterval

@@ -135,7 +135,7 @@ public final class ReflectionEnricher: @unchecked Sendable {
     /// Replaces each path through a library lock box (`Locking.LockStorage<…>`, the buffer
     /// behind a `Locked` value: the thread-safe state of an instrumented timer) by one
     /// reference that skips it, so reports read `DispatchTimer ⇒ .state.action ⇒ closure`
-    /// rather than naming the box.
+    /// rather than naming the box. A path through a box back to its holder is dropped.
     ///
     /// - Parameters:
     ///   - references: Discovered references.
@@ -156,7 +156,11 @@ public final class ReflectionEnricher: @unchecked Sendable {
                 result.append(reference)
                 continue
             }
-            for inner in leaving[reference.to] ?? [] where !boxes.contains(inner.to) {
+            // A box that leads back to its own holder is the timer's bookkeeping: a scheduled
+            // run-loop timer's trampoline box holds the timer, which the declared
+            // `run loop ⇒ timer` reference already says.
+            for inner in leaving[reference.to] ?? []
+            where !boxes.contains(inner.to) && inner.to != reference.from {
                 result.append(
                     Reference(
                         from: reference.from, to: inner.to,

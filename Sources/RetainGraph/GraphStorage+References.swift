@@ -78,7 +78,7 @@ extension GraphStorage {
             switch record.lifetime {
             case .object: if !isAlive(record, parkingIn: &survivors) { doomed.append(id) }
             case .anchored(let anchor): if !has(anchor) { doomed.append(id) }
-            case .immortal: break
+            case .immortal, .managed: break
             }
         }
         while !doomed.isEmpty {

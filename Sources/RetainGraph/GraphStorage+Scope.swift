@@ -123,7 +123,7 @@ extension GraphStorage {
         if record.liveMark == epoch { return record }
         let alive: Bool
         switch record.lifetime {
-        case .immortal: alive = true
+        case .immortal, .managed: alive = true
         case .object: alive = isAlive(record, parkingIn: &survivors)
         case .anchored(let anchor): alive = anchorIsLive(anchor, epoch: epoch, parkingIn: &survivors)
         }
@@ -145,7 +145,7 @@ extension GraphStorage {
             guard let record = nodes[current] else { return false }
             if record.liveMark == epoch { return true }
             switch record.lifetime {
-            case .immortal: return true
+            case .immortal, .managed: return true
             case .object: return isAlive(record, parkingIn: &survivors)
             case .anchored(let next): current = next
             }

@@ -17,6 +17,12 @@ final class NodeRecord {
         case anchored(ObjectID)
         /// Alive for the process (roots without an object).
         case immortal
+        /// Alive until removed by whoever registered it: an instrumented timer's or proxy's
+        /// tracker, which the object owns and whose `deinit` removes the node before the
+        /// object's memory is freed. The graph keeps no reference to such an object, not even a
+        /// weak one, so the object never gets a side table (which would send every retain and
+        /// release of a timer down the runtime's slow path).
+        case managed
     }
 
     weak var object: AnyObject?
@@ -38,6 +44,12 @@ final class NodeRecord {
     var liveMark: UInt32 = 0
     var selectedMark: UInt32 = 0
     var reachedMark: UInt32 = 0
+
+    /// Whether the node's registrant removes it (``Lifetime/managed``).
+    var isManaged: Bool {
+        if case .managed = lifetime { return true }
+        return false
+    }
 
     init(
         object: AnyObject? = nil, key: ObjectKey?, lifetime: Lifetime, type: Any.Type?,
@@ -132,15 +144,17 @@ struct GraphStorage {
 
     // MARK: Nodes
 
+    /// - Parameter isManaged: Whether the caller removes the node before `object` dies (see
+    ///   ``NodeRecord/Lifetime/managed``); the graph then keeps no reference to `object`.
     mutating func register(
-        _ object: AnyObject, type: Any.Type, kind: NodeKind, label: String?, trace: StackTrace?
+        _ object: AnyObject, type: Any.Type, kind: NodeKind, label: String?, trace: StackTrace?,
+        isManaged: Bool = false
     ) -> ObjectID {
         let key = ObjectKey(object)
-        if let existing = idsByObject[key] {
-            if nodes[existing]?.object != nil {
-                if kind != .object, nodes[existing]?.kind == .object {
-                    nodes[existing]?.kind = kind
-                }
+        if let existing = idsByObject[key], let record = nodes[existing] {
+            // The caller holds `object`, so a weak load here cannot be the last reference.
+            if record.isManaged || record.object != nil {
+                if kind != .object, record.kind == .object { record.kind = kind }
                 return existing
             }
             // The old object died and its address was reused.
@@ -148,8 +162,9 @@ struct GraphStorage {
         }
         let id = makeID()
         nodes[id] = NodeRecord(
-            object: object, key: key, lifetime: .object, type: type, typeName: nil, label: label,
-            kind: kind, address: key.address, trace: trace, timer: nil)
+            object: isManaged ? nil : object, key: key, lifetime: isManaged ? .managed : .object,
+            type: type, typeName: nil, label: label, kind: kind, address: key.address,
+            trace: trace, timer: nil)
         idsByObject[key] = id
         return id
     }
@@ -176,10 +191,9 @@ struct GraphStorage {
     }
 
     func liveID(of object: AnyObject) -> ObjectID? {
-        guard let id = idsByObject[ObjectKey(object)],
-            let record = nodes[id], record.object === object
-        else { return nil }
-        return id
+        guard let id = idsByObject[ObjectKey(object)], let record = nodes[id] else { return nil }
+        // A managed node is removed before its object's memory can be reused.
+        return record.isManaged || record.object === object ? id : nil
     }
 
     /// Forgets every node and reference, but keeps the identity counter and the slots'
@@ -205,7 +219,11 @@ struct GraphStorage {
     /// Nodes anchored to it are removed at the next ``prune()``.
     mutating func removeNode(_ id: ObjectID, sweepingWhenDue: Bool = true) {
         guard let record = nodes.removeValue(forKey: id) else { return }
-        if let key = record.key, idsByObject[key] == id { idsByObject[key] = nil }
+        // One hash lookup: take the key's entry out, and put it back in the rare case that it
+        // already names a newer node (a dead object's address reused).
+        if let key = record.key, let mapped = idsByObject.removeValue(forKey: key), mapped != id {
+            idsByObject[key] = mapped
+        }
         if case .root(let kind) = record.kind, rootsByKind[kind] == id { rootsByKind[kind] = nil }
         removalsSinceSweep += 1
         if sweepingWhenDue, removalsSinceSweep > max(64, nodes.count) { sweepReferences() }

@@ -48,15 +48,20 @@ package struct TimerGraphBatch: ~Copyable {
     /// Records an object (a timer, a proxy, a target or an owner), or returns the identity it
     /// already has; see ``LiveGraph/register(_:kind:label:creationTrace:)``.
     ///
-    /// - Parameter timer: Timer information to set on a new node (ignored when `nil`).
+    /// - Parameters:
+    ///   - timer: Timer information to set on a new node (ignored when `nil`).
+    ///   - isManaged: Whether the caller removes the node (with ``removeNode(_:)``) before
+    ///     `object` dies, as a tracker owned by its timer does from its `deinit`. The graph then
+    ///     keeps no reference to `object`, not even a weak one.
     package mutating func register(
         _ object: AnyObject, kind: NodeKind = .object, label: String? = nil,
-        creationTrace: StackTrace? = nil, timer: TimerInfo? = nil
+        creationTrace: StackTrace? = nil, timer: TimerInfo? = nil, isManaged: Bool = false
     ) -> ObjectID {
         guard isRecording else { return .disabled }
         let type: Any.Type = Swift.type(of: object)
         let id = graph.pointee.register(
-            object, type: type, kind: kind, label: label, trace: creationTrace)
+            object, type: type, kind: kind, label: label, trace: creationTrace,
+            isManaged: isManaged)
         if let timer { graph.pointee.nodes[id]?.timer = timer }
         return id
     }

@@ -47,7 +47,8 @@ package final class TimerTracker: @unchecked Sendable {
     /// Registers `object` as a timer or proxy node, with its timer information, under one lock.
     ///
     /// - Parameters:
-    ///   - object: The timer or proxy; held weakly by the graph.
+    ///   - object: The timer or proxy, which must own this tracker: the graph keeps no reference
+    ///     to it (not even a weak one) and relies on this tracker's `deinit` to remove its node.
     ///   - kind: `.timer` or `.proxy`.
     ///   - label: A label for reports.
     ///   - timer: Initial timer state, for timers.
@@ -67,8 +68,11 @@ package final class TimerTracker: @unchecked Sendable {
             ? StackTrace.capture(skipping: traceSkipping + 1) : nil
         var id = ObjectID.disabled
         graph.withTimerBatch { batch in
+            // Managed: this tracker's deinit removes the node, and the object owns the
+            // tracker, so the graph needs no weak reference (and the timer no side table).
             id = batch.register(
-                object, kind: kind, label: label, creationTrace: trace, timer: timer)
+                object, kind: kind, label: label, creationTrace: trace, timer: timer,
+                isManaged: true)
         }
         self.id = id
     }

@@ -7,6 +7,21 @@ import TrackedTimers
 /// capture, many modes, roots named once, and a graph switched off while timers live.
 @Suite("Timer tracker recording")
 struct TimerTrackerRecordingTests {
+    @Test("a timer's node needs no weak reference: found while the timer lives, gone with it")
+    func timerNodeLivesExactlyAsLongAsTheTimer() throws {
+        let graph = LiveGraph()
+        var timer: RunLoopTimer? = try RunLoopTimer(interval: 1, repeats: true, graph: graph) { _ in }
+        let id = try #require(timer?.graphID)
+        // Pruning (which drops nodes whose weakly held object died) keeps the managed node.
+        #expect(graph.counts().nodes == 1)
+        #expect(graph.id(of: try #require(timer)) == id)
+        // Registering the timer again, as `held(by:)` or user code does, finds the same node.
+        #expect(graph.register(try #require(timer)) == id)
+        timer = nil
+        #expect(graph.counts().nodes == 0)
+        #expect(graph.snapshot().node(id) == nil)
+    }
+
     @Test("a closure timer without a declared capture records the timer and no closure node")
     func closureWithoutDeclaredCaptureRecordsNoClosureNode() throws {
         let graph = LiveGraph()

@@ -72,13 +72,10 @@ extension LiveGraph {
     ///
     /// - Complexity: O(*n* + *r*).
     public func counts() -> (nodes: Int, references: Int) {
-        let (counts, survivors) = storage.withLock { graph in
-            var survivors: [AnyObject] = []
+        withLockParkingLoads { graph, survivors in
             graph.prune(parkingIn: &survivors)
-            return ((graph.nodes.count, graph.liveReferenceCount), survivors)
+            return (graph.nodes.count, graph.liveReferenceCount)
         }
-        withExtendedLifetime(survivors) {}  // released here, after the lock
-        return counts
     }
 
     /// Forgets every node and reference. Meant for tests that share ``shared``.
@@ -101,12 +98,10 @@ extension LiveGraph {
     /// - Complexity: O(*n* + *r*) for *n* nodes and *r* references; the lock is held for the
     ///   copy, the naming and indexing happen after it is released.
     public func snapshot() -> GraphSnapshot {
-        let (entries, references, survivors) = storage.withLock { graph in
-            var survivors: [AnyObject] = []
+        let (entries, references) = withLockParkingLoads { graph, survivors in
             graph.prune(parkingIn: &survivors)
-            return (graph.nodeValues(), graph.referenceValues(), survivors)
+            return (graph.nodeValues(), graph.referenceValues())
         }
-        withExtendedLifetime(survivors) {}  // released here, after the lock
         return Self.makeSnapshot(entries, references)
     }
 
@@ -132,13 +127,22 @@ extension LiveGraph {
     /// - Complexity: O(*h* + *e*) for the *h* nodes copied and the *e* references into them,
     ///   all under the graph's lock.
     public func snapshot(_ scope: SnapshotScope) -> GraphSnapshot {
-        let (entries, references, survivors) = storage.withLock { graph in
-            var survivors: [AnyObject] = []
-            let (entries, references) = graph.scopedValues(scope, parkingIn: &survivors)
-            return (entries, references, survivors)
+        let (entries, references) = withLockParkingLoads { graph, survivors in
+            graph.scopedValues(scope, parkingIn: &survivors)
         }
-        withExtendedLifetime(survivors) {}  // released here, after the lock
         return Self.makeSnapshot(entries, references)
+    }
+
+    /// Runs `body` under the graph's lock with an array for the strong references its weak
+    /// loads make (see `GraphStorage.isAlive(_:parkingIn:)`), and releases them only after the
+    /// lock is released, so that no `deinit` runs under it.
+    private func withLockParkingLoads<Result>(
+        _ body: (inout GraphStorage, inout [AnyObject]) -> Result
+    ) -> Result {
+        var survivors: [AnyObject] = []
+        let result = storage.withLock { graph in body(&graph, &survivors) }
+        survivors.removeAll()  // the last references to objects that died meanwhile go here
+        return result
     }
 
     /// Names copied node entries (outside the lock) and indexes them into a snapshot.

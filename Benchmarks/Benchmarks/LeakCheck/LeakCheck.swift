@@ -76,52 +76,42 @@ struct LeakFixture {
     }
 }
 
+/// Measures `verdicts()` of a watcher whose one watch, on the fixture's owner, is past its
+/// deadline: exactly the check a test's teardown runs.
+func measureTeardownCheck(
+    _ benchmark: Benchmark, fixture: LeakFixture, enricher: SnapshotEnricher? = nil
+) {
+    let clock = ManualWatchClock()
+    let watcher = LeakWatcher(graph: fixture.graph, clock: clock, enricher: enricher)
+    watcher.expectDeallocation(of: fixture.owner, within: .milliseconds(10), reason: "closed")
+    clock.advance(by: .seconds(1))
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations {
+        blackHole(watcher.verdicts())
+    }
+    benchmark.stopMeasurement()
+    withExtendedLifetime(fixture) {}
+}
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(3), maxIterations: 1_000)
 
     Benchmark("Teardown check (10k nodes)") { benchmark in
-        let fixture = LeakFixture(count: 10_000)
-        let clock = ManualWatchClock()
-        let watcher = LeakWatcher(graph: fixture.graph, clock: clock)
-        watcher.expectDeallocation(of: fixture.owner, within: .milliseconds(10), reason: "closed")
-        clock.advance(by: .seconds(1))
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            blackHole(watcher.verdicts())
-        }
-        benchmark.stopMeasurement()
-        withExtendedLifetime(fixture) {}
+        measureTeardownCheck(benchmark, fixture: LeakFixture(count: 10_000))
     }
 
     Benchmark("Teardown check (10k nodes, all holding the owner)") { benchmark in
         let fixture = LeakFixture(count: 10_000, tailsHoldOwner: true)
-        let clock = ManualWatchClock()
-        let watcher = LeakWatcher(graph: fixture.graph, clock: clock)
-        watcher.expectDeallocation(of: fixture.owner, within: .milliseconds(10), reason: "closed")
-        clock.advance(by: .seconds(1))
-        precondition(fixture.graph.snapshot(.retention(of: [fixture.graph.id(of: fixture.owner) ?? .disabled])).nodes.count > 10_000)
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            blackHole(watcher.verdicts())
-        }
-        benchmark.stopMeasurement()
-        withExtendedLifetime(fixture) {}
+        let owner = fixture.graph.id(of: fixture.owner) ?? .disabled
+        precondition(fixture.graph.snapshot(.retention(of: [owner])).nodes.count > 10_000)
+        measureTeardownCheck(benchmark, fixture: fixture)
     }
 
     Benchmark("Teardown check (10k nodes, whole-graph snapshot)") { benchmark in
-        let fixture = LeakFixture(count: 10_000)
-        let clock = ManualWatchClock()
         // An enricher that adds nothing: the watcher then snapshots the whole graph.
-        let watcher = LeakWatcher(graph: fixture.graph, clock: clock, enricher: { snapshot, _ in snapshot })
-        watcher.expectDeallocation(of: fixture.owner, within: .milliseconds(10), reason: "closed")
-        clock.advance(by: .seconds(1))
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations {
-            blackHole(watcher.verdicts())
-        }
-        benchmark.stopMeasurement()
-        withExtendedLifetime(fixture) {}
+        measureTeardownCheck(
+            benchmark, fixture: LeakFixture(count: 10_000), enricher: { snapshot, _ in snapshot })
     }
 
     Benchmark("Scoped snapshot (10k holders)") { benchmark in

@@ -128,7 +128,8 @@ struct GraphStorage {
     var freeSlots: [UInt32] = []
     var liveReferenceCount = 0
     var removalsSinceSweep = 0
-    var nextID: UInt64 = 1
+    /// Hands out node identities; shared with the graph's timer trackers.
+    let identities: IdentitySource
     /// The epoch of the last scoped search; node records carry marks from it.
     var searchEpoch: UInt32 = 0
 
@@ -137,10 +138,11 @@ struct GraphStorage {
     @inline(__always)
     func has(_ id: ObjectID) -> Bool { nodes.index(forKey: id) != nil }
 
-    mutating func makeID() -> ObjectID {
-        defer { nextID += 1 }
-        return ObjectID(rawValue: nextID)
+    init(identities: IdentitySource = IdentitySource()) {
+        self.identities = identities
     }
+
+    func makeID() -> ObjectID { identities.next() }
 
     // MARK: Nodes
 

@@ -22,7 +22,7 @@ extension LiveGraph {
         let record = ReferenceRecord(
             from: from, to: to, trace: creationTrace, role: role, kind: kind,
             isDiscovered: isDiscovered)
-        return storage.withLock { graph in graph.addReference(record) }
+        return withSyncedStorage { graph in graph.addReference(record) }
     }
 
     /// Records that object `holder` holds object `held`, registering either if needed.
@@ -51,7 +51,7 @@ extension LiveGraph {
     ///
     /// - Complexity: O(1).
     public func removeReference(_ id: ReferenceID) {
-        storage.withLock { graph in graph.removeReference(id) }
+        withSyncedStorage { graph in graph.removeReference(id) }
     }
 
     /// Removes every recorded reference that `from` holds in `role`, for example all
@@ -60,10 +60,10 @@ extension LiveGraph {
     /// - Complexity: O(*r*), where *r* is the number of live references.
     public func removeReferences(from: ObjectID, where matches: (Reference) -> Bool) {
         // Collect under the lock, decide outside it: `matches` is caller code.
-        let candidates = storage.withLock { graph in graph.references(from: from) }
+        let candidates = withSyncedStorage { graph in graph.references(from: from) }
         let doomed = candidates.filter(matches).compactMap(\.id)
         guard !doomed.isEmpty else { return }
-        storage.withLock { graph in
+        withSyncedStorage { graph in
             for id in doomed { graph.removeReference(id) }
         }
     }
@@ -85,7 +85,7 @@ extension LiveGraph {
     ///
     /// - Complexity: O(*n* + *r*).
     public func removeAll() {
-        storage.withLock { graph in graph.removeAll() }
+        withSyncedStorage { graph in graph.removeAll() }
     }
 
     /// Takes an immutable copy of the living graph for analysis.
@@ -133,14 +133,31 @@ extension LiveGraph {
         return Self.makeSnapshot(entries, references)
     }
 
-    /// Runs `body` under the graph's lock with an array for the strong references its weak
-    /// loads make (see `GraphStorage.isAlive(_:parkingIn:)`), and releases them only after the
-    /// lock is released, so that no `deinit` runs under it.
+    /// Runs `body` under the graph's lock, after applying the timer trackers' queued changes
+    /// (see ``TimerTracker``): every read and write of the graph goes through here or
+    /// ``withLockParkingLoads(_:)``, so that none sees the graph without a timer's latest state.
+    func withSyncedStorage<Result>(_ body: (inout GraphStorage) -> Result) -> Result {
+        withLockParkingLoads { graph, _ in body(&graph) }
+    }
+
+    /// Removes a dead tracker's timer node and its closure node, without draining the journal
+    /// (called from the tracker's `deinit`).
+    func removeTrackedNodes(of tracker: TimerTracker) {
+        storage.withLock { graph in graph.removeNodes(of: tracker) }
+    }
+
+    /// Runs `body` under the graph's lock, after draining the trackers' journal, with an array
+    /// for the strong references its weak loads make (see `GraphStorage.isAlive(_:parkingIn:)`),
+    /// and releases them only after the lock is released, so that no `deinit` runs under it.
     private func withLockParkingLoads<Result>(
         _ body: (inout GraphStorage, inout [AnyObject]) -> Result
     ) -> Result {
         var survivors: [AnyObject] = []
-        let result = storage.withLock { graph in body(&graph, &survivors) }
+        let isRecording = isEnabled
+        let result = storage.withLock { graph in
+            journal.drain(into: &graph, isRecording: isRecording, parkingIn: &survivors)
+            return body(&graph, &survivors)
+        }
         survivors.removeAll()  // the last references to objects that died meanwhile go here
         return result
     }

@@ -38,7 +38,11 @@ public final class LiveGraph: Sendable {
     /// ``isEnabled`` is set at run time.
     public static let shared = LiveGraph(isEnabled: LiveGraph.defaultEnablement())
 
-    let storage = Locked(GraphStorage())
+    let storage: Locked<GraphStorage>
+    /// Node identities, handed out by the storage and by timer trackers.
+    let identities = IdentitySource()
+    /// Timer trackers' changes not yet applied to `storage` (see ``withSyncedStorage(_:)``).
+    let journal = TrackerJournal()
     private let enabled: Atomic<Bool>
 
     /// Creates an empty graph.
@@ -47,6 +51,7 @@ public final class LiveGraph: Sendable {
     ///   accepts every call and records nothing.
     public init(isEnabled: Bool = true) {
         enabled = Atomic(isEnabled)
+        storage = Locked(GraphStorage(identities: identities))
     }
 
     /// Whether the graph records. Switching it off keeps what was recorded until then.
@@ -96,7 +101,7 @@ public final class LiveGraph: Sendable {
     ) -> ObjectID {
         guard isEnabled else { return .disabled }
         let type: Any.Type = Swift.type(of: object)
-        return storage.withLock { graph in
+        return withSyncedStorage { graph in
             graph.register(object, type: type, kind: kind, label: label, trace: creationTrace)
         }
     }
@@ -119,11 +124,11 @@ public final class LiveGraph: Sendable {
         guard isEnabled else { return .disabled }
         if let object {
             let type: Any.Type = Swift.type(of: object)
-            return storage.withLock { graph in
+            return withSyncedStorage { graph in
                 graph.register(object, type: type, kind: .root(kind), label: label, trace: nil)
             }
         }
-        return storage.withLock { graph in graph.registerDetachedRoot(kind, label: label) }
+        return withSyncedStorage { graph in graph.registerDetachedRoot(kind, label: label) }
     }
 
     /// Records a node that has no object of its own and lives exactly as long as `anchor`,
@@ -144,7 +149,7 @@ public final class LiveGraph: Sendable {
         creationTrace: StackTrace? = nil
     ) -> ObjectID {
         guard isEnabled else { return .disabled }
-        return storage.withLock { graph in
+        return withSyncedStorage { graph in
             graph.registerAnchored(
                 kind: kind, typeName: typeName, label: label, anchor: anchor, trace: creationTrace)
         }
@@ -155,7 +160,7 @@ public final class LiveGraph: Sendable {
     /// - Returns: `nil` if the object was never recorded or its node was removed.
     /// - Complexity: O(1).
     public func id(of object: AnyObject) -> ObjectID? {
-        storage.withLock { graph in graph.liveID(of: object) }
+        withSyncedStorage { graph in graph.liveID(of: object) }
     }
 
     /// Removes a node and every reference from or to it; call it when an object dies or stops
@@ -167,7 +172,7 @@ public final class LiveGraph: Sendable {
     /// - Complexity: O(1) amortised; references are swept in batches.
     public func removeNode(_ id: ObjectID) {
         guard id != .disabled else { return }
-        storage.withLock { graph in graph.removeNode(id) }
+        withSyncedStorage { graph in graph.removeNode(id) }
     }
 
     /// Replaces the timer information of a timer node. Unknown nodes are ignored.
@@ -175,7 +180,7 @@ public final class LiveGraph: Sendable {
     /// - Complexity: O(1).
     public func setTimerInfo(_ info: TimerInfo?, for id: ObjectID) {
         guard id != .disabled else { return }
-        storage.withLock { graph in graph.nodes[id]?.timer = info }
+        withSyncedStorage { graph in graph.nodes[id]?.timer = info }
     }
 
     /// Updates the timer information of a timer node in place with graph-internal state only.
@@ -183,7 +188,7 @@ public final class LiveGraph: Sendable {
     /// The closure runs with the graph's lock held: it must not call into the graph or user code.
     package func updateTimerInfo(for id: ObjectID, _ update: (inout TimerInfo) -> Void) {
         guard id != .disabled else { return }
-        storage.withLock { graph in
+        withSyncedStorage { graph in
             guard let record = graph.nodes[id], var info = record.timer else { return }
             update(&info)
             record.timer = info
@@ -193,7 +198,7 @@ public final class LiveGraph: Sendable {
     /// Changes a node's label. Unknown nodes are ignored.
     public func setLabel(_ label: String?, for id: ObjectID) {
         guard id != .disabled else { return }
-        storage.withLock { graph in graph.nodes[id]?.label = label }
+        withSyncedStorage { graph in graph.nodes[id]?.label = label }
     }
 }
 

@@ -1,0 +1,116 @@
+extension GraphStorage {
+    /// Registers the node of a tracker that the graph has not recorded yet (a new timer, or one
+    /// whose node went with ``removeAll()``), under the identity the tracker was given, and
+    /// marks everything it holds as to be applied.
+    ///
+    /// The journal's drain registers every queued tracker before applying any, so that a
+    /// timer's edge to another tracked object (a proxy) finds that object's managed node.
+    mutating func registerIfNew(_ tracker: TimerTracker, isRecording: Bool) {
+        guard isRecording, !has(tracker.id) else { return }
+        let registration = tracker.registration
+        let key = registration.key
+        if let existing = idsByObject[key] {
+            // A dead object's node at the same address, not pruned yet.
+            removeNode(existing)
+        }
+        nodes[tracker.id] = NodeRecord(
+            key: key, lifetime: .managed, type: registration.type, typeName: nil,
+            label: registration.label, kind: registration.kind, address: key.address,
+            trace: registration.trace, timer: tracker.wanted.info)
+        idsByObject[key] = tracker.id
+        tracker.isRecorded.store(true, ordering: .releasing)
+        tracker.applied = TimerTracker.Applied()
+        tracker.wanted.changes = .all
+    }
+
+    /// Brings the graph in line with what `tracker`'s timer holds now (see ``TimerTracker``):
+    /// replaces the root edges, the calling edges (targets, the closure node and its capture)
+    /// and the timer information that changed since the last time.
+    ///
+    /// Called by the journal's drain, with the graph's and the journal's locks held, after
+    /// ``registerIfNew(_:isRecording:)``.
+    ///
+    /// - Parameters:
+    ///   - isRecording: Whether the graph records. When it does not, edges are only removed.
+    ///   - survivors: Where strong references made by weak loads are parked.
+    mutating func apply(
+        _ tracker: TimerTracker, isRecording: Bool, parkingIn survivors: inout [AnyObject]
+    ) {
+        let changes = tracker.wanted.changes
+        tracker.wanted.changes = []
+        let id = tracker.id
+        guard has(id) else { return }  // not registered: the graph does not record
+        if changes.contains(.info) { nodes[id]?.timer = tracker.wanted.info }
+        if changes.contains(.roots) {
+            tracker.applied.rootEdges.removeAll { removeReference($0) }
+            if isRecording {
+                tracker.wanted.roots.forEach { edge in
+                    let root: ObjectID
+                    switch edge.root {
+                    case .object(let known):
+                        guard let object = known.object else { return }  // the root died
+                        survivors.append(object)
+                        root = registerRoot(for: object, kind: known.kind)
+                    case .detached(let kind):
+                        root = registerDetachedRoot(kind, label: nil)
+                    }
+                    add(from: root, to: id, .strong, edge.role, into: &tracker.applied.rootEdges)
+                }
+            }
+        }
+        if changes.contains(.calls) {
+            tracker.applied.callEdges.removeAll { removeReference($0) }
+            removeNode(tracker.applied.closure)
+            tracker.applied.closure = .disabled
+            guard isRecording else { return }
+            tracker.wanted.calls.forEach { edge in
+                let target: ObjectID
+                if let root = edge.root {
+                    target = registerDetachedRoot(root, label: nil)
+                } else {
+                    guard let object = edge.object else { return }
+                    survivors.append(object)
+                    target = registerObject(object)
+                }
+                add(from: id, to: target, edge.kind, edge.role, into: &tracker.applied.callEdges)
+            }
+            if let capture = tracker.wanted.closure, let owner = capture.owner {
+                survivors.append(owner)
+                let closure = registerAnchored(
+                    kind: .closure, typeName: "closure", label: nil, anchor: id, trace: nil)
+                tracker.applied.closure = closure
+                add(from: id, to: closure, .strong, .actionClosure, into: &tracker.applied.callEdges)
+                add(
+                    from: closure, to: registerObject(owner), capture.kind,
+                    .capture(name: capture.name), into: &tracker.applied.callEdges)
+            }
+        }
+    }
+
+    /// Removes a tracker's timer node and its closure node.
+    mutating func removeNodes(of tracker: TimerTracker) {
+        removeNode(tracker.applied.closure)
+        removeNode(tracker.id)
+    }
+
+    /// Registers a target or an owner as a plain object node, or finds its node.
+    private mutating func registerObject(_ object: AnyObject) -> ObjectID {
+        register(object, type: Swift.type(of: object), kind: .object, label: nil, trace: nil)
+    }
+
+    /// Registers the root `object` stands for, or finds it; `kind` names a new root.
+    mutating func registerRoot(for object: AnyObject, kind: RootKind) -> ObjectID {
+        let id = register(object, type: Swift.type(of: object), kind: .object, label: nil, trace: nil)
+        if let record = nodes[id], case .object = record.kind { record.kind = .root(kind) }
+        return id
+    }
+
+    private mutating func add(
+        from: ObjectID, to: ObjectID, _ kind: ReferenceKind, _ role: ReferenceRole,
+        into list: inout ReferenceIDList
+    ) {
+        let record = ReferenceRecord(
+            from: from, to: to, trace: nil, role: role, kind: kind, isDiscovered: false)
+        if let reference = addReference(record) { list.append(reference) }
+    }
+}

@@ -1,0 +1,337 @@
+import StackTraces
+import Synchronization
+
+/// Records one instrumented timer's (or proxy's) ownership edges for a ``LiveGraph``; every
+/// timer and proxy made on an enabled graph owns one.
+///
+/// The edges are the library's vocabulary for timers, which the leak checker reads:
+///
+/// ```
+/// root (run loop / queue) ⇒ timer       role .scheduled(mode:) or .resumed, while scheduled
+/// timer ⇒ target                        role .target, strong or weak
+/// timer ⇒ closure (anchored node)       role .actionClosure, when a capture is declared
+/// closure ⇒/→ owner                     role .capture(name: "self"), as declared
+/// owner ⇒ timer                         role .storedProperty(name:), when the owner says so
+/// ```
+///
+/// ## Recording is deferred to the graph's readers
+/// A timer event (creation, a target, scheduling, a fire, invalidation) only writes what the
+/// timer holds *now* into this tracker, under the graph's small journal lock, and queues the
+/// tracker once (see `TrackerJournal`). The graph itself (its lock, node records, identity
+/// tables and reference slab) is touched when someone reads it: every ``LiveGraph`` method
+/// first applies the queued trackers' latest state. A timer that is created, scheduled,
+/// invalidated and released between two reads therefore never reaches the graph's tables;
+/// one that lives across a read is recorded then, with the state it has at that moment. What
+/// a reader sees is the same as if every event had been recorded as it happened.
+///
+/// The timer's identity (``id``) is handed out at creation, so ``LiveGraph`` calls that take
+/// it (and the timers' `graphID`) work before any read.
+///
+/// ## References
+/// The tracker holds the timer, its targets, its roots and its closure's owner only weakly
+/// (or not at all: the timer's node is managed, removed by this tracker's `deinit`).
+package final class TimerTracker: @unchecked Sendable {
+    /// The graph recorded into.
+    package let graph: LiveGraph
+    /// The timer's (or proxy's) node, or ``ObjectID/disabled``.
+    package let id: ObjectID
+
+    /// What the node is made from when it is first applied.
+    let registration: Registration
+    /// What the timer holds now; guarded by the journal's lock.
+    @exclusivity(unchecked) var wanted: Wanted
+    /// Whether the tracker is in the journal's queue; guarded by the journal's lock.
+    @exclusivity(unchecked) var isQueued = false
+    /// Whether the graph holds this tracker's node (so its `deinit` must remove it); written
+    /// under both the graph's and the journal's locks, read by the `deinit` without them.
+    let isRecorded = Atomic<Bool>(false)
+    /// The references and closure node last applied; guarded by the graph's lock.
+    @exclusivity(unchecked) var applied = Applied()
+
+    /// Whether the tracker records anything.
+    package var isActive: Bool { id != .disabled }
+
+    /// Creates the tracker of `object`, a timer or a proxy that owns it.
+    ///
+    /// Costs one atomic increment (the identity) and one journal round-trip; nothing is
+    /// recorded into the graph's tables before it is read.
+    ///
+    /// - Parameters:
+    ///   - object: The timer or proxy, which must own this tracker: the graph keeps no reference
+    ///     to it (not even a weak one) and relies on this tracker's `deinit` to remove its node.
+    ///   - kind: `.timer` or `.proxy`.
+    ///   - label: A label for reports.
+    ///   - timer: Initial timer state, for timers.
+    ///   - creationTrace: Where the timer was created, if captured.
+    ///   - graph: The graph. When it is disabled the tracker records nothing (``isActive`` is
+    ///     `false`).
+    package init(
+        object: AnyObject, kind: NodeKind, label: String?, timer: TimerInfo?,
+        creationTrace: StackTrace?, graph: LiveGraph
+    ) {
+        self.graph = graph
+        registration = Registration(
+            key: ObjectKey(object), type: Swift.type(of: object), kind: kind, label: label,
+            trace: creationTrace)
+        wanted = Wanted(info: timer)
+        guard graph.isEnabled else {
+            id = .disabled
+            return
+        }
+        id = graph.identities.next()
+        graph.journal.update(self) { _ in }
+    }
+
+    // MARK: Events
+
+    /// Records that the timer holds `target` in `role` (`.target` or `.proxyTarget`).
+    package func recordTarget(_ target: AnyObject, kind: ReferenceKind, role: ReferenceRole) {
+        guard isActive else { return }
+        let edge = CallEdge(object: target, root: nil, kind: kind, role: role)
+        graph.journal.update(self) { wanted in
+            wanted.calls.append(edge)
+            wanted.changes.insert(.calls)
+        }
+    }
+
+    /// Records that the timer holds a root as its target, such as a type used as the target
+    /// (`.immortalType(name:)`, the Objective-C "timer class as target" trampoline). The edge
+    /// goes with the other target edges on invalidation.
+    package func recordTarget(root: RootKind, kind: ReferenceKind, role: ReferenceRole) {
+        guard isActive else { return }
+        let edge = CallEdge(object: nil, root: root, kind: kind, role: role)
+        graph.journal.update(self) { wanted in
+            wanted.calls.append(edge)
+            wanted.changes.insert(.calls)
+        }
+    }
+
+    /// Records that the timer holds an action closure which captures `owner` with the given
+    /// kind under the name `capture`: `timer ⇒ closure ⇒/→ owner`.
+    ///
+    /// Without a declared `owner` nothing is recorded: a closure node with no outgoing
+    /// reference lies on no path and in no cycle, so reports are the same without it.
+    package func recordClosure(capturing owner: AnyObject?, kind: ReferenceKind, name: String) {
+        guard isActive, let owner else { return }
+        let capture = ClosureCapture(owner: owner, kind: kind, name: name)
+        graph.journal.update(self) { wanted in
+            wanted.closure = capture
+            wanted.changes.insert(.calls)
+        }
+    }
+
+    /// Records that `root` now holds the timer in `role`, and marks it scheduled.
+    ///
+    /// - Parameters:
+    ///   - root: The root's kind; evaluated only the first time `rootObject` is seen by the
+    ///     graph (a root's name sticks while its object lives), or every time when there is no
+    ///     root object.
+    ///   - rootObject: The run loop or queue standing for the root, if any.
+    ///   - role: `.scheduled(mode:)` or `.resumed`.
+    ///   - nextFireDate: When the timer fires next, in seconds since 1970.
+    package func recordScheduled(
+        on root: @autoclosure () -> RootKind, rootObject: AnyObject?, role: ReferenceRole,
+        nextFireDate: Double?
+    ) {
+        guard isActive else { return }
+        if let rootObject {
+            graph.journal.schedule(
+                self, on: rootObject, makeKind: root, role: role, nextFireDate: nextFireDate)
+        } else {
+            let kind = root()
+            graph.journal.update(self) { wanted in
+                wanted.schedule(on: .detached(kind), role: role, nextFireDate: nextFireDate)
+            }
+        }
+    }
+
+    /// Records a fire: the next fire date (nil for none) and whether the target was alive.
+    package func recordFire(nextFireDate: Double?, targetWasAlive: Bool = true) {
+        guard isActive else { return }
+        graph.journal.update(self) { wanted in
+            wanted.info?.fireCount += 1
+            if !targetWasAlive { wanted.info?.firesIntoDeadTarget += 1 }
+            wanted.info?.nextFireDate = nextFireDate
+            wanted.changes.insert(.info)
+        }
+    }
+
+    /// Records a new fire date without a fire (a rescheduled or paused timer).
+    package func recordNextFireDate(_ date: Double?) {
+        guard isActive else { return }
+        graph.journal.update(self) { wanted in
+            wanted.info?.nextFireDate = date
+            wanted.changes.insert(.info)
+        }
+    }
+
+    /// Removes the root edges and marks the timer unscheduled (paused, suspended, or removed
+    /// from its run loop) while it keeps its target and action.
+    package func recordUnscheduled() {
+        guard isActive else { return }
+        graph.journal.update(self) { wanted in wanted.unschedule() }
+    }
+
+    /// Records an invalidation: the root edges go, and so do the target and action edges,
+    /// because an invalidated timer releases what it called.
+    package func recordInvalidated() {
+        guard isActive else { return }
+        graph.journal.update(self) { wanted in
+            wanted.unschedule()
+            wanted.calls = SmallList()
+            wanted.closure = nil
+            wanted.changes.insert(.calls)
+        }
+    }
+
+    /// Records that `owner` holds the timer in the stored property `property`.
+    ///
+    /// Unlike the other events this one is written into the graph at once (it is the user's
+    /// reference, removed with ``LiveGraph/removeReference(_:)``, not the timer's).
+    ///
+    /// - Returns: The edge, or `nil` when tracking is off.
+    @discardableResult
+    package func recordOwner(_ owner: AnyObject, property: String, kind: ReferenceKind)
+        -> ReferenceID?
+    {
+        guard isActive else { return nil }
+        return graph.addReference(
+            from: graph.register(owner), to: id, kind: kind,
+            role: .storedProperty(name: property))
+    }
+
+    deinit {
+        // Never queued here: the journal's queue holds its trackers strongly.
+        guard isActive, isRecorded.load(ordering: .acquiring) else { return }
+        graph.removeTrackedNodes(of: self)
+    }
+}
+
+extension TimerTracker {
+    /// The timer's node as it is registered when first applied.
+    struct Registration {
+        let key: ObjectKey
+        let type: Any.Type
+        let kind: NodeKind
+        let label: String?
+        let trace: StackTrace?
+    }
+
+    /// What the timer holds now, and what changed since the graph last applied it.
+    struct Wanted {
+        var info: TimerInfo?
+        var roots = SmallList<RootEdge>()
+        var calls = SmallList<CallEdge>()
+        var closure: ClosureCapture?
+        var changes: Changes = []
+
+        /// `root` holds the timer in `role`.
+        mutating func schedule(on root: RootEdge.Root, role: ReferenceRole, nextFireDate: Double?) {
+            roots.append(RootEdge(root: root, role: role))
+            info?.isScheduled = true
+            info?.nextFireDate = nextFireDate
+            changes.formUnion([.roots, .info])
+        }
+
+        /// No root holds the timer any more.
+        mutating func unschedule() {
+            roots = SmallList()
+            info?.isScheduled = false
+            info?.nextFireDate = nil
+            changes.formUnion([.roots, .info])
+        }
+    }
+
+    /// The parts of ``Wanted`` to apply.
+    struct Changes: OptionSet {
+        let rawValue: UInt8
+        static let roots = Changes(rawValue: 1 << 0)
+        static let calls = Changes(rawValue: 1 << 1)
+        static let info = Changes(rawValue: 1 << 2)
+        static let all: Changes = [.roots, .calls, .info]
+    }
+
+    /// A root holding the timer: `root ⇒ timer`.
+    struct RootEdge {
+        /// A root with an object (its journal entry, which holds the object weakly), or one
+        /// without.
+        enum Root {
+            case object(KnownRoot)
+            case detached(RootKind)
+        }
+
+        let root: Root
+        let role: ReferenceRole
+    }
+
+    /// Something the timer calls: `timer ⇒ target`, an object (held weakly here) or a root.
+    struct CallEdge {
+        weak var object: AnyObject?
+        let root: RootKind?
+        let kind: ReferenceKind
+        let role: ReferenceRole
+    }
+
+    /// The owner an action closure declares it captures: `timer ⇒ closure ⇒/→ owner`.
+    struct ClosureCapture {
+        weak var owner: AnyObject?
+        let kind: ReferenceKind
+        let name: String
+    }
+
+    /// What the graph holds for this tracker besides its node.
+    struct Applied {
+        var rootEdges = ReferenceIDList()
+        var callEdges = ReferenceIDList()
+        var closure = ObjectID.disabled
+    }
+}
+
+/// A list with room for one element inline: a timer has one root edge and one target in the
+/// usual case, so the list allocates only in unusual ones.
+struct SmallList<Element> {
+    private var first: Element?
+    private var more: [Element] = []
+
+    /// Adds an element.
+    mutating func append(_ element: consuming Element) {
+        if first == nil { first = element } else { more.append(element) }
+    }
+
+    /// Calls `body` with every element, in the order added.
+    func forEach(_ body: (Element) -> Void) {
+        if let first { body(first) }
+        for element in more { body(element) }
+    }
+}
+
+/// A list of reference identities with room for three inline: a timer records one root edge
+/// per mode and one to three calling edges, so the list allocates only in unusual cases.
+struct ReferenceIDList {
+    private var first: ReferenceID?
+    private var second: ReferenceID?
+    private var third: ReferenceID?
+    private var more: [ReferenceID] = []
+
+    /// Adds an identity.
+    mutating func append(_ id: ReferenceID) {
+        if first == nil {
+            first = id
+        } else if second == nil {
+            second = id
+        } else if third == nil {
+            third = id
+        } else {
+            more.append(id)
+        }
+    }
+
+    /// Hands every identity to `body` in the order added, and empties the list.
+    mutating func removeAll(_ body: (ReferenceID) -> Void) {
+        if let first { body(first) }
+        if let second { body(second) }
+        if let third { body(third) }
+        for id in more { body(id) }
+        self = ReferenceIDList()
+    }
+}

@@ -15,8 +15,11 @@ import Darwin
 final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     /// Makes a buffer guarding `value` with an initialised, unlocked mutex.
     @inlinable
-    static func make(_ value: Value) -> LockStorage<Value> {
-        let buffer = create(minimumCapacity: 1) { _ in value }
+    static func make(_ value: consuming Value) -> LockStorage<Value> {
+        // Moved, not copied, into the header: a copy of a state holding closures and objects
+        // costs a retain and a release of each.
+        var pending = Optional(value)
+        let buffer = create(minimumCapacity: 1) { _ in pending.take().unsafelyUnwrapped }
         let storage = unsafeDowncast(buffer, to: LockStorage<Value>.self)
         storage.withUnsafeMutablePointerToElements { mutex in
             mutex.initialize(to: pthread_mutex_t())
@@ -83,7 +86,7 @@ public struct Locked<Value>: @unchecked Sendable {
     ///
     /// - Parameter value: The initial value.
     @inlinable
-    public init(_ value: Value) { storage = .make(value) }
+    public init(_ value: consuming Value) { storage = .make(value) }
 
     /// Runs `body` with exclusive access to the value.
     ///

@@ -15,7 +15,7 @@ protocol RunLoopFireHandler: AnyObject {
 }
 
 /// The lock-guarded state of a run-loop-driven timer, as its ``RunLoopTrampoline`` sees it.
-protocol RunLoopFireState: SendableMetatype {
+protocol RunLoopFireState {
     /// The timer kind the trampoline forwards fires to.
     associatedtype Handler: RunLoopFireHandler
 
@@ -38,7 +38,7 @@ protocol RunLoopFireState: SendableMetatype {
 /// holds the instrumented timer strongly (``RunLoopFireState/handler``); the timer empties its
 /// state when it is invalidated, which releases the timer, its target and whatever its action
 /// captured, and leaves the emptied box to the leaked `Timer`.
-final class RunLoopTrampoline<State: RunLoopFireState>: Timer {
+final class RunLoopTrampoline<State: RunLoopFireState>: RunLoopForwardingTimer {
     /// The instrumented timer's state; its lock is the timer's lock.
     private let state: Locked<State>
 
@@ -51,18 +51,35 @@ final class RunLoopTrampoline<State: RunLoopFireState>: Timer {
     ///   - repeats: Whether it repeats.
     init(state: Locked<State>, fireDate: Date, interval: TimeInterval, repeats: Bool) {
         self.state = state
-        super.init(fire: fireDate, interval: interval, repeats: repeats) { timer in
-            unsafeDowncast(timer, to: RunLoopTrampoline<State>.self).forward()
-        }
+        super.init(fireDate: fireDate, interval: interval, repeats: repeats)
     }
 
     /// Forwards one fire. After invalidation (no handler) it does nothing.
     ///
     /// - Complexity: One lock and one call; no allocation.
-    private func forward() {
+    override func forward() {
         guard let handler = state.withLock({ $0.handler }) else { return }
         handler.trampolineFired(self)
     }
+}
+
+/// The non-generic base of ``RunLoopTrampoline``: it gives Foundation the block, which then
+/// mentions no generic parameter (a block naming one would capture its metadata).
+class RunLoopForwardingTimer: Timer {
+    /// Makes a Foundation timer whose block calls ``forward()``.
+    ///
+    /// - Parameters:
+    ///   - fireDate: The first fire.
+    ///   - interval: Seconds between fires of a repeating timer.
+    ///   - repeats: Whether it repeats.
+    init(fireDate: Date, interval: TimeInterval, repeats: Bool) {
+        super.init(fire: fireDate, interval: interval, repeats: repeats) { timer in
+            unsafeDowncast(timer, to: RunLoopForwardingTimer.self).forward()
+        }
+    }
+
+    /// Called on the run loop's thread for each fire; subclasses forward it.
+    func forward() {}
 }
 
 /// Where a run-loop-driven timer is scheduled: one run loop, one or more modes, one Foundation

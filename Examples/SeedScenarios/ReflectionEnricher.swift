@@ -157,8 +157,8 @@ public final class ReflectionEnricher: @unchecked Sendable {
                 continue
             }
             // A box that leads back to its own holder is the timer's bookkeeping: a scheduled
-            // run-loop timer's trampoline box holds the timer, which the declared
-            // `run loop ⇒ timer` reference already says.
+            // run-loop timer's lock box holds the timer (the run loop holding it), which the
+            // declared `run loop ⇒ timer` reference already says.
             for inner in leaving[reference.to] ?? []
             where !boxes.contains(inner.to) && inner.to != reference.from {
                 result.append(

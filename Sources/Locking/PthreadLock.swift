@@ -11,10 +11,15 @@ import Darwin
 ///
 /// A `ManagedBuffer` gives the mutex a stable address without a second allocation; the header
 /// is destroyed by `ManagedBuffer` itself, the mutex by this class's `deinit`.
-package final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+@usableFromInline
+final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     /// Makes a buffer guarding `value` with an initialised, unlocked mutex.
-    package static func make(_ value: Value) -> LockStorage<Value> {
-        let buffer = create(minimumCapacity: 1) { _ in value }
+    @inlinable
+    static func make(_ value: consuming Value) -> LockStorage<Value> {
+        // Moved, not copied, into the header: a copy of a state holding closures and objects
+        // costs a retain and a release of each.
+        var pending = Optional(value)
+        let buffer = create(minimumCapacity: 1) { _ in pending.take().unsafelyUnwrapped }
         let storage = unsafeDowncast(buffer, to: LockStorage<Value>.self)
         storage.withUnsafeMutablePointerToElements { mutex in
             mutex.initialize(to: pthread_mutex_t())
@@ -41,17 +46,25 @@ package final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
 ///
 /// Never call user code while holding the lock: ``withLock(_:)`` is meant for short critical
 /// sections over the caller's own state.
-package struct PthreadLock: @unchecked Sendable {
+///
+/// ## Why `public` in a package-internal module
+/// Swift 6.3 neither inlines nor specialises a `package` `@inlinable` function in another module
+/// (checked with `objdump`: the callers call the generic entry points). Unspecialised, creating a
+/// ``Locked`` looks `LockStorage<Value>`'s generic metadata up at run time (about 330
+/// instructions) and every ``Locked/withLock(_:)`` goes through value witnesses. `Locking` is no
+/// product of the package, so `public` here reaches only the package's own modules.
+public struct PthreadLock: @unchecked Sendable {
     @usableFromInline let storage: LockStorage<Void>
 
     /// Creates an unlocked, non-recursive lock.
-    package init() { storage = .make(()) }
+    @inlinable
+    public init() { storage = .make(()) }
 
     /// Runs `body` with the lock held and returns its result.
     ///
     /// The corresponding C functions are `pthread_mutex_lock` and `pthread_mutex_unlock`.
     @inlinable @inline(__always)
-    package func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result)
+    public func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result)
         throws(Failure) -> Result
     {
         try storage.withUnsafeMutablePointerToElements { (mutex) throws(Failure) -> Result in
@@ -64,18 +77,22 @@ package struct PthreadLock: @unchecked Sendable {
 
 /// A value guarded by a ``PthreadLock``'s mutex, both in one heap allocation.
 ///
-/// A handle, like the lock: copies share the value and the mutex.
-package struct Locked<Value>: @unchecked Sendable {
+/// A handle, like the lock: copies share the value and the mutex. `public` for the reason given
+/// on ``PthreadLock``.
+public struct Locked<Value>: @unchecked Sendable {
     @usableFromInline let storage: LockStorage<Value>
 
     /// Creates a guarded value.
-    package init(_ value: Value) { storage = .make(value) }
+    ///
+    /// - Parameter value: The initial value.
+    @inlinable
+    public init(_ value: consuming Value) { storage = .make(value) }
 
     /// Runs `body` with exclusive access to the value.
     ///
     /// The corresponding C functions are `pthread_mutex_lock` and `pthread_mutex_unlock`.
     @inlinable @inline(__always)
-    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result)
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result)
         throws(Failure) -> Result
     {
         try storage.withUnsafeMutablePointers { (value, mutex) throws(Failure) -> Result in

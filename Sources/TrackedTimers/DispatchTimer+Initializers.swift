@@ -42,7 +42,8 @@ extension DispatchTimer {
     ///   intervals.
     public convenience init(
         interval: TimeInterval, tolerance: TimeInterval = 0, repeats: Bool,
-        queue: DispatchQueue = .main, label: String? = nil, graph: LiveGraph = .shared,
+        queue: DispatchQueue = .main, label: borrowing String? = nil,
+        graph: borrowing LiveGraph = .shared,
         handler: @escaping @Sendable (DispatchTimer) -> Void
     ) throws {
         try self.init(
@@ -76,8 +77,8 @@ extension DispatchTimer {
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init(
         interval: TimeInterval, tolerance: TimeInterval = 0, repeats: Bool,
-        queue: DispatchQueue = .main, label: String? = nil,
-        capturing owner: AnyObject, as kind: ReferenceKind, graph: LiveGraph = .shared,
+        queue: DispatchQueue = .main, label: borrowing String? = nil,
+        capturing owner: AnyObject, as kind: ReferenceKind, graph: borrowing LiveGraph = .shared,
         handler: @escaping @Sendable (DispatchTimer) -> Void
     ) throws {
         try self.init(
@@ -110,8 +111,8 @@ extension DispatchTimer {
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<Target: AnyObject>(
         interval: TimeInterval, tolerance: TimeInterval = 0, repeats: Bool,
-        queue: DispatchQueue = .main, label: String? = nil, weakTarget target: Target,
-        graph: LiveGraph = .shared,
+        queue: DispatchQueue = .main, label: borrowing String? = nil, weakTarget target: Target,
+        graph: borrowing LiveGraph = .shared,
         action: @escaping @Sendable (Target, DispatchTimer) -> Void
     ) throws {
         let box = WeakTarget(target)
@@ -142,8 +143,8 @@ extension DispatchTimer {
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<Target: AnyObject>(
         interval: TimeInterval, tolerance: TimeInterval = 0, repeats: Bool,
-        queue: DispatchQueue = .main, label: String? = nil, target: Target,
-        graph: LiveGraph = .shared,
+        queue: DispatchQueue = .main, label: borrowing String? = nil, target: Target,
+        graph: borrowing LiveGraph = .shared,
         action: @escaping @Sendable (Target, DispatchTimer) -> Void
     ) throws {
         let box = StrongTarget(target)

@@ -26,14 +26,18 @@ extension DispatchTimer {
         /// What ``invalidate()`` hands back to be released outside the lock.
         struct Leftovers {
             /// The cancelled source (resumed first if it was suspended).
-            let source: (any DispatchSourceTimer)?
+            let source: DispatchSource?
             /// The action, with everything it captures.
             let action: Action?
         }
 
         var phase: Phase = .idle
         /// The activated source, or `nil` before the timer first runs and after invalidation.
-        var source: (any DispatchSourceTimer)?
+        ///
+        /// Held as the class libdispatch's overlay makes, not as the `any DispatchSourceTimer`
+        /// it is returned as: that existential is opaque (copied, moved and destroyed through
+        /// value witnesses, which made this state address-only); a class reference is one word.
+        var source: DispatchSource?
         /// Whether `source` is suspended (by a pause).
         var isSuspended = false
         /// Whether the user paused the timer.
@@ -52,7 +56,7 @@ extension DispatchTimer {
         /// source and action for release outside the lock. Idempotent.
         mutating func invalidate() -> Leftovers {
             phase = .invalidated
-            let source = self.source
+            let source = self.source.take()
             if let source {
                 if isSuspended {
                     source.resume()
@@ -60,18 +64,17 @@ extension DispatchTimer {
                 }
                 source.cancel()
             }
-            self.source = nil
-            let action = self.action
-            self.action = nil
-            return Leftovers(source: source, action: action)
+            return Leftovers(source: source, action: action.take())
         }
     }
 
     /// Creates, configures and activates the source. Call with the state lock held.
     ///
     /// The handler holds the timer weakly, so the source never keeps it alive.
-    func makeSource(tolerance: TimeInterval) -> any DispatchSourceTimer {
-        let source = DispatchSource.makeTimerSource(queue: queue)
+    func makeSource(tolerance: TimeInterval) -> DispatchSource {
+        // swift-corelibs-libdispatch makes every source a `DispatchSource` and returns the timer
+        // one as `any DispatchSourceTimer`.
+        let source = DispatchSource.makeTimerSource(queue: queue) as! DispatchSource
         source.setEventHandler { [weak self] in self?.performFire(fromSource: true) }
         source.schedule(
             deadline: .now() + Self.dispatchInterval(firstDelay),

@@ -85,9 +85,12 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
     private(set) var tracker: TimerTracker?
 
     /// The designated initialiser every public one funnels into.
+    ///
+    /// The label and graph are borrowed: a timer on a disabled graph keeps neither, and an
+    /// initialiser's parameters are otherwise retained by the caller and released here.
     init(
         interval: TimeInterval, tolerance: TimeInterval, repeats: Bool, queue: DispatchQueue,
-        label: String?, graph: LiveGraph, stopsWhenTargetDies: Bool,
+        label: borrowing String?, graph: borrowing LiveGraph, stopsWhenTargetDies: Bool,
         startDelay: TimeInterval? = nil,
         action: Action
     ) throws {
@@ -103,11 +106,11 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
         state = Locked(State(tolerance: Self.sanitizedTolerance(tolerance), action: action))
         if graph.isEnabled {
             tracker = TimerTracker(
-                object: self, kind: .timer, label: label,
+                object: self, kind: .timer, label: copy label,
                 timer: TimerInfo(
                     repeats: repeats, interval: interval,
                     stopsWhenTargetDies: stopsWhenTargetDies),
-                graph: graph, traceSkipping: 2)
+                graph: copy graph, traceSkipping: 2)
         }
     }
 

@@ -22,7 +22,8 @@ extension FrameTimer {
     /// - Throws: ``TimerError/invalidFrameRate(_:)``.
     public convenience init<Target: AnyObject>(
         target: Target, refreshRate: Double = 60, preferredFramesPerSecond: Int = 0,
-        clock: FrameClock = .system, label: String? = nil, graph: LiveGraph = .shared,
+        clock: FrameClock = .system, label: borrowing String? = nil,
+        graph: borrowing LiveGraph = .shared,
         action: @escaping (Target, FrameTimer) -> Void
     ) throws(TimerError) {
         try self.init(
@@ -47,7 +48,8 @@ extension FrameTimer {
     /// - Throws: ``TimerError/invalidFrameRate(_:)``.
     public convenience init<Target: AnyObject>(
         weakTarget: Target, refreshRate: Double = 60, preferredFramesPerSecond: Int = 0,
-        clock: FrameClock = .system, label: String? = nil, graph: LiveGraph = .shared,
+        clock: FrameClock = .system, label: borrowing String? = nil,
+        graph: borrowing LiveGraph = .shared,
         action: @escaping (Target, FrameTimer) -> Void
     ) throws(TimerError) {
         try self.init(
@@ -77,7 +79,8 @@ extension FrameTimer {
     /// - Throws: ``TimerError/invalidFrameRate(_:)``.
     public convenience init<Target: AnyObject>(
         proxy: WeakProxy<Target>, refreshRate: Double = 60, preferredFramesPerSecond: Int = 0,
-        clock: FrameClock = .system, label: String? = nil, graph: LiveGraph = .shared,
+        clock: FrameClock = .system, label: borrowing String? = nil,
+        graph: borrowing LiveGraph = .shared,
         action: @escaping (Target, FrameTimer) -> Void
     ) throws(TimerError) {
         try self.init(
@@ -104,7 +107,8 @@ extension FrameTimer {
     public convenience init(
         refreshRate: Double = 60, preferredFramesPerSecond: Int = 0, clock: FrameClock = .system,
         capturing captured: AnyObject? = nil, as kind: ReferenceKind = .strong,
-        label: String? = nil, graph: LiveGraph = .shared, action: @escaping (FrameTimer) -> Void
+        label: borrowing String? = nil, graph: borrowing LiveGraph = .shared,
+        action: @escaping (FrameTimer) -> Void
     ) throws(TimerError) {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,

@@ -15,45 +15,35 @@ extension FrameTimer {
     /// - Throws: ``TimerError/invalidated`` after ``invalidate()``;
     ///   ``TimerError/scheduledOnAnotherRunLoop`` when already on another run loop.
     public func add(to runLoop: RunLoop, forMode mode: RunLoop.Mode) throws(TimerError) {
-        let needsOrigin = trampoline.withLock { state.origin == nil }
+        let needsOrigin = state.withLock { $0.origin == nil }
         let reading = needsOrigin ? clock.now() : nil  // the clock is user code: lock-free
-        let decision = trampoline.withHandler {
-            handler -> Result<RunLoopPlacement.Decision, TimerError> in
-            guard state.phase != .invalidated else { return .failure(.invalidated) }
-            do throws(TimerError) {
-                let refresh = duration
-                // The closure runs inside `state.placement`'s mutating access: it must not
-                // touch `state` itself (overlapping access traps at run time).
-                let decision = try state.placement.place(on: runLoop, mode: mode) {
-                    trampoline.makeTimer(
-                        fireDate: Date(timeIntervalSinceNow: refresh), interval: refresh,
-                        repeats: true)
-                }
-                if case .add(let timer, _, let isFirst) = decision {
-                    if isFirst { handler = self }
-                    if state.origin == nil, let reading {
-                        state.origin = reading
-                        state.targetTimestamp = reading + Double(state.frameInterval) * refresh
-                    }
-                    state.phase = .scheduled
-                    tracker?.recordScheduled(
-                        on: runLoopRoot(for: runLoop), rootObject: runLoop,
-                        role: .scheduled(mode: mode.rawValue),
-                        nextFireDate: state.isPaused ? nil : timer.fireDate.timeIntervalSince1970)
-                }
-                return .success(decision)
-            } catch {
-                return .failure(error)
+        let decision = try state.withLock {
+            (state) throws(TimerError) -> RunLoopPlacement.Decision in
+            guard state.phase != .invalidated else { throw .invalidated }
+            let refresh = duration
+            // The closure runs inside `state.placement`'s mutating access: it must not touch
+            // `state` itself (overlapping access traps at run time).
+            let decision = try state.placement.place(on: runLoop, mode: mode) {
+                RunLoopTrampoline(
+                    state: self.state, fireDate: Date(timeIntervalSinceNow: refresh),
+                    interval: refresh, repeats: true)
             }
+            if case .add(let timer, let isFirst) = decision {
+                if isFirst { state.handler = self }
+                if state.origin == nil, let reading {
+                    state.origin = reading
+                    state.targetTimestamp = reading + Double(state.frameInterval) * refresh
+                }
+                state.phase = .scheduled
+                tracker?.recordScheduled(
+                    on: runLoopRoot(for: runLoop), rootObject: runLoop,
+                    role: .scheduled(mode: mode.rawValue),
+                    nextFireDate: state.isPaused ? nil : timer.fireDate.timeIntervalSince1970)
+            }
+            return decision
         }
-        switch decision {
-        case .failure(let error):
-            throw error
-        case .success(.alreadyThere):
-            return
-        case .success(.add(let timer, let mode, _)):
-            RunLoopPlacement.add(timer, to: runLoop, forMode: mode)
-        }
+        guard case .add(let timer, _) = decision else { return }
+        RunLoopPlacement.add(timer, to: runLoop, forMode: mode)
     }
 
     /// Whether frames are suspended, as `CADisplayLink.isPaused`.
@@ -62,9 +52,9 @@ extension FrameTimer {
     /// `runloop ⇒ timer`, with no next fire date); unpausing resumes at the next refresh.
     /// Ignored after ``invalidate()``.
     public var isPaused: Bool {
-        get { trampoline.withLock { state.isPaused } }
+        get { state.withLock { $0.isPaused } }
         set {
-            let timer = trampoline.withLock { () -> Timer? in
+            let timer = state.withLock { state -> Timer? in
                 guard state.phase != .invalidated, state.isPaused != newValue else { return nil }
                 state.isPaused = newValue
                 return state.placement.foundationTimer
@@ -81,18 +71,19 @@ extension FrameTimer {
     ///
     /// Safe from any thread, more than once, before scheduling and from inside the action.
     public func invalidate() {
-        let leftovers = trampoline.withHandler {
-            handler -> (Action?, Timer?, (any RunLoopFireHandler)?)? in
-            guard state.phase != .invalidated else { return nil }
+        var action: Action?
+        var timer: Timer?
+        var handler: FrameTimer?
+        let invalidates = state.withLock { state in
+            guard state.phase != .invalidated else { return false }
             state.phase = .invalidated
             tracker?.recordInvalidated()
-            let action = state.action
-            state.action = nil
-            let held = handler
-            handler = nil
-            return (action, state.placement.clear(), held)
+            action = state.action.take()
+            timer = state.placement.clear()
+            handler = state.handler.take()
+            return true
         }
-        guard let (action, timer, handler) = leftovers else { return }
+        guard invalidates else { return }
         timer?.invalidate()
         withExtendedLifetime((action, handler)) {}
     }
@@ -112,7 +103,7 @@ extension FrameTimer {
     /// Called by the trampoline at each refresh, on the run loop's thread.
     func trampolineFired(_ foundationTimer: Timer) {
         let now = clock.now()
-        let (action, isLive, isPaused) = trampoline.withLock { () -> (Action?, Bool, Bool) in
+        let (action, isLive, isPaused) = state.withLock { state -> (Action?, Bool, Bool) in
             guard state.phase == .scheduled, let origin = state.origin else {
                 return (nil, false, false)
             }
@@ -121,7 +112,9 @@ extension FrameTimer {
             var refresh = elapsed.isFinite ? Int(max(0, min(elapsed, 1e15))) : state.lastRefresh
             refresh = max(refresh, state.lastRefresh + 1)  // each fire is a new refresh
             state.lastRefresh = refresh
-            guard refresh >= state.lastFrame + state.frameInterval else { return (nil, true, false) }
+            guard refresh >= state.lastFrame + state.frameInterval else {
+                return (nil, true, false)
+            }
             state.lastFrame = refresh
             state.timestamp = origin + Double(refresh) * duration
             state.targetTimestamp = state.timestamp + Double(state.frameInterval) * duration

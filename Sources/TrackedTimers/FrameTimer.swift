@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import RetainGraph
 import Synchronization
 
@@ -37,8 +38,9 @@ import Synchronization
 /// As for ``RunLoopTimer``: while in a run loop (paused or not, as with `CADisplayLink`) the run
 /// loop holds the timer (`runloop[root] ⇒ timer`), and the timer holds its target strongly
 /// (S12a) or weakly, or its closure. ``invalidate()`` releases all of it. Foundation's `Timer`
-/// is never freed on Linux, so each frame timer ever scheduled leaks one `Timer`, its block
-/// context and an emptied trampoline box, never the target or the action's captures.
+/// is never freed on Linux, so each frame timer ever scheduled leaks one `Timer` (the
+/// trampoline subclass, whose block captures nothing), its CF timer and the frame timer's
+/// emptied state box, never the target or the action's captures.
 ///
 /// All methods may be called from any thread; the action runs on the run loop's thread.
 public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Sendable {
@@ -52,14 +54,15 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
     /// The clock timestamps are read from.
     public let clock: FrameClock
 
-    /// The box Foundation's timer calls through; its lock guards `state`.
-    let trampoline = RunLoopTrampoline()
-    var state: State
+    /// The timer's state and lock, in one box that the Foundation timer's trampoline shares.
+    let state: Locked<State>
     let frames = Atomic<Int>(0)
-    /// The graph recorder; `nil` when the graph was disabled at creation.
-    private(set) var tracker: TimerTracker?
+    /// The graph recorder; `nil` when the graph was disabled at creation. Written once, in the
+    /// initialiser, before the timer is shared: reads need no exclusivity check.
+    @exclusivity(unchecked) private(set) var tracker: TimerTracker?
 
-    struct State {
+    /// The lock-guarded state.
+    struct State: RunLoopFireState {
         enum Phase { case idle, scheduled, invalidated }
         var phase = Phase.idle
         var action: Action?
@@ -71,12 +74,18 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
         var timestamp: TimeInterval = 0
         var targetTimestamp: TimeInterval = 0
         var placement = RunLoopPlacement()
+        /// The timer, while in a run loop: the run loop holding it.
+        var handler: FrameTimer?
     }
 
     /// The designated initialiser every public one funnels into.
+    ///
+    /// The label and graph are borrowed: a timer on a disabled graph keeps neither, and an
+    /// initialiser's parameters are otherwise retained by the caller and released here.
     init(
-        refreshRate: Double, preferredFramesPerSecond: Int, clock: FrameClock, label: String?,
-        graph: LiveGraph, stopsWhenTargetDies: Bool, action: Action
+        refreshRate: Double, preferredFramesPerSecond: Int, clock: FrameClock,
+        label: borrowing String?, graph: borrowing LiveGraph, stopsWhenTargetDies: Bool,
+        action: consuming Action
     ) throws(TimerError) {
         guard refreshRate.isFinite, refreshRate > 0, refreshRate <= Self.maximumRefreshRate else {
             throw .invalidFrameRate(refreshRate)
@@ -87,16 +96,18 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
         self.refreshRate = refreshRate
         self.stopsWhenTargetDies = stopsWhenTargetDies
         self.clock = clock
-        state = State(
-            action: action,
-            frameInterval: Self.frameInterval(for: preferredFramesPerSecond, refreshRate: refreshRate))
+        state = Locked(
+            State(
+                action: action,
+                frameInterval: Self.frameInterval(
+                    for: preferredFramesPerSecond, refreshRate: refreshRate)))
         if graph.isEnabled {
             tracker = TimerTracker(
-                object: self, kind: .timer, label: label,
+                object: self, kind: .timer, label: copy label,
                 timer: TimerInfo(
                     repeats: true, interval: 1 / refreshRate,
                     stopsWhenTargetDies: stopsWhenTargetDies),
-                graph: graph, traceSkipping: 3)
+                graph: copy graph, traceSkipping: 3)
         }
     }
 
@@ -120,20 +131,20 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
     public var duration: TimeInterval { 1 / refreshRate }
 
     /// When the current (last delivered) frame was due; 0 before the first frame.
-    public var timestamp: TimeInterval { trampoline.withLock { state.timestamp } }
+    public var timestamp: TimeInterval { state.withLock { $0.timestamp } }
 
     /// When the next frame is due: ``timestamp`` + ``frameInterval`` × ``duration``.
-    public var targetTimestamp: TimeInterval { trampoline.withLock { state.targetTimestamp } }
+    public var targetTimestamp: TimeInterval { state.withLock { $0.targetTimestamp } }
 
     /// Refreshes between frames (at least 1), as `CADisplayLink.frameInterval`.
     ///
     /// Setting it changes ``preferredFramesPerSecond`` to match; values below 1 count as 1,
     /// values above `Int32.max` as `Int32.max`.
     public var frameInterval: Int {
-        get { trampoline.withLock { state.frameInterval } }
+        get { state.withLock { $0.frameInterval } }
         set {
             let interval = min(max(1, newValue), Self.maximumFrameInterval)
-            trampoline.withLock { state.frameInterval = interval }
+            state.withLock { $0.frameInterval = interval }
         }
     }
 
@@ -145,7 +156,7 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
         get { Int(refreshRate / Double(frameInterval)) }
         set {
             let interval = Self.frameInterval(for: max(0, newValue), refreshRate: refreshRate)
-            trampoline.withLock { state.frameInterval = interval }
+            state.withLock { $0.frameInterval = interval }
         }
     }
 
@@ -153,13 +164,11 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
     public var frameCount: Int { frames.load(ordering: .relaxed) }
 
     /// Whether the timer can still fire.
-    public var isValid: Bool { trampoline.withLock { state.phase != .invalidated } }
+    public var isValid: Bool { state.withLock { $0.phase != .invalidated } }
 
     /// The timer's node in the graph it records into, or `nil` when tracking was off.
     public var graphID: ObjectID? { tracker?.id }
 
-    deinit {
-        let leftovers = trampoline.withLock { state.placement.clear() }
-        leftovers?.invalidate()
-    }
+    // No deinit: a scheduled timer cannot die (its state holds it) until invalidated, which
+    // stops and forgets the Foundation timer; the tracker's own deinit removes the node.
 }

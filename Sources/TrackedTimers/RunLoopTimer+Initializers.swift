@@ -25,8 +25,8 @@ extension RunLoopTimer {
     ///   - action: The "selector": called with the target and the timer on the run loop's thread.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<Target: AnyObject>(
-        interval: TimeInterval, repeats: Bool, target: Target, label: String? = nil,
-        graph: LiveGraph = .shared, action: @escaping (Target, RunLoopTimer) -> Void
+        interval: TimeInterval, repeats: Bool, target: Target, label: borrowing String? = nil,
+        graph: borrowing LiveGraph = .shared, action: @escaping (Target, RunLoopTimer) -> Void
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
@@ -51,8 +51,8 @@ extension RunLoopTimer {
     ///   - action: Called with the (living) target and the timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<Target: AnyObject>(
-        interval: TimeInterval, repeats: Bool, weakTarget: Target, label: String? = nil,
-        graph: LiveGraph = .shared, action: @escaping (Target, RunLoopTimer) -> Void
+        interval: TimeInterval, repeats: Bool, weakTarget: Target, label: borrowing String? = nil,
+        graph: borrowing LiveGraph = .shared, action: @escaping (Target, RunLoopTimer) -> Void
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
@@ -92,8 +92,9 @@ extension RunLoopTimer {
     ///     delivered to a living receiver.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<Target: AnyObject>(
-        interval: TimeInterval, repeats: Bool, forwarder target: Target, label: String? = nil,
-        graph: LiveGraph = .shared, forward: @escaping (Target, RunLoopTimer) -> Bool
+        interval: TimeInterval, repeats: Bool, forwarder target: Target,
+        label: borrowing String? = nil,
+        graph: borrowing LiveGraph = .shared, forward: @escaping (Target, RunLoopTimer) -> Bool
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
@@ -119,8 +120,9 @@ extension RunLoopTimer {
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     /// - Complexity: A fire allocates nothing: the forwarded call is a non-escaping closure.
     public convenience init<Target: AnyObject>(
-        interval: TimeInterval, repeats: Bool, proxy: WeakProxy<Target>, label: String? = nil,
-        graph: LiveGraph = .shared, action: @escaping (Target, RunLoopTimer) -> Void
+        interval: TimeInterval, repeats: Bool, proxy: WeakProxy<Target>,
+        label: borrowing String? = nil,
+        graph: borrowing LiveGraph = .shared, action: @escaping (Target, RunLoopTimer) -> Void
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
@@ -154,9 +156,10 @@ extension RunLoopTimer {
     ///   - action: The closure; retained until ``invalidate()``, then released.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init(
-        interval: TimeInterval, repeats: Bool, capturing captured: AnyObject? = nil,
-        as kind: ReferenceKind = .strong, captureName: String = "self", label: String? = nil,
-        graph: LiveGraph = .shared, action: @escaping (RunLoopTimer) -> Void
+        interval: TimeInterval, repeats: Bool, capturing captured: borrowing AnyObject? = nil,
+        as kind: ReferenceKind = .strong, captureName: borrowing String = "self",
+        label: borrowing String? = nil, graph: borrowing LiveGraph = .shared,
+        action: @escaping (RunLoopTimer) -> Void
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
@@ -194,7 +197,7 @@ extension RunLoopTimer {
     public convenience init<T>(
         interval: TimeInterval, repeats: Bool, typeTarget: T.Type,
         capturing captured: AnyObject? = nil, as kind: ReferenceKind = .strong,
-        label: String? = nil, graph: LiveGraph = .shared,
+        label: borrowing String? = nil, graph: borrowing LiveGraph = .shared,
         action: @escaping (T.Type, RunLoopTimer) -> Void
     ) throws(TimerError) {
         try self.init(

@@ -22,39 +22,30 @@ extension RunLoopTimer {
     /// - Throws: ``TimerError/invalidated`` after ``invalidate()`` (an invalidated timer is never
     ///   revived); ``TimerError/scheduledOnAnotherRunLoop`` when it is already on another run loop.
     public func add(to runLoop: RunLoop, forMode mode: RunLoop.Mode) throws(TimerError) {
-        let decision = trampoline.withHandler {
-            handler -> Result<RunLoopPlacement.Decision, TimerError> in
-            guard state.phase != .invalidated else { return .failure(.invalidated) }
-            do throws(TimerError) {
-                let fireDate = state.fireDate
-                // The closure runs inside `state.placement`'s mutating access: it must not
-                // touch `state` itself (overlapping access traps at run time).
-                let decision = try state.placement.place(on: runLoop, mode: mode) {
-                    trampoline.makeTimer(fireDate: fireDate, interval: interval, repeats: repeats)
-                }
-                if case .add(_, _, let isFirst) = decision {
-                    if isFirst { handler = self }
-                    state.phase = .scheduled
-                    tracker?.recordScheduled(
-                        on: runLoopRoot(for: runLoop), rootObject: runLoop,
-                        role: .scheduled(mode: mode.rawValue),
-                        nextFireDate: fireDate.timeIntervalSince1970)
-                }
-                return .success(decision)
-            } catch {
-                return .failure(error)
+        let decision = try state.withLock {
+            (state) throws(TimerError) -> RunLoopPlacement.Decision in
+            guard state.phase != .invalidated else { throw .invalidated }
+            let fireDate = state.fireDate
+            // The closure runs inside `state.placement`'s mutating access: it must not touch
+            // `state` itself (overlapping access traps at run time).
+            let decision = try state.placement.place(on: runLoop, mode: mode) {
+                RunLoopTrampoline(
+                    state: self.state, fireDate: fireDate, interval: interval, repeats: repeats)
             }
+            if case .add(_, let isFirst) = decision {
+                if isFirst { state.handler = self }
+                state.phase = .scheduled
+                tracker?.recordScheduled(
+                    on: runLoopRoot(for: runLoop), rootObject: runLoop,
+                    role: .scheduled(mode: mode.rawValue),
+                    nextFireDate: fireDate.timeIntervalSince1970)
+            }
+            return decision
         }
-        switch decision {
-        case .failure(let error):
-            throw error
-        case .success(.alreadyThere):
-            return
-        case .success(.add(let timer, let mode, _)):
-            // Outside the lock. Should an `invalidate()` have slipped in meanwhile, Foundation
-            // ignores adding an invalidated timer.
-            RunLoopPlacement.add(timer, to: runLoop, forMode: mode)
-        }
+        // Outside the lock. Should an `invalidate()` have slipped in meanwhile, Foundation
+        // ignores adding an invalidated timer.
+        guard case .add(let timer, _) = decision else { return }
+        RunLoopPlacement.add(timer, to: runLoop, forMode: mode)
     }
 
     /// Adds the timer to the current thread's run loop, in `.default` unless told otherwise,
@@ -78,7 +69,7 @@ extension RunLoopTimer {
     /// nothing after ``invalidate()``. A weak-target timer whose target is dead counts a fire
     /// into a dead target and invalidates itself instead of acting.
     public func fire() {
-        let action = trampoline.withLock { state.phase == .invalidated ? nil : state.action }
+        let action = state.withLock { $0.phase == .invalidated ? nil : $0.action }
         guard let action else { return }
         deliver(action)
     }
@@ -88,26 +79,27 @@ extension RunLoopTimer {
     ///
     /// Safe from any thread, more than once, before scheduling and from inside the action.
     /// The Foundation timer is invalidated too (`Timer.invalidate()` from another thread stops
-    /// further fires on Linux); it and the emptied trampoline box stay allocated (see the type's
-    /// discussion). The graph drops the run-loop, target and action edges.
+    /// further fires on Linux); it and the emptied state box it holds stay allocated (see the
+    /// type's discussion). The graph drops the run-loop, target and action edges.
     public func invalidate() {
-        let leftovers = trampoline.withHandler {
-            handler -> (Action?, Timer?, (any RunLoopFireHandler)?)? in
-            guard state.phase != .invalidated else { return nil }
+        var action: Action?
+        var timer: Timer?
+        var handler: RunLoopTimer?
+        let invalidates = state.withLock { state in
+            guard state.phase != .invalidated else { return false }
             if let timer = state.placement.foundationTimer, state.phase == .scheduled {
                 state.fireDate = timer.fireDate
             }
             state.phase = .invalidated
             tracker?.recordInvalidated()
-            let action = state.action
-            state.action = nil
-            let held = handler
-            handler = nil
-            return (action, state.placement.clear(), held)
+            action = state.action.take()
+            timer = state.placement.clear()
+            handler = state.handler.take()
+            return true
         }
-        guard let (action, timer, handler) = leftovers else { return }
+        guard invalidates else { return }
         timer?.invalidate()
-        // Dropping the box's strong reference may release `self`'s last owner; the caller
+        // Dropping the state's strong reference may release `self`'s last owner; the caller
         // keeps `self` alive until this method returns. User captures die here, lock-free.
         withExtendedLifetime((action, handler)) {}
     }
@@ -126,7 +118,7 @@ extension RunLoopTimer {
 
     /// Called by the trampoline on the run loop's thread.
     func trampolineFired(_ foundationTimer: Timer) {
-        let action = trampoline.withLock { state.phase == .scheduled ? state.action : nil }
+        let action = state.withLock { $0.phase == .scheduled ? $0.action : nil }
         guard let action else { return }
         if repeats {
             // Skip missed fire points instead of shifting the schedule (S17): the next fire is
@@ -134,7 +126,7 @@ extension RunLoopTimer {
             let next = RunLoopTiming.nextGridPoint(
                 anchor: foundationTimer.fireDate, interval: interval, after: Date())
             foundationTimer.fireDate = next
-            trampoline.withLock { state.fireDate = next }
+            state.withLock { $0.fireDate = next }
         }
         deliver(action)
     }
@@ -145,7 +137,7 @@ extension RunLoopTimer {
         let targetWasAlive = action(self)
         fires.add(1, ordering: .relaxed)
         if let tracker {
-            let next = trampoline.withLock {
+            let next = state.withLock { state in
                 repeats && state.phase == .scheduled ? state.fireDate.timeIntervalSince1970 : nil
             }
             tracker.recordFire(nextFireDate: next, targetWasAlive: targetWasAlive)

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import RetainGraph
 import Synchronization
 
@@ -36,10 +37,11 @@ import Synchronization
 /// ## What leaks on Linux, and why
 /// swift-corelibs-foundation never frees a `Timer` (its initialiser retains it for the CF
 /// context, which has no release callback) nor the block it was given. So each timer that was
-/// ever scheduled leaks one Foundation `Timer`, its CF timer, one block context and one small
-/// trampoline box (a few hundred bytes in all). The block captures only that box, which is
-/// emptied on ``invalidate()``, so this timer, its target and everything its action captured
-/// are released. A timer that is never scheduled creates no Foundation timer and leaks nothing.
+/// ever scheduled leaks one Foundation `Timer` (a small subclass, the trampoline, whose block
+/// captures nothing), its CF timer and this timer's lock box, which the trampoline holds (a
+/// few hundred bytes in all). The box is emptied on ``invalidate()``, so this timer, its
+/// target and everything its action captured are released. A timer that is never scheduled
+/// creates no Foundation timer and leaks nothing.
 ///
 /// ## Threads
 /// Every method may be called from any thread. The action runs on the thread of the run loop
@@ -56,49 +58,55 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
     /// Whether a fire that finds the target dead invalidates the timer (weak-target timers).
     public let stopsWhenTargetDies: Bool
 
-    /// The box Foundation's timer calls through; its lock guards `state`.
-    let trampoline = RunLoopTrampoline()
-    var state: State
+    /// The timer's state and lock, in one box that the Foundation timer's trampoline shares.
+    let state: Locked<State>
     let fires = Atomic<Int>(0)
-    /// The graph recorder; `nil` when the graph was disabled at creation.
-    private(set) var tracker: TimerTracker?
+    /// The graph recorder; `nil` when the graph was disabled at creation. Written once, in the
+    /// initialiser, before the timer is shared: reads need no exclusivity check.
+    @exclusivity(unchecked) private(set) var tracker: TimerTracker?
 
-    struct State {
+    /// The lock-guarded state.
+    struct State: RunLoopFireState {
         enum Phase { case idle, scheduled, invalidated }
         var phase = Phase.idle
         var action: Action?
         var fireDate: Date
         var tolerance: TimeInterval = 0
         var placement = RunLoopPlacement()
+        /// The timer, while scheduled: the run loop holding it.
+        var handler: RunLoopTimer?
     }
 
     /// The designated initialiser every public one funnels into.
+    ///
+    /// The label and graph are borrowed: a timer on a disabled graph keeps neither, and an
+    /// initialiser's parameters are otherwise retained by the caller and released here.
     init(
-        interval: TimeInterval, repeats: Bool, label: String?, graph: LiveGraph,
-        stopsWhenTargetDies: Bool, action: Action
+        interval: TimeInterval, repeats: Bool, label: borrowing String?,
+        graph: borrowing LiveGraph, stopsWhenTargetDies: Bool, action: consuming Action
     ) throws(TimerError) {
         try RunLoopTiming.validate(interval: interval, repeats: repeats)
         self.interval = interval
         self.repeats = repeats
         self.stopsWhenTargetDies = stopsWhenTargetDies
-        state = State(action: action, fireDate: Date(timeIntervalSinceNow: interval))
+        state = Locked(State(action: action, fireDate: Date(timeIntervalSinceNow: interval)))
         if graph.isEnabled {
             tracker = TimerTracker(
-                object: self, kind: .timer, label: label,
+                object: self, kind: .timer, label: copy label,
                 timer: TimerInfo(
                     repeats: repeats, interval: interval,
                     stopsWhenTargetDies: stopsWhenTargetDies),
-                graph: graph, traceSkipping: 3)
+                graph: copy graph, traceSkipping: 3)
         }
     }
 
     // MARK: State
 
     /// Whether the timer can still fire: it was neither invalidated nor stopped by itself.
-    public var isValid: Bool { trampoline.withLock { state.phase != .invalidated } }
+    public var isValid: Bool { state.withLock { $0.phase != .invalidated } }
 
     /// Whether the timer is in a run loop (and not invalidated).
-    public var isScheduled: Bool { trampoline.withLock { state.phase == .scheduled } }
+    public var isScheduled: Bool { state.withLock { $0.phase == .scheduled } }
 
     /// How many times the action ran (scheduled fires and ``fire()``), target alive or not.
     public var fireCount: Int { fires.load(ordering: .relaxed) }
@@ -116,7 +124,7 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
     /// beyond about the year 2129.
     public var fireDate: Date {
         get {
-            trampoline.withLock {
+            state.withLock { state in
                 guard state.phase == .scheduled, let timer = state.placement.foundationTimer
                 else { return state.fireDate }
                 return timer.fireDate
@@ -124,7 +132,7 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
         }
         set {
             let newValue = RunLoopTiming.sanitized(date: newValue)
-            let timer: Timer? = trampoline.withLock {
+            let timer: Timer? = state.withLock { state in
                 guard state.phase != .invalidated else { return nil }
                 state.fireDate = newValue
                 tracker?.recordNextFireDate(newValue.timeIntervalSince1970)
@@ -141,17 +149,13 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
     /// fire date is within any tolerance, so the contract holds trivially. NaN, negative and
     /// infinite values are stored as 0.
     public var tolerance: TimeInterval {
-        get { trampoline.withLock { state.tolerance } }
+        get { state.withLock { $0.tolerance } }
         set {
             let value = RunLoopTiming.sanitized(tolerance: newValue)
-            trampoline.withLock { state.tolerance = value }
+            state.withLock { $0.tolerance = value }
         }
     }
 
-    deinit {
-        // A scheduled timer cannot die (its trampoline holds it) until invalidated, so there is
-        // no Foundation timer left to stop; the tracker's own deinit removes the node.
-        let leftovers = trampoline.withLock { state.placement.clear() }
-        leftovers?.invalidate()
-    }
+    // No deinit: a scheduled timer cannot die (its state holds it) until invalidated, which
+    // stops and forgets the Foundation timer; the tracker's own deinit removes the node.
 }

@@ -14,50 +14,72 @@ protocol RunLoopFireHandler: AnyObject {
     func trampolineFired(_ foundationTimer: Timer)
 }
 
-/// The only thing a Foundation `Timer`'s block ever captures: a tiny box that forwards each fire
-/// to the instrumented timer and is emptied on invalidation. Its lock is also the instrumented
-/// timer's own lock, so the timer costs one allocation for both.
+/// The lock-guarded state of a run-loop-driven timer, as its ``RunLoopTrampoline`` sees it.
+protocol RunLoopFireState {
+    /// The timer kind the trampoline forwards fires to.
+    associatedtype Handler: RunLoopFireHandler
+
+    /// The timer itself while it is scheduled (the run loop holding it, as on Apple
+    /// platforms); `nil` before it is first scheduled and after it is invalidated.
+    var handler: Handler? { get }
+}
+
+/// The Foundation timer an instrumented run-loop timer schedules: a `Timer` subclass whose
+/// block captures nothing and which forwards each fire to the timer found in the timer's own
+/// lock-guarded state.
 ///
 /// ## Why it exists
 /// On Linux, swift-corelibs-foundation never frees a `Timer`: its initialiser stores a retained
 /// reference to the timer in the CF timer's context, which has no release callback, and
-/// `invalidate()` does not drop the block. Everything the block captures strongly therefore
-/// lives forever. Handing Foundation this trampoline instead of the user's closure limits that
-/// leak to the `Timer` (and its CF timer), its block context and this box (one existential and
-/// a mutex). While the timer is scheduled the box holds the instrumented timer strongly (that is
-/// the run loop holding the timer, as on Apple platforms); the timer empties it when it is
-/// invalidated, which releases the timer, its target and whatever its action captured.
-struct RunLoopTrampoline: Sendable {
-    private let box = Locked<(any RunLoopFireHandler)?>(nil)
+/// `invalidate()` does not drop the block. Everything the `Timer` holds strongly therefore
+/// lives forever. This subclass holds only the instrumented timer's lock box (its state and
+/// mutex, one allocation the timer needs anyway), and its block is a non-capturing function,
+/// so there is no block context to allocate or leak. While the timer is scheduled its state
+/// holds the instrumented timer strongly (``RunLoopFireState/handler``); the timer empties its
+/// state when it is invalidated, which releases the timer, its target and whatever its action
+/// captured, and leaves the emptied box to the leaked `Timer`.
+final class RunLoopTrampoline<State: RunLoopFireState>: RunLoopForwardingTimer {
+    /// The instrumented timer's state; its lock is the timer's lock.
+    private let state: Locked<State>
 
-    /// Runs `body` with the box's lock held: the timer guards its own state with it.
-    @inline(__always)
-    func withLock<Result>(_ body: () -> Result) -> Result {
-        box.withLock { _ in body() }
-    }
-
-    /// Runs `body` with the lock held and the box's content: set it to the timer when it is
-    /// first scheduled, empty it (and release what it held outside the lock) on invalidation.
-    @inline(__always)
-    func withHandler<Result>(_ body: (inout (any RunLoopFireHandler)?) -> Result) -> Result {
-        box.withLock(body)
-    }
-
-    /// Forwards one fire. An emptied box does nothing.
+    /// Makes the Foundation timer for the instrumented timer whose state is `state`.
     ///
-    /// - Complexity: One lock and one witness-table call; no allocation.
-    @inline(__always)
-    func fire(_ timer: Timer) {
-        guard let handler = box.withLock({ $0 }) else { return }
-        handler.trampolineFired(timer)
+    /// - Parameters:
+    ///   - state: The instrumented timer's lock-guarded state.
+    ///   - fireDate: The first fire.
+    ///   - interval: Seconds between fires of a repeating timer.
+    ///   - repeats: Whether it repeats.
+    init(state: Locked<State>, fireDate: Date, interval: TimeInterval, repeats: Bool) {
+        self.state = state
+        super.init(fireDate: fireDate, interval: interval, repeats: repeats)
     }
 
-    /// Makes the Foundation timer whose block captures only this box.
-    func makeTimer(fireDate: Date, interval: TimeInterval, repeats: Bool) -> Timer {
-        Timer(fire: fireDate, interval: interval, repeats: repeats) { [self] timer in
-            fire(timer)
+    /// Forwards one fire. After invalidation (no handler) it does nothing.
+    ///
+    /// - Complexity: One lock and one call; no allocation.
+    override func forward() {
+        guard let handler = state.withLock({ $0.handler }) else { return }
+        handler.trampolineFired(self)
+    }
+}
+
+/// The non-generic base of ``RunLoopTrampoline``: it gives Foundation the block, which then
+/// mentions no generic parameter (a block naming one would capture its metadata).
+class RunLoopForwardingTimer: Timer {
+    /// Makes a Foundation timer whose block calls ``forward()``.
+    ///
+    /// - Parameters:
+    ///   - fireDate: The first fire.
+    ///   - interval: Seconds between fires of a repeating timer.
+    ///   - repeats: Whether it repeats.
+    init(fireDate: Date, interval: TimeInterval, repeats: Bool) {
+        super.init(fire: fireDate, interval: interval, repeats: repeats) { timer in
+            unsafeDowncast(timer, to: RunLoopForwardingTimer.self).forward()
         }
     }
+
+    /// Called on the run loop's thread for each fire; subclasses forward it.
+    func forward() {}
 }
 
 /// Where a run-loop-driven timer is scheduled: one run loop, one or more modes, one Foundation
@@ -79,9 +101,9 @@ struct RunLoopPlacement {
     enum Decision {
         /// Already in that mode: nothing to do.
         case alreadyThere
-        /// Add this Foundation timer to the run loop in this mode (outside the lock, with
-        /// ``add(_:to:forMode:)``).
-        case add(Timer, RunLoop.Mode, isFirst: Bool)
+        /// Add this Foundation timer to the run loop in the requested mode (outside the lock,
+        /// with ``add(_:to:forMode:)``).
+        case add(Timer, isFirst: Bool)
     }
 
     /// Validates a scheduling request and records it.
@@ -99,19 +121,22 @@ struct RunLoopPlacement {
         foundationTimer = timer
         self.runLoop = runLoop
         if firstMode == nil { firstMode = mode } else { moreModes.append(mode) }
-        return .add(timer, mode, isFirst: isFirst)
+        return .add(timer, isFirst: isFirst)
     }
 
     /// Forgets everything and returns the Foundation timer to invalidate.
     mutating func clear() -> Timer? {
-        defer { self = RunLoopPlacement() }
-        return foundationTimer
+        let timer = foundationTimer.take()
+        self = RunLoopPlacement()
+        return timer
     }
 
     /// Adds `timer` to `runLoop` in the Foundation modes standing for `mode` (see
     /// ``TrackedRunLoopModes``). Call outside the owner's lock.
     static func add(_ timer: Timer, to runLoop: RunLoop, forMode mode: RunLoop.Mode) {
-        guard mode == .common else {
+        // `.default` first: the usual mode, and a copy of Foundation's own `.default` compares
+        // equal by its storage alone, where `== .common` compares 21 characters.
+        guard mode != .default, mode == .common else {
             runLoop.add(timer, forMode: mode)
             return
         }

@@ -96,8 +96,8 @@ final class SeedReportTests: XCTestCase {
             XCTAssertEqual(capture?.isDiscovered, true, id)
             XCTAssertEqual(report.object(capture?.from ?? "")?.kind, "closure", id)
             XCTAssertTrue(report.text.contains("was found by inspecting memory, not declared"), id)
-            // The library's own bookkeeping (a scheduled timer's trampoline box holding the
-            // timer) is not reported as a discovered reference.
+            // The library's own bookkeeping (a scheduled timer's lock box holding the timer)
+            // is not reported as a discovered reference.
             XCTAssertFalse(references.contains { $0.from == $0.to }, id)
             XCTAssertFalse(report.notes.contains { $0.contains("trampoline") }, id)
         }

@@ -153,12 +153,16 @@ extension LiveGraph {
         _ body: (inout GraphStorage, inout [AnyObject]) -> Result
     ) -> Result {
         var survivors: [AnyObject] = []
+        var drained: [TimerTracker] = []
         let isRecording = isEnabled
         let result = storage.withLock { graph in
-            journal.drain(into: &graph, isRecording: isRecording, parkingIn: &survivors)
+            journal.drain(
+                into: &graph, isRecording: isRecording, parkingIn: &survivors,
+                releasing: &drained)
             return body(&graph, &survivors)
         }
         survivors.removeAll()  // the last references to objects that died meanwhile go here
+        drained.removeAll()  // and the trackers of timers that died
         return result
     }
 

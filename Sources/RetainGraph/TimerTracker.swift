@@ -33,6 +33,8 @@ import Synchronization
 package final class TimerTracker: @unchecked Sendable {
     /// The graph recorded into.
     package let graph: LiveGraph
+    /// The graph's journal, where events go.
+    let journal: TrackerJournal
     /// The timer's (or proxy's) node, or ``ObjectID/disabled``.
     package let id: ObjectID
 
@@ -40,8 +42,8 @@ package final class TimerTracker: @unchecked Sendable {
     let registration: Registration
     /// What the timer holds now; guarded by the journal's lock.
     @exclusivity(unchecked) var wanted: Wanted
-    /// Whether the tracker is in the journal's queue; guarded by the journal's lock.
-    @exclusivity(unchecked) var isQueued = false
+    /// The tracker's place in the journal's queue, or -1; guarded by the journal's lock.
+    @exclusivity(unchecked) var queuePosition = -1
     /// Whether the graph holds this tracker's node (so its `deinit` must remove it); written
     /// under both the graph's and the journal's locks, read by the `deinit` without them.
     let isRecorded = Atomic<Bool>(false)
@@ -70,6 +72,7 @@ package final class TimerTracker: @unchecked Sendable {
         creationTrace: StackTrace?, graph: LiveGraph
     ) {
         self.graph = graph
+        journal = graph.journal
         registration = Registration(
             key: ObjectKey(object), type: Swift.type(of: object), kind: kind, label: label,
             trace: creationTrace)
@@ -79,7 +82,7 @@ package final class TimerTracker: @unchecked Sendable {
             return
         }
         id = graph.identities.next()
-        graph.journal.update(self) { _ in }
+        journal.update(self) { _ in }
     }
 
     // MARK: Events
@@ -87,9 +90,8 @@ package final class TimerTracker: @unchecked Sendable {
     /// Records that the timer holds `target` in `role` (`.target` or `.proxyTarget`).
     package func recordTarget(_ target: AnyObject, kind: ReferenceKind, role: ReferenceRole) {
         guard isActive else { return }
-        let edge = CallEdge(object: target, root: nil, kind: kind, role: role)
-        graph.journal.update(self) { wanted in
-            wanted.calls.append(edge)
+        journal.update(self) { wanted in
+            wanted.calls.append(CallEdge(object: target, root: nil, kind: kind, role: role))
             wanted.changes.insert(.calls)
         }
     }
@@ -99,9 +101,8 @@ package final class TimerTracker: @unchecked Sendable {
     /// goes with the other target edges on invalidation.
     package func recordTarget(root: RootKind, kind: ReferenceKind, role: ReferenceRole) {
         guard isActive else { return }
-        let edge = CallEdge(object: nil, root: root, kind: kind, role: role)
-        graph.journal.update(self) { wanted in
-            wanted.calls.append(edge)
+        journal.update(self) { wanted in
+            wanted.calls.append(CallEdge(object: nil, root: root, kind: kind, role: role))
             wanted.changes.insert(.calls)
         }
     }
@@ -113,9 +114,8 @@ package final class TimerTracker: @unchecked Sendable {
     /// reference lies on no path and in no cycle, so reports are the same without it.
     package func recordClosure(capturing owner: AnyObject?, kind: ReferenceKind, name: String) {
         guard isActive, let owner else { return }
-        let capture = ClosureCapture(owner: owner, kind: kind, name: name)
-        graph.journal.update(self) { wanted in
-            wanted.closure = capture
+        journal.update(self) { wanted in
+            wanted.closure = ClosureCapture(owner: owner, kind: kind, name: name)
             wanted.changes.insert(.calls)
         }
     }
@@ -135,11 +135,11 @@ package final class TimerTracker: @unchecked Sendable {
     ) {
         guard isActive else { return }
         if let rootObject {
-            graph.journal.schedule(
+            journal.schedule(
                 self, on: rootObject, makeKind: root, role: role, nextFireDate: nextFireDate)
         } else {
             let kind = root()
-            graph.journal.update(self) { wanted in
+            journal.update(self) { wanted in
                 wanted.schedule(on: .detached(kind), role: role, nextFireDate: nextFireDate)
             }
         }
@@ -148,7 +148,7 @@ package final class TimerTracker: @unchecked Sendable {
     /// Records a fire: the next fire date (nil for none) and whether the target was alive.
     package func recordFire(nextFireDate: Double?, targetWasAlive: Bool = true) {
         guard isActive else { return }
-        graph.journal.update(self) { wanted in
+        journal.update(self) { wanted in
             wanted.info?.fireCount += 1
             if !targetWasAlive { wanted.info?.firesIntoDeadTarget += 1 }
             wanted.info?.nextFireDate = nextFireDate
@@ -159,7 +159,7 @@ package final class TimerTracker: @unchecked Sendable {
     /// Records a new fire date without a fire (a rescheduled or paused timer).
     package func recordNextFireDate(_ date: Double?) {
         guard isActive else { return }
-        graph.journal.update(self) { wanted in
+        journal.update(self) { wanted in
             wanted.info?.nextFireDate = date
             wanted.changes.insert(.info)
         }
@@ -169,14 +169,14 @@ package final class TimerTracker: @unchecked Sendable {
     /// from its run loop) while it keeps its target and action.
     package func recordUnscheduled() {
         guard isActive else { return }
-        graph.journal.update(self) { wanted in wanted.unschedule() }
+        journal.update(self) { wanted in wanted.unschedule() }
     }
 
     /// Records an invalidation: the root edges go, and so do the target and action edges,
     /// because an invalidated timer releases what it called.
     package func recordInvalidated() {
         guard isActive else { return }
-        graph.journal.update(self) { wanted in
+        journal.update(self) { wanted in
             wanted.unschedule()
             wanted.calls = SmallList()
             wanted.closure = nil
@@ -198,6 +198,17 @@ package final class TimerTracker: @unchecked Sendable {
         return graph.addReference(
             from: graph.register(owner), to: id, kind: kind,
             role: .storedProperty(name: property))
+    }
+
+    /// Tells the tracker that its timer (or proxy) is being deinitialized; call from the
+    /// owner's `deinit`.
+    ///
+    /// The journal's queue lets go of the tracker at once, so that it dies with its owner
+    /// (and its node, if the graph recorded one, goes with it) instead of at the next read of
+    /// the graph. Without the call the result is the same, only later.
+    package func retire() {
+        guard isActive else { return }
+        journal.retire(self)
     }
 
     deinit {

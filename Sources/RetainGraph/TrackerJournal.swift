@@ -42,29 +42,29 @@ final class KnownRoot: @unchecked Sendable {
 final class TrackerJournal: @unchecked Sendable {
     private let lock = PthreadLock()
     /// Trackers with unapplied changes; guarded by `lock`.
-    private var queue: [TimerTracker] = []
+    @exclusivity(unchecked) private var queue: [TimerTracker] = []
     /// The queue length at which an event compacts the queue; guarded by `lock`.
-    private var compactionThreshold = TrackerJournal.minimumCompactionThreshold
+    @exclusivity(unchecked) private var compactionThreshold = TrackerJournal.minimumCompactionThreshold
     /// The root objects timers were scheduled on, by address; guarded by `lock`.
-    private var rootKinds: [ObjectKey: KnownRoot] = [:]
+    @exclusivity(unchecked) private var rootKinds: [ObjectKey: KnownRoot] = [:]
     /// The number of root names kept after the last clean-up of dead roots.
-    private var rootKindsAfterCleanup = 0
+    @exclusivity(unchecked) private var rootKindsAfterCleanup = 0
 
     private static let minimumCompactionThreshold = 4_096
 
     /// The last root looked up, checked before the dictionary; guarded by `lock`.
-    private var lastRoot: (key: ObjectKey, root: KnownRoot)?
+    @exclusivity(unchecked) private var lastRoot: (key: ObjectKey, root: KnownRoot)?
 
     /// Applies `change` to `tracker`'s wanted state and queues the tracker.
     @inline(__always)
     func update(_ tracker: TimerTracker, _ change: (inout TimerTracker.Wanted) -> Void) {
-        var retired: [TimerTracker] = []
+        var retired: [TimerTracker]?
         lock.withLock {
             change(&tracker.wanted)
             enqueue(tracker, retiring: &retired)
         }
         // Dead timers' trackers die here, outside the lock.
-        retired.removeAll()
+        if retired != nil { retired = nil }
     }
 
     /// Records that the root `object` stands for now holds `tracker`'s timer in `role`, and
@@ -77,7 +77,7 @@ final class TrackerJournal: @unchecked Sendable {
         role: ReferenceRole, nextFireDate: Double?
     ) {
         let key = ObjectKey(object)
-        var retired: [TimerTracker] = []
+        var retired: [TimerTracker]?
         let isKnown = lock.withLock { () -> Bool in
             guard let root = knownRoot(key) else { return false }
             tracker.wanted.schedule(on: .object(root), role: role, nextFireDate: nextFireDate)
@@ -94,16 +94,33 @@ final class TrackerJournal: @unchecked Sendable {
             }
             parked.removeAll()
         }
-        retired.removeAll()
+        if retired != nil { retired = nil }
     }
 
     /// Queues `tracker` unless it is queued; call with the lock held.
     @inline(__always)
-    private func enqueue(_ tracker: TimerTracker, retiring retired: inout [TimerTracker]) {
-        guard !tracker.isQueued else { return }
-        tracker.isQueued = true
+    private func enqueue(_ tracker: TimerTracker, retiring retired: inout [TimerTracker]?) {
+        guard tracker.queuePosition < 0 else { return }
+        tracker.queuePosition = queue.count
         queue.append(tracker)
         if queue.count >= compactionThreshold { retired = compact() }
+    }
+
+    /// Takes `tracker`, whose owner is being deinitialized, out of the queue.
+    func retire(_ tracker: TimerTracker) {
+        var retired: TimerTracker?
+        lock.withLock {
+            let position = tracker.queuePosition
+            guard position >= 0 else { return }
+            let last = queue.count - 1
+            if position != last {
+                queue.swapAt(position, last)
+                queue[position].queuePosition = position
+            }
+            retired = queue.removeLast()
+            tracker.queuePosition = -1
+        }
+        withExtendedLifetime(retired) {}  // the queue's reference goes outside the lock
     }
 
     /// Takes the trackers whose timers died out of the queue, to be released after the lock.
@@ -115,9 +132,10 @@ final class TrackerJournal: @unchecked Sendable {
         while index < queue.count {
             defer { index += 1 }
             if isKnownUniquelyReferenced(&queue[index]) {
-                queue[index].isQueued = false
+                queue[index].queuePosition = -1
                 retired.append(queue[index])
             } else {
+                queue[index].queuePosition = kept.count
                 kept.append(queue[index])
             }
         }
@@ -131,10 +149,13 @@ final class TrackerJournal: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - isRecording: Whether the graph records; when it does not, only removals apply.
-    ///   - survivors: Where strong references made by weak loads, and the dequeued trackers,
-    ///     are parked, to be released after the graph's lock.
+    ///   - survivors: Where strong references made by weak loads are parked, to be released
+    ///     after the graph's lock.
+    ///   - released: Gets the drained queue, to be released after the graph's lock; pass an
+    ///     empty array.
     func drain(
-        into graph: inout GraphStorage, isRecording: Bool, parkingIn survivors: inout [AnyObject]
+        into graph: inout GraphStorage, isRecording: Bool, parkingIn survivors: inout [AnyObject],
+        releasing released: inout [TimerTracker]
     ) {
         lock.withLock {
             guard !queue.isEmpty else { return }
@@ -147,7 +168,7 @@ final class TrackerJournal: @unchecked Sendable {
                 defer { index += 1 }
                 let isDead = isKnownUniquelyReferenced(&queue[index])
                 let tracker = queue[index]
-                tracker.isQueued = false
+                tracker.queuePosition = -1
                 if isDead {
                     if tracker.isRecorded.load(ordering: .relaxed) {
                         graph.removeNodes(of: tracker)
@@ -161,9 +182,8 @@ final class TrackerJournal: @unchecked Sendable {
             for tracker in live {
                 graph.apply(tracker, isRecording: isRecording, parkingIn: &survivors)
             }
-            survivors.reserveCapacity(survivors.count + queue.count)
-            for tracker in queue { survivors.append(tracker) }
-            queue.removeAll(keepingCapacity: queue.count <= Self.minimumCompactionThreshold)
+            // The queue's references go after the locks: a dead timer's tracker dies there.
+            swap(&queue, &released)
             compactionThreshold = Self.minimumCompactionThreshold
         }
     }

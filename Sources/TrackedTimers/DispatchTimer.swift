@@ -117,11 +117,9 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
     deinit {
         // The source's handler holds `self` weakly, so it cannot fire into a dead timer; tear
         // the source down safely (resume if suspended, then cancel).
-        let (wasValid, leftovers) = state.withLock { state in
-            (state.phase != .invalidated, state.invalidate())
-        }
-        // An invalidated timer already dropped its edges; its node goes with the tracker.
-        if wasValid { tracker?.recordInvalidated() }
+        let leftovers = state.withLock { state in state.invalidate() }
+        // The tracker goes with the timer, and its node (edges included) with the tracker.
+        tracker?.retire()
         withExtendedLifetime(leftovers) {}
     }
 

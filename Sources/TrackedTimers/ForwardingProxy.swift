@@ -97,6 +97,11 @@ public final class ForwardingProxy: @unchecked Sendable {
     /// The proxy's node in the graph, or `nil` when tracking was off at creation.
     public var graphID: ObjectID? { tracker?.id }
 
+    deinit {
+        // The tracker goes with the proxy, and its node with the tracker.
+        tracker?.retire()
+    }
+
     /// Forwards `message` to the first living target that is a `Role`, with its hooks.
     ///
     /// - Parameters:

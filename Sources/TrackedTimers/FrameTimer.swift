@@ -169,6 +169,9 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
     /// The timer's node in the graph it records into, or `nil` when tracking was off.
     public var graphID: ObjectID? { tracker?.id }
 
-    // No deinit: a scheduled timer cannot die (its state holds it) until invalidated, which
-    // stops and forgets the Foundation timer; the tracker's own deinit removes the node.
+    deinit {
+        // A scheduled timer cannot die (its state holds it) until invalidated, which stops and
+        // forgets the Foundation timer; what is left is to let the tracker go with the timer.
+        tracker?.retire()
+    }
 }

@@ -156,6 +156,9 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
         }
     }
 
-    // No deinit: a scheduled timer cannot die (its state holds it) until invalidated, which
-    // stops and forgets the Foundation timer; the tracker's own deinit removes the node.
+    deinit {
+        // A scheduled timer cannot die (its state holds it) until invalidated, which stops and
+        // forgets the Foundation timer; what is left is to let the tracker go with the timer.
+        tracker?.retire()
+    }
 }

@@ -68,6 +68,11 @@ public final class WeakProxy<Target: AnyObject>: @unchecked Sendable {
     /// The proxy's node in the graph, or `nil` when tracking was off at creation.
     public var graphID: ObjectID? { tracker?.id }
 
+    deinit {
+        // The tracker goes with the proxy, and its node with the tracker.
+        tracker?.retire()
+    }
+
     /// Calls `body` with the target if it is alive; counts a call into a dead target otherwise.
     ///
     /// ```swift

@@ -44,7 +44,7 @@ extension GraphStorage {
         if changes.contains(.roots) {
             tracker.applied.rootEdges.removeAll { removeReference($0) }
             if isRecording {
-                tracker.wanted.roots.forEach { edge in
+                tracker.wanted.roots.forEachElement { edge in
                     let root: ObjectID
                     switch edge.root {
                     case .object(let known):
@@ -63,7 +63,7 @@ extension GraphStorage {
             removeNode(tracker.applied.closure)
             tracker.applied.closure = .disabled
             guard isRecording else { return }
-            tracker.wanted.calls.forEach { edge in
+            tracker.wanted.calls.forEachElement { edge in
                 let target: ObjectID
                 if let root = edge.root {
                     target = registerDetachedRoot(root, label: nil)
@@ -79,7 +79,9 @@ extension GraphStorage {
                 let closure = registerAnchored(
                     kind: .closure, typeName: "closure", label: nil, anchor: id, trace: nil)
                 tracker.applied.closure = closure
-                add(from: id, to: closure, .strong, .actionClosure, into: &tracker.applied.callEdges)
+                add(
+                    from: id, to: closure, .strong, .actionClosure, into: &tracker.applied.callEdges
+                )
                 add(
                     from: closure, to: registerObject(owner), capture.kind,
                     .capture(name: capture.name), into: &tracker.applied.callEdges)
@@ -100,7 +102,8 @@ extension GraphStorage {
 
     /// Registers the root `object` stands for, or finds it; `kind` names a new root.
     mutating func registerRoot(for object: AnyObject, kind: RootKind) -> ObjectID {
-        let id = register(object, type: Swift.type(of: object), kind: .object, label: nil, trace: nil)
+        let id = register(
+            object, type: Swift.type(of: object), kind: .object, label: nil, trace: nil)
         if let record = nodes[id], case .object = record.kind { record.kind = .root(kind) }
         return id
     }

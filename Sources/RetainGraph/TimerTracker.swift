@@ -310,7 +310,7 @@ struct SmallList<Element> {
     }
 
     /// Calls `body` with every element, in the order added.
-    func forEach(_ body: (Element) -> Void) {
+    func forEachElement(_ body: (Element) -> Void) {
         if let first { body(first) }
         for element in more { body(element) }
     }

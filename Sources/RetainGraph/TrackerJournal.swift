@@ -44,7 +44,8 @@ final class TrackerJournal: @unchecked Sendable {
     /// Trackers with unapplied changes; guarded by `lock`.
     @exclusivity(unchecked) private var queue: [TimerTracker] = []
     /// The queue length at which an event compacts the queue; guarded by `lock`.
-    @exclusivity(unchecked) private var compactionThreshold = TrackerJournal.minimumCompactionThreshold
+    @exclusivity(unchecked) private var compactionThreshold = TrackerJournal
+        .minimumCompactionThreshold
     /// The root objects timers were scheduled on, by address; guarded by `lock`.
     @exclusivity(unchecked) private var rootKinds: [ObjectKey: KnownRoot] = [:]
     /// The number of root names kept after the last clean-up of dead roots.
@@ -88,7 +89,8 @@ final class TrackerJournal: @unchecked Sendable {
             let kind = makeKind()
             var parked: [AnyObject] = []
             lock.withLock {
-                let root = knownRoot(key) ?? remember(object, key: key, kind: kind, parkingIn: &parked)
+                let root =
+                    knownRoot(key) ?? remember(object, key: key, kind: kind, parkingIn: &parked)
                 tracker.wanted.schedule(on: .object(root), role: role, nextFireDate: nextFireDate)
                 enqueue(tracker, retiring: &retired)
             }
@@ -105,6 +107,9 @@ final class TrackerJournal: @unchecked Sendable {
         queue.append(tracker)
         if queue.count >= compactionThreshold { retired = compact() }
     }
+
+    /// How many trackers wait to be applied (for tests and diagnostics).
+    var queuedCount: Int { lock.withLock { queue.count } }
 
     /// Takes `tracker`, whose owner is being deinitialized, out of the queue.
     func retire(_ tracker: TimerTracker) {

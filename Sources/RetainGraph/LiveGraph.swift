@@ -28,6 +28,12 @@ import Darwin
 /// graph.addReference(from: owner, to: timer, kind: .strong, role: .storedProperty(name: "timer"))
 /// ```
 ///
+/// Instrumented timers and proxies do not write into the graph's tables as events happen: each
+/// event updates the timer's tracker and queues it (see ``TimerTracker``), and every method of
+/// the graph first applies the queued trackers' latest state. What any method sees is the same
+/// as if every event had been recorded when it happened; a timer made and released between two
+/// reads costs the graph nothing.
+///
 /// All methods may be called from any thread. No method calls user code while holding the
 /// graph's lock (a type name is computed before the lock is taken).
 public final class LiveGraph: Sendable {

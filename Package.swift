@@ -4,7 +4,8 @@
 // alive by a repeating timer that a run loop still holds.
 //
 // Module map (one job each):
-//   CLibunwind           the only C door: libunwind behind static inline wrappers
+//   CLibunwind           C door 1: libunwind behind static inline wrappers
+//   CSwiftRuntime        C door 2: three reference-counting entry points of the Swift runtime
 //   Locking              a pthread-backed lock that ThreadSanitizer understands (package-internal)
 //   StackTraces          cheap return-address capture, lazy symbolication and demangling
 //   RetainGraph          the live object graph, snapshots, cycles and shortest root paths
@@ -36,9 +37,10 @@ let package = Package(
             pkgConfig: "libunwind",
             providers: [.apt(["libunwind-dev"])]
         ),
+        .systemLibrary(name: "CSwiftRuntime"),
         .target(name: "Locking"),
         .target(name: "StackTraces", dependencies: ["CLibunwind", "Locking"]),
-        .target(name: "RetainGraph", dependencies: ["StackTraces", "Locking"]),
+        .target(name: "RetainGraph", dependencies: ["CSwiftRuntime", "StackTraces", "Locking"]),
         .target(name: "TrackedTimers", dependencies: ["RetainGraph", "StackTraces", "Locking"]),
         .target(name: "ReferenceReflection", dependencies: ["RetainGraph", "Locking"]),
         .target(

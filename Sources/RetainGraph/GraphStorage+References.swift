@@ -93,7 +93,7 @@ extension GraphStorage {
 
     /// Whether an object node's object is alive.
     ///
-    /// Reading a weak reference makes a strong one. Were it released here, under the graph's
+    /// Loading the node's pin makes a strong reference. Were it released here, under the graph's
     /// lock, and were it the last one (its owner let go on another thread in between), the
     /// object's `deinit` would run under the lock, and a `deinit` that calls into the graph
     /// (every instrumented timer's does) would deadlock. So the strong reference is parked in

@@ -18,7 +18,8 @@ extension GraphStorage {
             label: registration.label, kind: registration.kind, address: key.address,
             trace: registration.trace, timer: tracker.wanted.info)
         idsByObject[key] = tracker.id
-        tracker.isRecorded.store(true, ordering: .releasing)
+        // Sequentially consistent: pairs with `TimerTracker.retire()` (see there).
+        tracker.isRecorded.store(true, ordering: .sequentiallyConsistent)
         tracker.applied = TimerTracker.Applied()
         tracker.wanted.changes = .all
     }
@@ -32,7 +33,7 @@ extension GraphStorage {
     ///
     /// - Parameters:
     ///   - isRecording: Whether the graph records. When it does not, edges are only removed.
-    ///   - survivors: Where strong references made by weak loads are parked.
+    ///   - survivors: Where strong references made by loads are parked.
     mutating func apply(
         _ tracker: TimerTracker, isRecording: Bool, parkingIn survivors: inout [AnyObject]
     ) {

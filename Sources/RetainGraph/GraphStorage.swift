@@ -3,15 +3,15 @@ import StackTraces
 
 /// A recorded node, as the live graph keeps it.
 ///
-/// A class rather than a struct: a record holds a weak reference, an existential metatype and
+/// A class rather than a struct: a record holds an object pin, an existential metatype and
 /// several optionals, and copying such a value (every dictionary iteration in `prune()` and
-/// `nodeValues()`) went through its value witness, a weak-reference copy included: about half of
-/// `snapshot()`'s time. A class reference copies with one retain. Records are only ever touched
-/// under the graph's lock.
+/// `nodeValues()`) went through its value witness: about half of `snapshot()`'s time. A class
+/// reference copies with one retain, and a class can release the pin in its `deinit`. Records
+/// are only ever touched under the graph's lock.
 final class NodeRecord {
     /// How a node's life is decided.
     enum Lifetime {
-        /// Alive while the weakly held object is.
+        /// Alive while the pinned object is.
         case object
         /// Alive while the anchor node is.
         case anchored(ObjectID)
@@ -20,12 +20,14 @@ final class NodeRecord {
         /// Alive until removed by whoever registered it: an instrumented timer's or proxy's
         /// tracker, which the object owns and whose `deinit` removes the node before the
         /// object's memory is freed. The graph keeps no reference to such an object, not even a
-        /// weak one, so the object never gets a side table (which would send every retain and
-        /// release of a timer down the runtime's slow path).
+        /// pin.
         case managed
     }
 
-    weak var object: AnyObject?
+    /// The object of an ``Lifetime/object`` node, pinned (see ``ObjectPin``: not a weak
+    /// reference, which would give the object a side table and slow down its every retain and
+    /// release); `nil` for other nodes.
+    let pin: ObjectPin?
     let key: ObjectKey?
     let lifetime: Lifetime
     let type: Any.Type?
@@ -56,7 +58,7 @@ final class NodeRecord {
         typeName: String?, label: String?, kind: NodeKind, address: UInt?, trace: StackTrace?,
         timer: TimerInfo?
     ) {
-        self.object = object
+        pin = object.map(ObjectPin.init)
         self.key = key
         self.lifetime = lifetime
         self.type = type
@@ -67,6 +69,11 @@ final class NodeRecord {
         self.trace = trace
         self.timer = timer
     }
+
+    deinit { pin?.release() }
+
+    /// The node's object, retained, if it is an object node and the object is alive.
+    var object: AnyObject? { pin?.load() }
 }
 
 /// A recorded reference, as the live graph keeps it.
@@ -134,7 +141,7 @@ struct GraphStorage {
     var searchEpoch: UInt32 = 0
 
     /// Whether `id` is a recorded node. Unlike `nodes[id] != nil`, this copies no record (a
-    /// record holds a weak reference, and copying one costs two atomic operations).
+    /// record is a class, and copying a reference to it costs a retain and a release).
     @inline(__always)
     func has(_ id: ObjectID) -> Bool { nodes.index(forKey: id) != nil }
 
@@ -154,12 +161,14 @@ struct GraphStorage {
     ) -> ObjectID {
         let key = ObjectKey(object)
         if let existing = idsByObject[key], let record = nodes[existing] {
-            // The caller holds `object`, so a weak load here cannot be the last reference.
-            if record.isManaged || record.object != nil {
+            // A pinned address is never reused, so a pin at `object`'s address pins `object`,
+            // which the caller holds.
+            if record.isManaged || record.pin != nil {
                 if kind != .object, record.kind == .object { record.kind = kind }
                 return existing
             }
-            // The old object died and its address was reused.
+            // Not reachable while every keyed node is pinned or managed (neither lets its
+            // address be reused); kept so a stale key can never name the wrong object.
             removeNode(existing)
         }
         let id = makeID()
@@ -195,7 +204,8 @@ struct GraphStorage {
     func liveID(of object: AnyObject) -> ObjectID? {
         guard let id = idsByObject[ObjectKey(object)], let record = nodes[id] else { return nil }
         // A managed node is removed before its object's memory can be reused.
-        return record.isManaged || record.object === object ? id : nil
+        // A pinned node's pin is at `object`'s address; the caller holds `object`.
+        return record.isManaged || record.pin?.holds(object) == true ? id : nil
     }
 
     /// Forgets every node and reference, but keeps the identity counter and the slots'

@@ -147,7 +147,7 @@ extension LiveGraph {
     }
 
     /// Runs `body` under the graph's lock, after draining the trackers' journal, with an array
-    /// for the strong references its weak loads make (see `GraphStorage.isAlive(_:parkingIn:)`),
+    /// for the strong references its loads make (see `GraphStorage.isAlive(_:parkingIn:)`),
     /// and releases them only after the lock is released, so that no `deinit` runs under it.
     private func withLockParkingLoads<Result>(
         _ body: (inout GraphStorage, inout [AnyObject]) -> Result

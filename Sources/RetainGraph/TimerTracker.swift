@@ -33,8 +33,11 @@ import Synchronization
 package final class TimerTracker: @unchecked Sendable {
     /// The graph recorded into.
     package let graph: LiveGraph
-    /// The graph's journal, where events go.
-    let journal: TrackerJournal
+    /// The graph's journal, where events go (not stored: one load from the graph costs less
+    /// than a second reference to retain and release).
+    var journal: TrackerJournal {
+        @inline(__always) get { graph.journal }
+    }
     /// The timer's (or proxy's) node, or ``ObjectID/disabled``.
     package let id: ObjectID
 
@@ -47,6 +50,8 @@ package final class TimerTracker: @unchecked Sendable {
     /// Whether the graph holds this tracker's node (so its `deinit` must remove it); written
     /// under both the graph's and the journal's locks, read by the `deinit` without them.
     let isRecorded = Atomic<Bool>(false)
+    /// Whether the tracker's owner is being deinitialized (``retire()`` was called).
+    let isRetired = Atomic<Bool>(false)
     /// The references and closure node last applied; guarded by the graph's lock.
     @exclusivity(unchecked) var applied = Applied()
 
@@ -72,7 +77,6 @@ package final class TimerTracker: @unchecked Sendable {
         creationTrace: StackTrace?, graph: LiveGraph
     ) {
         self.graph = graph
-        journal = graph.journal
         registration = Registration(
             key: ObjectKey(object), type: Swift.type(of: object), kind: kind, label: label,
             trace: creationTrace)
@@ -116,6 +120,7 @@ package final class TimerTracker: @unchecked Sendable {
         guard isActive, let owner else { return }
         journal.update(self) { wanted in
             wanted.closure = ClosureCapture(owner: owner, kind: kind, name: name)
+            wanted.hasClosure = true
             wanted.changes.insert(.calls)
         }
     }
@@ -178,8 +183,14 @@ package final class TimerTracker: @unchecked Sendable {
         guard isActive else { return }
         journal.update(self) { wanted in
             wanted.unschedule()
-            wanted.calls = SmallList()
-            wanted.closure = nil
+            // Emptied only when not empty, as the counts tell: values holding weak references
+            // are copied and destroyed out of line, so even reading `closure != nil` costs a
+            // copy.
+            if !wanted.calls.isEmpty { wanted.calls = SmallList() }
+            if wanted.hasClosure {
+                wanted.closure = nil
+                wanted.hasClosure = false
+            }
             wanted.changes.insert(.calls)
         }
     }
@@ -201,13 +212,23 @@ package final class TimerTracker: @unchecked Sendable {
     }
 
     /// Tells the tracker that its timer (or proxy) is being deinitialized; call from the
-    /// owner's `deinit`.
+    /// owner's `deinit`, and nowhere else.
     ///
-    /// The journal's queue lets go of the tracker at once, so that it dies with its owner
-    /// (and its node, if the graph recorded one, goes with it) instead of at the next read of
-    /// the graph. Without the call the result is the same, only later.
+    /// A tracker the graph has recorded must die with its owner: its node knows the owner only
+    /// by address, and the address is free for another object once the owner is gone. So when
+    /// the tracker is recorded, the journal's queue lets go of it at once (it then dies, and
+    /// its node with it, when the owner's `deinit` releases it). A tracker the graph never
+    /// recorded has no node to outlive its owner; it stays queued, and the next read of the
+    /// graph (or a compaction) drops it, which spares the owner's `deinit` the journal's lock.
+    ///
+    /// A read running concurrently may record the tracker just after this call looked: the
+    /// two sides meet through ``isRetired`` and ``isRecorded`` (each stores its own flag, then
+    /// loads the other's, sequentially consistent, so at least one of them sees the other),
+    /// and a drain that finds the tracker retired removes the node it just made.
     package func retire() {
         guard isActive else { return }
+        isRetired.store(true, ordering: .sequentiallyConsistent)
+        guard isRecorded.load(ordering: .sequentiallyConsistent) else { return }
         journal.retire(self)
     }
 
@@ -234,6 +255,8 @@ extension TimerTracker {
         var roots = SmallList<RootEdge>()
         var calls = SmallList<CallEdge>()
         var closure: ClosureCapture?
+        /// Whether `closure` is set (cheaper to test than `closure` itself).
+        var hasClosure = false
         var changes: Changes = []
 
         /// `root` holds the timer in `role`.
@@ -246,7 +269,7 @@ extension TimerTracker {
 
         /// No root holds the timer any more.
         mutating func unschedule() {
-            roots = SmallList()
+            if !roots.isEmpty { roots = SmallList() }
             info?.isScheduled = false
             info?.nextFireDate = nil
             changes.formUnion([.roots, .info])
@@ -302,17 +325,32 @@ extension TimerTracker {
 /// usual case, so the list allocates only in unusual ones.
 struct SmallList<Element> {
     private var first: Element?
-    private var more: [Element] = []
+    /// The elements after the first; `nil` rather than empty, so that destroying a list of one
+    /// releases no array.
+    private var more: [Element]?
+    /// The number of elements: testing it copies nothing, where testing `first` copies an
+    /// element (out of line, for elements holding weak references).
+    private(set) var count = 0
+
+    /// Whether the list has no element.
+    var isEmpty: Bool { count == 0 }
 
     /// Adds an element.
     mutating func append(_ element: consuming Element) {
-        if first == nil { first = element } else { more.append(element) }
+        count += 1
+        if count == 1 {
+            first = element
+        } else if more == nil {
+            more = [element]
+        } else {
+            more?.append(element)
+        }
     }
 
     /// Calls `body` with every element, in the order added.
     func forEachElement(_ body: (Element) -> Void) {
         if let first { body(first) }
-        for element in more { body(element) }
+        for element in more ?? [] { body(element) }
     }
 }
 
@@ -322,7 +360,8 @@ struct ReferenceIDList {
     private var first: ReferenceID?
     private var second: ReferenceID?
     private var third: ReferenceID?
-    private var more: [ReferenceID] = []
+    /// The identities after the third; `nil` rather than empty (nothing to release).
+    private var more: [ReferenceID]?
 
     /// Adds an identity.
     mutating func append(_ id: ReferenceID) {
@@ -332,8 +371,10 @@ struct ReferenceIDList {
             second = id
         } else if third == nil {
             third = id
+        } else if more == nil {
+            more = [id]
         } else {
-            more.append(id)
+            more?.append(id)
         }
     }
 
@@ -342,7 +383,7 @@ struct ReferenceIDList {
         if let first { body(first) }
         if let second { body(second) }
         if let third { body(third) }
-        for id in more { body(id) }
+        for id in more ?? [] { body(id) }
         self = ReferenceIDList()
     }
 }

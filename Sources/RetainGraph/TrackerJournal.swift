@@ -1,6 +1,29 @@
 import Locking
 import Synchronization
 
+/// A root object (a run loop, a queue) as the journal knows it: the name computed the first
+/// time it was seen, and what keeps that name true.
+///
+/// The pin keeps the object's memory allocated (not the object alive), so no other object can
+/// appear at its address while the entry exists: a lookup by address needs no load. A timer's
+/// root edge holds its entry, so the address stays reserved while the edge exists. A pin, not
+/// a weak reference: a run loop or queue that timers are scheduled on is retained and released
+/// all the time, and a weak reference would send each of those down the runtime's slow path.
+final class KnownRoot: @unchecked Sendable {
+    let pin: ObjectPin
+    let kind: RootKind
+
+    init(_ object: AnyObject, kind: RootKind) {
+        pin = ObjectPin(object)
+        self.kind = kind
+    }
+
+    deinit { pin.release() }
+
+    /// The root object, retained, while it is alive.
+    var object: AnyObject? { pin.load() }
+}
+
 /// The queue of timer trackers whose state changed since the graph last applied them, and the
 /// names of the roots (run loops, queues) timers were scheduled on.
 ///
@@ -11,34 +34,18 @@ import Synchronization
 /// ## Lifetimes
 /// The queue holds its trackers strongly, so a queued tracker never dies while the graph
 /// applies it. A queued tracker whose timer died is the queue's only reference (its timer
-/// owned it): the drain leaves it out (removing its node if an earlier drain recorded it), and
-/// so does a compaction when the queue grows long with nobody reading the graph. Released
+/// owned it, and left it queued when the graph had not recorded it: see
+/// `TimerTracker.retire()`): the drain leaves it out, and so does a compaction when the queue
+/// grows long with nobody reading the graph. A retired tracker (its timer in `deinit`) is left
+/// out too, its node removed if this drain just made one. Released
 /// trackers go only after the locks, and their `deinit` takes the graph's lock by itself.
 ///
 /// ## Locks
 /// The graph's lock is taken before this one (a drain holds both), never after it: tracker
 /// events and a tracker's `deinit` take this lock alone, and the `deinit` takes the graph's
-/// lock only after releasing it. No user code runs under either lock: weak references loaded
-/// while applying are parked and released after both locks are.
-/// A root object (a run loop, a queue) as the journal knows it: the name computed the first
-/// time it was seen, and what keeps that name true.
-///
-/// The unowned reference keeps the object's memory allocated (not the object alive), so no
-/// other object can appear at its address while the entry exists: a lookup by address needs
-/// no weak load. The weak reference is for the graph (is the root alive?) and for clean-ups.
-/// A timer's root edge holds its entry, so the address stays reserved while the edge exists.
-final class KnownRoot: @unchecked Sendable {
-    unowned let pin: AnyObject
-    weak var object: AnyObject?
-    let kind: RootKind
-
-    init(_ object: AnyObject, kind: RootKind) {
-        pin = object
-        self.object = object
-        self.kind = kind
-    }
-}
-
+/// lock only after releasing it. No user code runs under either lock: strong references made
+/// while applying (loading pins and weak references) are parked and released after both locks
+/// are.
 final class TrackerJournal: @unchecked Sendable {
     private let lock = PthreadLock()
     /// Trackers with unapplied changes; guarded by `lock`.
@@ -154,7 +161,7 @@ final class TrackerJournal: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - isRecording: Whether the graph records; when it does not, only removals apply.
-    ///   - survivors: Where strong references made by weak loads are parked, to be released
+    ///   - survivors: Where strong references made by loads are parked, to be released
     ///     after the graph's lock.
     ///   - released: Gets the drained queue, to be released after the graph's lock; pass an
     ///     empty array.
@@ -174,14 +181,18 @@ final class TrackerJournal: @unchecked Sendable {
                 let isDead = isKnownUniquelyReferenced(&queue[index])
                 let tracker = queue[index]
                 tracker.queuePosition = -1
-                if isDead {
-                    if tracker.isRecorded.load(ordering: .relaxed) {
-                        graph.removeNodes(of: tracker)
-                        tracker.isRecorded.store(false, ordering: .releasing)
-                    }
-                } else {
+                if !isDead {
                     graph.registerIfNew(tracker, isRecording: isRecording)
-                    live.append(tracker)
+                    // A retired tracker's owner is in its `deinit`, which may have found the
+                    // tracker unrecorded a moment ago and left it here (`TimerTracker.retire()`).
+                    guard tracker.isRetired.load(ordering: .sequentiallyConsistent) else {
+                        live.append(tracker)
+                        continue
+                    }
+                }
+                if tracker.isRecorded.load(ordering: .relaxed) {
+                    graph.removeNodes(of: tracker)
+                    tracker.isRecorded.store(false, ordering: .sequentiallyConsistent)
                 }
             }
             for tracker in live {

@@ -70,7 +70,9 @@ struct LiveGraphLifetimeTests {
         withExtendedLifetime((owner, timer)) {}
     }
 
-    @Test("A new object at a reused address gets a new identity and none of the old references")
+    @Test(
+        "A dead object's address is not reused while its node exists; a newcomer there later gets a new identity and none of the old references"
+    )
     func addressReuseMakesANewIdentity() throws {
         let graph = LiveGraph()
         let holder = TestHolder()
@@ -83,9 +85,13 @@ struct LiveGraphLifetimeTests {
             address = UInt(bitPattern: ObjectIdentifier(first))
             graph.addReference(from: holderID, to: oldID, kind: .strong, role: .target)
         }
+        // The graph pins the dead object's memory until a read prunes its node, so nothing can
+        // be born at its address before then.
+        var misses: [TestOwner] = (0..<1_000).map { TestOwner(tag: $0) }
+        #expect(!misses.contains { UInt(bitPattern: ObjectIdentifier($0)) == address })
+        #expect(graph.counts().nodes == 1)  // the holder: the dead object's node went
         // The allocator hands a freed block of the same size back quickly; keep the misses alive
         // so it must move on.
-        var misses: [TestOwner] = []
         var reused: TestOwner?
         for tag in 0..<100_000 {
             let candidate = TestOwner(tag: tag)

@@ -18,8 +18,7 @@ extension GraphStorage {
             label: registration.label, kind: registration.kind, address: key.address,
             trace: registration.trace, timer: tracker.wanted.info)
         idsByObject[key] = tracker.id
-        // Sequentially consistent: pairs with `TimerTracker.retire()` (see there).
-        tracker.isRecorded.store(true, ordering: .sequentiallyConsistent)
+        tracker.isRecorded.store(true, ordering: .releasing)
         tracker.applied = TimerTracker.Applied()
         tracker.wanted.changes = .all
     }

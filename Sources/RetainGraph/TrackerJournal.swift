@@ -34,10 +34,8 @@ final class KnownRoot: @unchecked Sendable {
 /// ## Lifetimes
 /// The queue holds its trackers strongly, so a queued tracker never dies while the graph
 /// applies it. A queued tracker whose timer died is the queue's only reference (its timer
-/// owned it, and left it queued when the graph had not recorded it: see
-/// `TimerTracker.retire()`): the drain leaves it out, and so does a compaction when the queue
-/// grows long with nobody reading the graph. A retired tracker (its timer in `deinit`) is left
-/// out too, its node removed if this drain just made one. Released
+/// owned it): the drain leaves it out (removing its node if an earlier drain recorded it), and
+/// so does a compaction when the queue grows long with nobody reading the graph. Released
 /// trackers go only after the locks, and their `deinit` takes the graph's lock by itself.
 ///
 /// ## Locks
@@ -181,18 +179,14 @@ final class TrackerJournal: @unchecked Sendable {
                 let isDead = isKnownUniquelyReferenced(&queue[index])
                 let tracker = queue[index]
                 tracker.queuePosition = -1
-                if !isDead {
-                    graph.registerIfNew(tracker, isRecording: isRecording)
-                    // A retired tracker's owner is in its `deinit`, which may have found the
-                    // tracker unrecorded a moment ago and left it here (`TimerTracker.retire()`).
-                    guard tracker.isRetired.load(ordering: .sequentiallyConsistent) else {
-                        live.append(tracker)
-                        continue
+                if isDead {
+                    if tracker.isRecorded.load(ordering: .relaxed) {
+                        graph.removeNodes(of: tracker)
+                        tracker.isRecorded.store(false, ordering: .releasing)
                     }
-                }
-                if tracker.isRecorded.load(ordering: .relaxed) {
-                    graph.removeNodes(of: tracker)
-                    tracker.isRecorded.store(false, ordering: .sequentiallyConsistent)
+                } else {
+                    graph.registerIfNew(tracker, isRecording: isRecording)
+                    live.append(tracker)
                 }
             }
             for tracker in live {

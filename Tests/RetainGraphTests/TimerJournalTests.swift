@@ -40,10 +40,9 @@ struct TimerJournalTests {
         timer?.tracker.recordInvalidated()
         #expect(graph.journal.queuedCount == 1)
         timer = nil
-        #expect(graph.journal.queuedCount == 1)  // never recorded: left for the next read
+        #expect(graph.journal.queuedCount == 0)
         #expect(graph.counts().nodes == 0)
         #expect(graph.counts().references == 0)
-        #expect(graph.journal.queuedCount == 0)
     }
 
     @Test("a read shows a live timer's latest state: edges, fires, invalidation")
@@ -106,31 +105,14 @@ struct TimerJournalTests {
         #expect(graph.counts() == (nodes: 1, references: 0))  // the target
     }
 
-    @Test("a tracker the graph never recorded is left queued by its dying timer, for the next read")
-    func unrecordedTrackerIsLeftForTheNextRead() {
+    @Test("retiring lets a tracker the graph never recorded die with its timer, before any read")
+    func retiredTrackerDiesWithItsTimer() {
         let graph = LiveGraph()
         var timer: FakeTimer? = FakeTimer(graph: graph)
         weak let tracker = timer?.tracker
+        #expect(tracker != nil)
         timer = nil
-        #expect(tracker != nil)  // the queue holds it: the timer's deinit took no lock
-        #expect(graph.journal.queuedCount == 1)
-        #expect(graph.counts() == (nodes: 0, references: 0))
         #expect(tracker == nil)
-        #expect(graph.journal.queuedCount == 0)
-    }
-
-    @Test("a read that records a tracker whose timer is retiring removes the node it made")
-    func drainRemovesTheNodeOfARetiringTracker() {
-        // The race `TimerTracker.retire()` guards against, made deterministic: the timer's
-        // deinit found the tracker unrecorded and left it queued; a read then records it.
-        let graph = LiveGraph()
-        let target = Target()
-        let timer = FakeTimer(graph: graph, retiresTracker: false)
-        timer.tracker.recordTarget(target, kind: .strong, role: .target)
-        timer.tracker.retire()  // what the deinit does first
-        #expect(graph.journal.queuedCount == 1)
-        #expect(graph.counts() == (nodes: 0, references: 0))
-        #expect(graph.id(of: timer) == nil)
         #expect(graph.journal.queuedCount == 0)
     }
 

@@ -35,6 +35,9 @@ struct ObjectKey: Hashable {
 
     init(_ object: AnyObject) { identifier = ObjectIdentifier(object) }
 
+    /// The key of an object the caller only lends (no retain and release around the call).
+    init(borrowing object: borrowing AnyObject) { identifier = ObjectIdentifier(copy object) }
+
     /// The object's address, for reports.
     var address: UInt { UInt(bitPattern: identifier) }
 

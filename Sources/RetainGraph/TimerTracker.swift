@@ -33,11 +33,10 @@ import Synchronization
 package final class TimerTracker: @unchecked Sendable {
     /// The graph recorded into.
     package let graph: LiveGraph
-    /// The graph's journal, where events go (not stored: one load from the graph costs less
-    /// than a second reference to retain and release).
-    var journal: TrackerJournal {
-        @inline(__always) get { graph.journal }
-    }
+    /// The graph's journal, where events go; unretained, because the graph (held strongly)
+    /// keeps it alive. Every event goes through it, and a strong reference, loaded for each
+    /// call, cost a retain and a release per event.
+    private let unretainedJournal: Unmanaged<TrackerJournal>
     /// The timer's (or proxy's) node, or ``ObjectID/disabled``.
     package let id: ObjectID
 
@@ -71,12 +70,14 @@ package final class TimerTracker: @unchecked Sendable {
     ///   - graph: The graph. When it is disabled the tracker records nothing (``isActive`` is
     ///     `false`).
     package init(
-        object: AnyObject, kind: NodeKind, label: String?, timer: TimerInfo?,
+        object: borrowing AnyObject, kind: NodeKind, label: String?, timer: TimerInfo?,
         creationTrace: StackTrace?, graph: LiveGraph
     ) {
+        unretainedJournal = Unmanaged.passUnretained(graph.journal)
         self.graph = graph
         registration = Registration(
-            key: ObjectKey(object), type: Swift.type(of: object), kind: kind, label: label,
+            key: ObjectKey(borrowing: object), type: Swift.type(of: copy object), kind: kind,
+            label: label,
             trace: creationTrace)
         wanted = Wanted(info: timer)
         guard graph.isEnabled else {
@@ -84,7 +85,7 @@ package final class TimerTracker: @unchecked Sendable {
             return
         }
         id = graph.identities.next()
-        journal.update(self) { _ in }
+        update { _ in }
     }
 
     // MARK: Events
@@ -92,7 +93,7 @@ package final class TimerTracker: @unchecked Sendable {
     /// Records that the timer holds `target` in `role` (`.target` or `.proxyTarget`).
     package func recordTarget(_ target: AnyObject, kind: ReferenceKind, role: ReferenceRole) {
         guard isActive else { return }
-        journal.update(self) { wanted in
+        update { wanted in
             wanted.calls.append(CallEdge(object: target, root: nil, kind: kind, role: role))
             wanted.changes.insert(.calls)
         }
@@ -103,7 +104,7 @@ package final class TimerTracker: @unchecked Sendable {
     /// goes with the other target edges on invalidation.
     package func recordTarget(root: RootKind, kind: ReferenceKind, role: ReferenceRole) {
         guard isActive else { return }
-        journal.update(self) { wanted in
+        update { wanted in
             wanted.calls.append(CallEdge(object: nil, root: root, kind: kind, role: role))
             wanted.changes.insert(.calls)
         }
@@ -116,7 +117,7 @@ package final class TimerTracker: @unchecked Sendable {
     /// reference lies on no path and in no cycle, so reports are the same without it.
     package func recordClosure(capturing owner: AnyObject?, kind: ReferenceKind, name: String) {
         guard isActive, let owner else { return }
-        journal.update(self) { wanted in
+        update { wanted in
             wanted.closure = ClosureCapture(owner: owner, kind: kind, name: name)
             wanted.hasClosure = true
             wanted.changes.insert(.calls)
@@ -138,11 +139,13 @@ package final class TimerTracker: @unchecked Sendable {
     ) {
         guard isActive else { return }
         if let rootObject {
-            journal.schedule(
-                self, on: rootObject, makeKind: root, role: role, nextFireDate: nextFireDate)
+            unretainedJournal._withUnsafeGuaranteedRef { journal in
+                journal.schedule(
+                    self, on: rootObject, makeKind: root, role: role, nextFireDate: nextFireDate)
+            }
         } else {
             let kind = root()
-            journal.update(self) { wanted in
+            update { wanted in
                 wanted.schedule(on: .detached(kind), role: role, nextFireDate: nextFireDate)
             }
         }
@@ -151,7 +154,7 @@ package final class TimerTracker: @unchecked Sendable {
     /// Records a fire: the next fire date (nil for none) and whether the target was alive.
     package func recordFire(nextFireDate: Double?, targetWasAlive: Bool = true) {
         guard isActive else { return }
-        journal.update(self) { wanted in
+        update { wanted in
             wanted.info?.fireCount += 1
             if !targetWasAlive { wanted.info?.firesIntoDeadTarget += 1 }
             wanted.info?.nextFireDate = nextFireDate
@@ -162,7 +165,7 @@ package final class TimerTracker: @unchecked Sendable {
     /// Records a new fire date without a fire (a rescheduled or paused timer).
     package func recordNextFireDate(_ date: Double?) {
         guard isActive else { return }
-        journal.update(self) { wanted in
+        update { wanted in
             wanted.info?.nextFireDate = date
             wanted.changes.insert(.info)
         }
@@ -172,14 +175,14 @@ package final class TimerTracker: @unchecked Sendable {
     /// from its run loop) while it keeps its target and action.
     package func recordUnscheduled() {
         guard isActive else { return }
-        journal.update(self) { wanted in wanted.unschedule() }
+        update { wanted in wanted.unschedule() }
     }
 
     /// Records an invalidation: the root edges go, and so do the target and action edges,
     /// because an invalidated timer releases what it called.
     package func recordInvalidated() {
         guard isActive else { return }
-        journal.update(self) { wanted in
+        update { wanted in
             wanted.unschedule()
             // Emptied only when not empty, as the counts tell: values holding weak references
             // are copied and destroyed out of line, so even reading `closure != nil` costs a
@@ -222,7 +225,14 @@ package final class TimerTracker: @unchecked Sendable {
     /// once, costs about 300 instructions more per timer.
     package func retire() {
         guard isActive else { return }
-        journal.retire(self)
+        unretainedJournal._withUnsafeGuaranteedRef { $0.retire(self) }
+    }
+
+    /// Applies `change` to the wanted state and queues the tracker, through the unretained
+    /// journal.
+    @inline(__always)
+    private func update(_ change: (inout Wanted) -> Void) {
+        unretainedJournal._withUnsafeGuaranteedRef { $0.update(self, change) }
     }
 
     deinit {

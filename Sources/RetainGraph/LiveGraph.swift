@@ -16,10 +16,13 @@ import Darwin
 /// are made and broken; analysis works on an immutable ``GraphSnapshot`` taken with
 /// ``snapshot()``, so detection never blocks recording for longer than one copy.
 ///
-/// The graph never keeps anything alive: it holds every object weakly. A node whose object has
-/// died is pruned, with its references, at the next snapshot (or sooner), and an address reused
-/// by a new object is never mistaken for the old one because identities (``ObjectID``) are never
-/// reused.
+/// The graph never keeps anything alive. It holds every object the way an `unowned` reference
+/// does (a *pin*: the object's memory stays allocated, the object does not), not weakly: a weak
+/// reference would give the object a side table and send every retain and release of it down
+/// the runtime's slow path, slowing down the very code being watched. A node whose object has
+/// died is pruned, with its references and its pin, at the next snapshot (or sooner); until
+/// then no other object can be born at its address, and identities (``ObjectID``) are never
+/// reused either.
 ///
 /// ```swift
 /// let graph = LiveGraph.shared
@@ -94,7 +97,7 @@ public final class LiveGraph: Sendable {
     /// identity is made.
     ///
     /// - Parameters:
-    ///   - object: The object. The graph holds it weakly.
+    ///   - object: The object. The graph pins it (keeps its memory, not the object).
     ///   - kind: What the object stands for. Use ``registerRoot(_:for:label:)`` for roots.
     ///   - label: A human label for reports.
     ///   - creationTrace: Where the object was created, if captured.
@@ -119,7 +122,7 @@ public final class LiveGraph: Sendable {
     ///
     /// - Parameters:
     ///   - kind: What the root is.
-    ///   - object: The object standing for the root, if there is one. Held weakly.
+    ///   - object: The object standing for the root, if there is one. Pinned, not retained.
     ///   - label: A human label for reports.
     /// - Returns: The root's identity, or ``ObjectID/disabled`` when the graph is disabled.
     /// - Complexity: O(1) amortised.

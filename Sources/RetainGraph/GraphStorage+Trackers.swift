@@ -68,13 +68,13 @@ extension GraphStorage {
                 if let root = edge.root {
                     target = registerDetachedRoot(root, label: nil)
                 } else {
-                    guard let object = edge.object else { return }
+                    guard let object = edge.object?.load() else { return }
                     survivors.append(object)
                     target = registerObject(object)
                 }
                 add(from: id, to: target, edge.kind, edge.role, into: &tracker.applied.callEdges)
             }
-            if let capture = tracker.wanted.closure, let owner = capture.owner {
+            if let capture = tracker.wanted.closure, let owner = capture.owner.load() {
                 survivors.append(owner)
                 let closure = registerAnchored(
                     kind: .closure, typeName: "closure", label: nil, anchor: id, trace: nil)

@@ -28,8 +28,10 @@ import Synchronization
 /// it (and the timers' `graphID`) work before any read.
 ///
 /// ## References
-/// The tracker holds the timer, its targets, its roots and its closure's owner only weakly
-/// (or not at all: the timer's node is managed, removed by this tracker's `deinit`).
+/// The tracker never keeps anything alive and takes no weak reference (which would give the
+/// object a side table and slow down its every retain and release). It pins its targets, its
+/// roots and its closure's owner (see ``ObjectPin``), and holds nothing of the timer: the
+/// timer's node is managed, removed by this tracker's `deinit`.
 package final class TimerTracker: @unchecked Sendable {
     /// The graph recorded into.
     package let graph: LiveGraph
@@ -62,7 +64,7 @@ package final class TimerTracker: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - object: The timer or proxy, which must own this tracker: the graph keeps no reference
-    ///     to it (not even a weak one) and relies on this tracker's `deinit` to remove its node.
+    ///     to it (not even a pin) and relies on this tracker's `deinit` to remove its node.
     ///   - kind: `.timer` or `.proxy`.
     ///   - label: A label for reports.
     ///   - timer: Initial timer state, for timers.
@@ -94,7 +96,8 @@ package final class TimerTracker: @unchecked Sendable {
     package func recordTarget(_ target: AnyObject, kind: ReferenceKind, role: ReferenceRole) {
         guard isActive else { return }
         update { wanted in
-            wanted.calls.append(CallEdge(object: target, root: nil, kind: kind, role: role))
+            wanted.calls.append(
+                CallEdge(object: ObjectPin(target), root: nil, kind: kind, role: role))
             wanted.changes.insert(.calls)
         }
     }
@@ -118,8 +121,8 @@ package final class TimerTracker: @unchecked Sendable {
     package func recordClosure(capturing owner: AnyObject?, kind: ReferenceKind, name: String) {
         guard isActive, let owner else { return }
         update { wanted in
-            wanted.closure = ClosureCapture(owner: owner, kind: kind, name: name)
-            wanted.hasClosure = true
+            wanted.closure?.owner.release()
+            wanted.closure = ClosureCapture(owner: ObjectPin(owner), kind: kind, name: name)
             wanted.changes.insert(.calls)
         }
     }
@@ -184,14 +187,7 @@ package final class TimerTracker: @unchecked Sendable {
         guard isActive else { return }
         update { wanted in
             wanted.unschedule()
-            // Emptied only when not empty, as the counts tell: values holding weak references
-            // are copied and destroyed out of line, so even reading `closure != nil` costs a
-            // copy.
-            if !wanted.calls.isEmpty { wanted.calls = SmallList() }
-            if wanted.hasClosure {
-                wanted.closure = nil
-                wanted.hasClosure = false
-            }
+            wanted.dropCalls()
             wanted.changes.insert(.calls)
         }
     }
@@ -236,6 +232,7 @@ package final class TimerTracker: @unchecked Sendable {
     }
 
     deinit {
+        wanted.dropCalls()
         // Never queued here: the journal's queue holds its trackers strongly.
         guard isActive, isRecorded.load(ordering: .acquiring) else { return }
         graph.removeTrackedNodes(of: self)
@@ -258,9 +255,20 @@ extension TimerTracker {
         var roots = SmallList<RootEdge>()
         var calls = SmallList<CallEdge>()
         var closure: ClosureCapture?
-        /// Whether `closure` is set (cheaper to test than `closure` itself).
-        var hasClosure = false
         var changes: Changes = []
+
+        /// Forgets the targets and the closure, and releases their pins. The tracker's
+        /// `deinit` calls it too: pins are released by hand (see ``ObjectPin``).
+        mutating func dropCalls() {
+            if !calls.isEmpty {
+                calls.forEachElement { $0.object?.release() }
+                calls = SmallList()
+            }
+            if let closure {
+                closure.owner.release()
+                self.closure = nil
+            }
+        }
 
         /// `root` holds the timer in `role`.
         mutating func schedule(on root: RootEdge.Root, role: ReferenceRole, nextFireDate: Double?) {
@@ -290,8 +298,7 @@ extension TimerTracker {
 
     /// A root holding the timer: `root ⇒ timer`.
     struct RootEdge {
-        /// A root with an object (its journal entry, which holds the object weakly), or one
-        /// without.
+        /// A root with an object (its journal entry, which pins the object), or one without.
         enum Root {
             case object(KnownRoot)
             case detached(RootKind)
@@ -301,17 +308,22 @@ extension TimerTracker {
         let role: ReferenceRole
     }
 
-    /// Something the timer calls: `timer ⇒ target`, an object (held weakly here) or a root.
+    /// Something the timer calls: `timer ⇒ target`, an object or a root.
+    ///
+    /// The object is pinned, not held weakly: a weak reference would give the target (often
+    /// the timer's owner) a side table and slow down its every retain and release. The pin is
+    /// released by ``Wanted/dropCalls()``.
     struct CallEdge {
-        weak var object: AnyObject?
+        let object: ObjectPin?
         let root: RootKind?
         let kind: ReferenceKind
         let role: ReferenceRole
     }
 
-    /// The owner an action closure declares it captures: `timer ⇒ closure ⇒/→ owner`.
+    /// The owner an action closure declares it captures: `timer ⇒ closure ⇒/→ owner`; pinned
+    /// like a ``CallEdge``'s object.
     struct ClosureCapture {
-        weak var owner: AnyObject?
+        let owner: ObjectPin
         let kind: ReferenceKind
         let name: String
     }
@@ -332,7 +344,7 @@ struct SmallList<Element> {
     /// releases no array.
     private var more: [Element]?
     /// The number of elements: testing it copies nothing, where testing `first` copies an
-    /// element (out of line, for elements holding weak references).
+    /// element.
     private(set) var count = 0
 
     /// Whether the list has no element.

@@ -42,8 +42,7 @@ final class KnownRoot: @unchecked Sendable {
 /// The graph's lock is taken before this one (a drain holds both), never after it: tracker
 /// events and a tracker's `deinit` take this lock alone, and the `deinit` takes the graph's
 /// lock only after releasing it. No user code runs under either lock: strong references made
-/// while applying (loading pins and weak references) are parked and released after both locks
-/// are.
+/// while applying (loading pins) are parked and released after both locks are.
 final class TrackerJournal: @unchecked Sendable {
     private let lock = PthreadLock()
     /// Trackers with unapplied changes; guarded by `lock`.

@@ -33,12 +33,13 @@ struct ObjectPinTests {
         #expect(_getUnownedRetainCount(object) == unowned)
     }
 
-    @Test("registering an object and scheduling timers on a root take no weak reference to either")
+    @Test("registering objects, timer targets, closure owners and roots take no weak reference")
     func graphTakesNoWeakReference() {
         let graph = LiveGraph()
         let owner = Pinned()
         let root = Pinned()
-        let weakCounts = (_getWeakRetainCount(owner), _getWeakRetainCount(root))
+        let target = Pinned()
+        let weakCounts = [owner, root, target].map { _getWeakRetainCount($0) }
         let id = graph.register(owner)
         let timer = Pinned()
         let tracker = TimerTracker(
@@ -47,10 +48,35 @@ struct ObjectPinTests {
         tracker.recordScheduled(
             on: .custom(name: "loop"), rootObject: root, role: .scheduled(mode: "default"),
             nextFireDate: nil)
-        #expect(graph.counts() == (nodes: 3, references: 1))
+        tracker.recordTarget(target, kind: .strong, role: .target)
+        tracker.recordClosure(capturing: owner, kind: .weak, name: "self")
+        // owner, root, target, timer, closure; root ⇒ timer, timer ⇒ target, timer ⇒ closure,
+        // closure → owner
+        #expect(graph.counts() == (nodes: 5, references: 4))
         #expect(graph.id(of: owner) == id)
-        #expect(_getWeakRetainCount(owner) == weakCounts.0)
-        #expect(_getWeakRetainCount(root) == weakCounts.1)
+        #expect([owner, root, target].map { _getWeakRetainCount($0) } == weakCounts)
+        tracker.retire()
+        withExtendedLifetime(timer) {}
+    }
+
+    @Test("a timer's pin on a dead target keeps only its memory, until the timer lets go")
+    func deadTargetMemoryGoesWithTheTimersHold() {
+        let graph = LiveGraph()
+        let timer = Pinned()
+        let tracker = TimerTracker(
+            object: timer, kind: .timer, label: nil, timer: TimerInfo(repeats: true, interval: 1),
+            creationTrace: nil, graph: graph)
+        var target: Pinned? = Pinned()
+        weak let weakTarget = target
+        let unowned = _getUnownedRetainCount(target!)
+        tracker.recordTarget(target!, kind: .weak, role: .target)
+        #expect(_getUnownedRetainCount(target!) == unowned + 1)
+        #expect(graph.counts() == (nodes: 2, references: 1))
+        target = nil
+        #expect(weakTarget == nil)  // dead: the pin kept it from nothing
+        #expect(graph.counts() == (nodes: 1, references: 0))  // no edge to a dead target
+        tracker.recordInvalidated()  // releases the pin (the timer lets go of its target)
+        #expect(graph.counts() == (nodes: 1, references: 0))
         tracker.retire()
         withExtendedLifetime(timer) {}
     }

@@ -8,7 +8,7 @@ extension GraphStorage {
     mutating func registerIfNew(_ tracker: TimerTracker, isRecording: Bool) {
         guard isRecording, !has(tracker.id) else { return }
         let registration = tracker.registration
-        let key = registration.key
+        guard let key = registration.key else { return }  // not attached (a misuse)
         if let existing = idsByObject[key] {
             // A dead object's node at the same address, not pruned yet.
             removeNode(existing)

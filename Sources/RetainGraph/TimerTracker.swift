@@ -42,8 +42,9 @@ package final class TimerTracker: @unchecked Sendable {
     /// The timer's (or proxy's) node, or ``ObjectID/disabled``.
     package let id: ObjectID
 
-    /// What the node is made from when it is first applied.
-    let registration: Registration
+    /// What the node is made from when it is first applied; complete once ``attach(to:)``
+    /// ran. Written before the tracker is first queued, read only by drains.
+    @exclusivity(unchecked) private(set) var registration: Registration
     /// What the timer holds now; guarded by the journal's lock.
     @exclusivity(unchecked) var wanted: Wanted
     /// The tracker's place in the journal's queue, or -1; guarded by the journal's lock.
@@ -57,14 +58,17 @@ package final class TimerTracker: @unchecked Sendable {
     /// Whether the tracker records anything.
     package var isActive: Bool { id != .disabled }
 
-    /// Creates the tracker of `object`, a timer or a proxy that owns it.
+    /// Creates the tracker of a timer or proxy that is being initialised; the object calls
+    /// ``attach(to:)`` once it is fully initialised, and records nothing before.
     ///
-    /// Costs one atomic increment (the identity) and one journal round-trip; nothing is
-    /// recorded into the graph's tables before it is read.
+    /// Two steps, so that the object can keep its tracker in a `let` (it cannot pass `self`
+    /// before its stored properties are initialised): reading a `let` of a class needs no
+    /// retain and release around each call, as a `var` does.
+    ///
+    /// Costs one atomic increment (the identity); ``attach(to:)`` costs one journal
+    /// round-trip. Nothing is recorded into the graph's tables before it is read.
     ///
     /// - Parameters:
-    ///   - object: The timer or proxy, which must own this tracker: the graph keeps no reference
-    ///     to it (not even a pin) and relies on this tracker's `deinit` to remove its node.
     ///   - kind: `.timer` or `.proxy`.
     ///   - label: A label for reports.
     ///   - timer: Initial timer state, for timers.
@@ -72,22 +76,45 @@ package final class TimerTracker: @unchecked Sendable {
     ///   - graph: The graph. When it is disabled the tracker records nothing (``isActive`` is
     ///     `false`).
     package init(
-        object: borrowing AnyObject, kind: NodeKind, label: String?, timer: TimerInfo?,
-        creationTrace: StackTrace?, graph: LiveGraph
+        kind: NodeKind, label: String?, timer: TimerInfo?, creationTrace: StackTrace?,
+        graph: LiveGraph
     ) {
         unretainedJournal = Unmanaged.passUnretained(graph.journal)
         self.graph = graph
-        registration = Registration(
-            key: ObjectKey(borrowing: object), type: Swift.type(of: copy object), kind: kind,
-            label: label,
-            trace: creationTrace)
+        registration = Registration(kind: kind, label: label, trace: creationTrace)
         wanted = Wanted(info: timer)
-        guard graph.isEnabled else {
-            id = .disabled
-            return
-        }
-        id = graph.identities.next()
-        update { _ in }
+        id = graph.isEnabled ? graph.identities.next() : .disabled
+    }
+
+    /// Creates the tracker of `object`, a timer or a proxy that owns it, and attaches it.
+    ///
+    /// - Parameters:
+    ///   - object: The timer or proxy; see ``attach(to:)``.
+    ///   - kind: `.timer` or `.proxy`.
+    ///   - label: A label for reports.
+    ///   - timer: Initial timer state, for timers.
+    ///   - creationTrace: Where the timer was created, if captured.
+    ///   - graph: The graph.
+    package convenience init(
+        object: borrowing AnyObject, kind: NodeKind, label: String?, timer: TimerInfo?,
+        creationTrace: StackTrace?, graph: LiveGraph
+    ) {
+        self.init(
+            kind: kind, label: label, timer: timer, creationTrace: creationTrace, graph: graph)
+        attach(to: object)
+    }
+
+    /// Names the object this tracker records, and makes it visible to the graph's readers;
+    /// call once, at the end of the object's initialiser, before any other event.
+    ///
+    /// - Parameter object: The timer or proxy, which must own this tracker: the graph keeps no
+    ///   reference to it (not even a pin) and relies on this tracker's `deinit` to remove its
+    ///   node.
+    package func attach(to object: borrowing AnyObject) {
+        guard isActive else { return }
+        registration.key = ObjectKey(borrowing: object)
+        registration.type = Swift.type(of: copy object)
+        update { _ in }  // the journal's lock publishes the registration to drains
     }
 
     // MARK: Events
@@ -242,8 +269,10 @@ package final class TimerTracker: @unchecked Sendable {
 extension TimerTracker {
     /// The timer's node as it is registered when first applied.
     struct Registration {
-        let key: ObjectKey
-        let type: Any.Type
+        /// The object's key and type: set by ``TimerTracker/attach(to:)``; a tracker without
+        /// a key is never registered.
+        var key: ObjectKey?
+        var type: Any.Type = AnyObject.self
         let kind: NodeKind
         let label: String?
         let trace: StackTrace?

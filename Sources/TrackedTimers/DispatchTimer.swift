@@ -81,8 +81,8 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
 
     let state: Locked<State>
     /// The graph recorder; `nil` when the graph was disabled at creation (then nothing is
-    /// recorded and nothing extra is paid).
-    private(set) var tracker: TimerTracker?
+    /// recorded and nothing extra is paid). A `let`: reading it needs no retain.
+    let tracker: TimerTracker?
 
     /// The designated initialiser every public one funnels into.
     ///
@@ -104,14 +104,16 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
         self.queue = queue
         self.stopsWhenTargetDies = stopsWhenTargetDies
         state = Locked(State(tolerance: Self.sanitizedTolerance(tolerance), action: action))
-        if graph.isEnabled {
-            tracker = TimerTracker(
-                object: self, kind: .timer, label: copy label,
+        tracker =
+            graph.isEnabled
+            ? TimerTracker(
+                kind: .timer, label: copy label,
                 timer: TimerInfo(
                     repeats: repeats, interval: interval,
                     stopsWhenTargetDies: stopsWhenTargetDies),
                 graph: copy graph, traceSkipping: 2)
-        }
+            : nil
+        tracker?.attach(to: self)
     }
 
     deinit {

@@ -45,7 +45,7 @@ public final class ForwardingProxy: @unchecked Sendable {
     private var slots: [Slot] = []
     private var hooks: [String: Hooks] = [:]
     private let unhandled = Atomic<Int>(0)
-    private(set) var tracker: TimerTracker?
+    let tracker: TimerTracker?
 
     /// Creates an empty proxy.
     ///
@@ -53,11 +53,11 @@ public final class ForwardingProxy: @unchecked Sendable {
     ///   - label: A label for reports.
     ///   - graph: The graph to record into; ``RetainGraph/LiveGraph/shared`` by default.
     public init(label: String? = nil, graph: LiveGraph = .shared) {
-        if graph.isEnabled {
-            tracker = TimerTracker(
-                object: self, kind: .proxy, label: label, timer: nil, graph: graph,
-                traceSkipping: 1)
-        }
+        tracker =
+            graph.isEnabled
+            ? TimerTracker(kind: .proxy, label: label, timer: nil, graph: graph, traceSkipping: 1)
+            : nil
+        tracker?.attach(to: self)
     }
 
     /// Adds a target; calls are tried on targets in the order they were added.

@@ -59,7 +59,7 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
     let frames = Atomic<Int>(0)
     /// The graph recorder; `nil` when the graph was disabled at creation. Written once, in the
     /// initialiser, before the timer is shared: reads need no exclusivity check.
-    @exclusivity(unchecked) private(set) var tracker: TimerTracker?
+    let tracker: TimerTracker?
 
     /// The lock-guarded state.
     struct State: RunLoopFireState {
@@ -101,14 +101,16 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
                 action: action,
                 frameInterval: Self.frameInterval(
                     for: preferredFramesPerSecond, refreshRate: refreshRate)))
-        if graph.isEnabled {
-            tracker = TimerTracker(
-                object: self, kind: .timer, label: copy label,
+        tracker =
+            graph.isEnabled
+            ? TimerTracker(
+                kind: .timer, label: copy label,
                 timer: TimerInfo(
                     repeats: true, interval: 1 / refreshRate,
                     stopsWhenTargetDies: stopsWhenTargetDies),
                 graph: copy graph, traceSkipping: 3)
-        }
+            : nil
+        tracker?.attach(to: self)
     }
 
     /// The highest refresh rate accepted (10 µs between refreshes).

@@ -61,9 +61,9 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
     /// The timer's state and lock, in one box that the Foundation timer's trampoline shares.
     let state: Locked<State>
     let fires = Atomic<Int>(0)
-    /// The graph recorder; `nil` when the graph was disabled at creation. Written once, in the
-    /// initialiser, before the timer is shared: reads need no exclusivity check.
-    @exclusivity(unchecked) private(set) var tracker: TimerTracker?
+    /// The graph recorder; `nil` when the graph was disabled at creation. A `let`: reading it
+    /// needs no retain.
+    let tracker: TimerTracker?
 
     /// The lock-guarded state.
     struct State: RunLoopFireState {
@@ -90,14 +90,16 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
         self.repeats = repeats
         self.stopsWhenTargetDies = stopsWhenTargetDies
         state = Locked(State(action: action, fireDate: Date(timeIntervalSinceNow: interval)))
-        if graph.isEnabled {
-            tracker = TimerTracker(
-                object: self, kind: .timer, label: copy label,
+        tracker =
+            graph.isEnabled
+            ? TimerTracker(
+                kind: .timer, label: copy label,
                 timer: TimerInfo(
                     repeats: repeats, interval: interval,
                     stopsWhenTargetDies: stopsWhenTargetDies),
                 graph: copy graph, traceSkipping: 3)
-        }
+            : nil
+        tracker?.attach(to: self)
     }
 
     // MARK: State

@@ -3,26 +3,24 @@ import StackTraces
 import Synchronization
 
 extension TimerTracker {
-    /// Makes the tracker of `object`, a timer or proxy that owns it, with a creation stack
-    /// trace when ``TimerTracking/capturesCreationTraces`` is on.
+    /// Makes the tracker of a timer or proxy being initialised, with a creation stack trace
+    /// when ``TimerTracking/capturesCreationTraces`` is on; the object calls `attach(to:)` at
+    /// the end of its initialiser.
     ///
     /// - Parameters:
-    ///   - object: The timer or proxy; see ``TimerTracker``.
     ///   - kind: `.timer` or `.proxy`.
     ///   - label: A label for reports.
     ///   - timer: Initial timer state, for timers.
     ///   - graph: The graph; nothing is recorded (not even a trace captured) when it is disabled.
     ///   - traceSkipping: Frames of the library's own to drop from the creation trace.
     convenience init(
-        object: AnyObject, kind: NodeKind, label: String?, timer: TimerInfo?,
-        graph: LiveGraph, traceSkipping: Int = 1
+        kind: NodeKind, label: String?, timer: TimerInfo?, graph: LiveGraph,
+        traceSkipping: Int = 1
     ) {
         let trace =
             graph.isEnabled && TimerTracking.capturesCreationTraces
             ? StackTrace.capture(skipping: traceSkipping + 1) : nil
-        self.init(
-            object: object, kind: kind, label: label, timer: timer, creationTrace: trace,
-            graph: graph)
+        self.init(kind: kind, label: label, timer: timer, creationTrace: trace, graph: graph)
     }
 }
 

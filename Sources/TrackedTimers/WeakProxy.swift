@@ -40,7 +40,7 @@ public final class WeakProxy<Target: AnyObject>: @unchecked Sendable {
     /// The target, or `nil` once it died.
     public weak let target: Target?
     private let deadCalls = Atomic<Int>(0)
-    private(set) var tracker: TimerTracker?
+    let tracker: TimerTracker?
 
     /// Creates a proxy for `target`, holding it weakly.
     ///
@@ -50,13 +50,12 @@ public final class WeakProxy<Target: AnyObject>: @unchecked Sendable {
     ///   - graph: The graph to record into; ``RetainGraph/LiveGraph/shared`` by default.
     public init(_ target: Target, label: String? = nil, graph: LiveGraph = .shared) {
         self.target = target
-        if graph.isEnabled {
-            let tracker = TimerTracker(
-                object: self, kind: .proxy, label: label, timer: nil, graph: graph,
-                traceSkipping: 1)
-            tracker.recordTarget(target, kind: .weak, role: .proxyTarget)
-            self.tracker = tracker
-        }
+        tracker =
+            graph.isEnabled
+            ? TimerTracker(kind: .proxy, label: label, timer: nil, graph: graph, traceSkipping: 1)
+            : nil
+        tracker?.attach(to: self)
+        tracker?.recordTarget(target, kind: .weak, role: .proxyTarget)
     }
 
     /// Whether the target is still alive.

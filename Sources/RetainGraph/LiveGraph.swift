@@ -50,6 +50,11 @@ public final class LiveGraph: Sendable {
     let storage: Locked<GraphStorage>
     /// Node identities, handed out by the storage and by timer trackers.
     let identities = IdentitySource()
+
+    /// A fresh node identity, for a timer tracker (through the graph, whose `let` needs no
+    /// retain, rather than the identity source itself).
+    @inline(__always)
+    func nextIdentity() -> ObjectID { identities.next() }
     /// Timer trackers' changes not yet applied to `storage` (see ``withSyncedStorage(_:)``).
     let journal = TrackerJournal()
     private let enabled: Atomic<Bool>

@@ -83,7 +83,7 @@ package final class TimerTracker: @unchecked Sendable {
         self.graph = graph
         registration = Registration(kind: kind, label: label, trace: creationTrace)
         wanted = Wanted(info: timer)
-        id = graph.isEnabled ? graph.identities.next() : .disabled
+        id = graph.isEnabled ? graph.nextIdentity() : .disabled
     }
 
     /// Creates the tracker of `object`, a timer or a proxy that owns it, and attaches it.
@@ -259,7 +259,7 @@ package final class TimerTracker: @unchecked Sendable {
     }
 
     deinit {
-        wanted.dropCalls()
+        wanted.releasePins()
         // Never queued here: the journal's queue holds its trackers strongly.
         guard isActive, isRecorded.load(ordering: .acquiring) else { return }
         graph.removeTrackedNodes(of: self)
@@ -286,17 +286,18 @@ extension TimerTracker {
         var closure: ClosureCapture?
         var changes: Changes = []
 
-        /// Forgets the targets and the closure, and releases their pins. The tracker's
-        /// `deinit` calls it too: pins are released by hand (see ``ObjectPin``).
+        /// Forgets the targets and the closure, and releases their pins.
         mutating func dropCalls() {
-            if !calls.isEmpty {
-                calls.forEachElement { $0.object?.release() }
-                calls = SmallList()
-            }
-            if let closure {
-                closure.owner.release()
-                self.closure = nil
-            }
+            releasePins()
+            if !calls.isEmpty { calls = SmallList() }
+            closure = nil
+        }
+
+        /// Releases the pins of the targets and the closure's owner, which are released by
+        /// hand (see ``ObjectPin``): by ``dropCalls()``, and by the tracker's `deinit`.
+        func releasePins() {
+            if !calls.isEmpty { calls.forEachElement { $0.object?.release() } }
+            closure?.owner.release()
         }
 
         /// `root` holds the timer in `role`.

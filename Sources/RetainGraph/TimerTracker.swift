@@ -295,7 +295,10 @@ extension TimerTracker {
 
         /// Releases the pins of the targets and the closure's owner, which are released by
         /// hand (see ``ObjectPin``): by ``dropCalls()``, and by the tracker's `deinit`.
-        func releasePins() {
+        ///
+        /// `mutating` though it changes nothing: called on the tracker's stored property, a
+        /// non-mutating method would copy the whole state first.
+        mutating func releasePins() {
             if !calls.isEmpty { calls.forEachElement { $0.object?.release() } }
             closure?.owner.release()
         }

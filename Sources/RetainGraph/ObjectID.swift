@@ -33,10 +33,9 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
 struct ObjectKey: Hashable {
     let identifier: ObjectIdentifier
 
-    init(_ object: AnyObject) { identifier = ObjectIdentifier(object) }
-
-    /// The key of an object the caller only lends (no retain and release around the call).
-    init(borrowing object: borrowing AnyObject) { identifier = ObjectIdentifier(copy object) }
+    /// The key of `object`, borrowed: an initialiser's parameters are otherwise owned, which
+    /// costs the caller a retain and the initialiser a release.
+    init(_ object: borrowing AnyObject) { identifier = ObjectIdentifier(copy object) }
 
     /// The object's address, for reports.
     var address: UInt { UInt(bitPattern: identifier) }

@@ -112,7 +112,7 @@ package final class TimerTracker: @unchecked Sendable {
     ///   node.
     package func attach(to object: borrowing AnyObject) {
         guard isActive else { return }
-        registration.key = ObjectKey(borrowing: object)
+        registration.key = ObjectKey(object)
         registration.type = Swift.type(of: copy object)
         update { _ in }  // the journal's lock publishes the registration to drains
     }
@@ -304,7 +304,9 @@ extension TimerTracker {
         }
 
         /// `root` holds the timer in `role`.
-        mutating func schedule(on root: RootEdge.Root, role: ReferenceRole, nextFireDate: Double?) {
+        mutating func schedule(
+            on root: consuming RootEdge.Root, role: ReferenceRole, nextFireDate: Double?
+        ) {
             roots.append(RootEdge(root: root, role: role))
             info?.isScheduled = true
             info?.nextFireDate = nextFireDate

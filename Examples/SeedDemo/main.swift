@@ -52,7 +52,9 @@ if unexpected.isEmpty {
     print("All \(results.count) verdicts match SCENARIOS.md.")
 } else {
     for result in unexpected {
-        print("UNEXPECTED \(result.scenario.id): \(result.verdictWord), expected \(result.scenario.expected)")
+        print(
+            "UNEXPECTED \(result.scenario.id): \(result.verdictWord), expected \(result.scenario.expected)"
+        )
     }
     exit(1)
 }

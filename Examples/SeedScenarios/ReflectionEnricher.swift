@@ -42,7 +42,8 @@ public final class ReflectionEnricher: @unchecked Sendable {
     ///   - graph: The graph the watcher records into; reached objects keep their identities.
     ///   - limits: Bounds on each walk. The default stops 12 references from a root, enough
     ///     for an owner, its timer, the timer's action and the action's captures.
-    public init(graph: LiveGraph, limits: WalkLimits = WalkLimits(maxObjects: 2_000, maxDepth: 12)) {
+    public init(graph: LiveGraph, limits: WalkLimits = WalkLimits(maxObjects: 2_000, maxDepth: 12))
+    {
         self.graph = graph
         walker = ReferenceWalker(graph: graph, limits: limits)
     }

@@ -133,7 +133,8 @@ public final class YJTimer: @unchecked Sendable {
         .scheduleOnCurrentRunLoop()
         // The one declaration in the run-loop scenarios: the watcher decides which timers could
         // turn into zombies when the watch starts, from the declared graph alone.
-        graph.addReference(from: self, to: target, kind: .weak, role: .storedProperty(name: "target"))
+        graph.addReference(
+            from: self, to: target, kind: .weak, role: .storedProperty(name: "target"))
     }
 
     /// Forwards one fire; counts it when the target is dead.

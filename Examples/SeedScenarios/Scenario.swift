@@ -116,7 +116,8 @@ public struct ScenarioResult: Sendable {
         for reference in references where reference.isDiscovered {
             let from = report.object(reference.from)?.shortName ?? reference.from
             let to = report.object(reference.to)?.shortName ?? reference.to
-            let edge = "\(from) \(reference.arrow) \(reference.description) \(reference.arrow) \(to)"
+            let edge =
+                "\(from) \(reference.arrow) \(reference.description) \(reference.arrow) \(to)"
             if seen.insert(edge).inserted { edges.append(edge) }
         }
         return edges

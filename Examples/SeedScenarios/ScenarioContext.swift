@@ -32,6 +32,7 @@ public final class ScenarioContext: @unchecked Sendable {
         /// A condition the scenario waited for never held.
         case timedOut(String)
 
+        /// What went wrong, in a few words.
         public var description: String {
             switch self {
             case .noVerdict: return "no verdict"
@@ -77,7 +78,8 @@ public final class ScenarioContext: @unchecked Sendable {
     /// - Parameters:
     ///   - object: The object to clean up; `nil` does nothing.
     ///   - body: The clean-up.
-    public func atCleanup<Object: AnyObject>(of object: Object?, _ body: @escaping (Object) -> Void) {
+    public func atCleanup<Object: AnyObject>(of object: Object?, _ body: @escaping (Object) -> Void)
+    {
         guard let object else { return }
         atCleanup { [weak object] in
             if let object { body(object) }

@@ -54,6 +54,9 @@ public final class DirectorySink: LeakReportSink {
     /// here.
     public var errors: [String] { failures.withLock { $0 } }
 
+    /// Writes `report` into the directory; a failure is kept in ``errors``, never thrown.
+    ///
+    /// - Parameter report: The report.
     public func receive(_ report: LeakReport) {
         do {
             try write(report)
@@ -93,10 +96,12 @@ public final class DirectorySink: LeakReportSink {
         do {
             try data.write(to: temporary)
             guard rename(temporary.path, destination.path) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [
-                    NSFilePathErrorKey: destination.path,
-                    NSLocalizedDescriptionKey: String(cString: strerror(errno)),
-                ])
+                throw CocoaError(
+                    .fileWriteUnknown,
+                    userInfo: [
+                        NSFilePathErrorKey: destination.path,
+                        NSLocalizedDescriptionKey: String(cString: strerror(errno)),
+                    ])
             }
         } catch {
             try? FileManager.default.removeItem(at: temporary)

@@ -27,7 +27,8 @@ enum HintRules {
         if let capture = all.first(where: { $0.kind == .strong && $0.role.name == "capture" }) {
             // The timer holding the closure: a declared action closure, or one reflection
             // found inside a timer (RunLoopTimer ⇒ .state.action ⇒ closure).
-            let timer = snapshot.references(to: capture.from)
+            let timer =
+                snapshot.references(to: capture.from)
                 .first { $0.role == .actionClosure || snapshot.node($0.from)?.kind == .timer }
                 .map { name($0.from) } ?? "the timer"
             // A raw Foundation.Timer holds what its block captures only through a discovered
@@ -63,8 +64,8 @@ enum HintRules {
             return timerTarget(
                 holder: holder, path: path, cycle: cycle, rootKind: rootKind, subject: subject)
         }
-        if all.contains(where: { snapshot.node($0.from)?.typeName == ReportBuilder.foundationTimer })
-        {
+        if all.contains(where: { snapshot.node($0.from)?.typeName == ReportBuilder.foundationTimer }
+        ) {
             return foundationTimer(subject: subject)
         }
         if path.isEmpty && cycle == nil {
@@ -88,7 +89,9 @@ enum HintRules {
         subject: String
     ) -> LeakHint {
         let timer = holder.shortTypeName
-        if holder.typeName == ReportBuilder.foundationTimer { return foundationTimer(subject: subject) }
+        if holder.typeName == ReportBuilder.foundationTimer {
+            return foundationTimer(subject: subject)
+        }
         if timer.contains("FrameTimer") || timer.contains("DisplayLink") {
             return LeakHint(
                 code: .frameTimerTarget,

@@ -100,8 +100,7 @@ extension LeakReport {
             notes: notes(objects: builder.objects, references: pathSteps + context))
     }
 
-    private static func notes(objects: [ReportObject], references: [ReportReference]) -> [String]
-    {
+    private static func notes(objects: [ReportObject], references: [ReportReference]) -> [String] {
         var notes: [String] = []
         for object in objects where object.typeName == ReportBuilder.foundationTimer {
             notes.append(

@@ -11,7 +11,9 @@ extension LeakReport {
         var lines = ["digraph leak {"]
         lines.append("  rankdir=LR;")
         lines.append("  labelloc=t;")
-        lines.append("  label=\(quoted("\(verdict.rawValue) \(subject.typeName) — \(hint.code.shortDescription)"));")
+        lines.append(
+            "  label=\(quoted("\(verdict.rawValue) \(subject.typeName) — \(hint.code.shortDescription)"));"
+        )
         lines.append("  node [fontname=\"Helvetica\", fontsize=11];")
         lines.append("  edge [fontname=\"Helvetica\", fontsize=9];")
         for object in objects {
@@ -20,7 +22,8 @@ extension LeakReport {
         let cycleKeys = Set((cycle ?? []).map(key))
         let pathKeys = Set(path.map(key))
         var drawn = Set<String>()
-        for reference in path + (cycle ?? []) + context where drawn.insert(key(reference)).inserted {
+        for reference in path + (cycle ?? []) + context where drawn.insert(key(reference)).inserted
+        {
             var attributes = ["label=\(quoted(edgeLabel(reference)))"]
             attributes.append(reference.kind == .strong ? "style=solid" : "style=dashed")
             if cycleKeys.contains(key(reference)) {
@@ -31,7 +34,8 @@ extension LeakReport {
                 attributes.append("color=gray40")
             }
             if reference.isDiscovered { attributes.append("arrowhead=empty") }
-            lines.append("  \(reference.from) -> \(reference.to) [\(attributes.joined(separator: ", "))];")
+            lines.append(
+                "  \(reference.from) -> \(reference.to) [\(attributes.joined(separator: ", "))];")
         }
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
@@ -60,8 +64,10 @@ extension LeakReport {
             attributes += ["shape=box", "style=\"rounded,filled\"", "fillcolor=orange"]
         } else {
             switch object.kind {
-            case "root": attributes += ["shape=doubleoctagon", "style=filled", "fillcolor=lightblue"]
-            case "timer": attributes += ["shape=box", "style=\"rounded,filled\"", "fillcolor=lightyellow"]
+            case "root":
+                attributes += ["shape=doubleoctagon", "style=filled", "fillcolor=lightblue"]
+            case "timer":
+                attributes += ["shape=box", "style=\"rounded,filled\"", "fillcolor=lightyellow"]
             case "proxy": attributes += ["shape=hexagon"]
             case "closure": attributes += ["shape=note"]
             default: attributes += ["shape=box"]

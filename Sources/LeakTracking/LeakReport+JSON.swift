@@ -44,6 +44,7 @@ public enum LeakReportError: Error, Sendable, Hashable, CustomStringConvertible 
     /// A path is neither a report file nor a directory of them.
     case unreadable(path: String, reason: String)
 
+    /// What went wrong, in a sentence.
     public var description: String {
         switch self {
         case .unsupportedSchemaVersion(let version):

@@ -50,6 +50,7 @@ extension LeakReport: CustomStringConvertible {
         return lines.joined(separator: "\n")
     }
 
+    /// The report as a person reads it in a terminal (``text``).
     public var description: String { text }
 
     private var retentionSentence: String {
@@ -75,7 +76,8 @@ extension LeakReport: CustomStringConvertible {
         for reference in chain {
             lines.append("├─ \(describe(reference.from))")
             let head = "│    ↓ \(reference.kind.rawValue) · "
-            lines.append(head + reference.description + (reference.isDiscovered ? " (discovered)" : ""))
+            lines.append(
+                head + reference.description + (reference.isDiscovered ? " (discovered)" : ""))
             if reference.isSuspect {
                 lines.append(
                     "│" + String(repeating: " ", count: head.count - 1)

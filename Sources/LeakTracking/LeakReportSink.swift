@@ -38,6 +38,10 @@ public struct LoggingSink: LeakReportSink {
         self.level = level
     }
 
+    /// Logs a new leak's text at the sink's level, with its fingerprint, verdict, type and
+    /// occurrences as metadata; a recurrence is a one-line `debug` message.
+    ///
+    /// - Parameter report: The report.
     public func receive(_ report: LeakReport) {
         let metadata: Logger.Metadata = [
             "leak.fingerprint": "\(report.fingerprint)",

@@ -43,8 +43,10 @@ public struct WatchID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Wraps a raw value.
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
+    /// Orders watches by when they were made.
     public static func < (lhs: WatchID, rhs: WatchID) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// `watch` and the number, as reports print it.
     public var description: String { "watch \(rawValue)" }
 }
 

@@ -20,11 +20,14 @@ extension GraphSnapshot {
     public func addingDiscoveredReferences(from result: WalkResult) -> GraphSnapshot {
         let known = Set(nodes.map(\.id))
         var seenNodes: Set<ObjectID> = []
-        let newNodes = result.nodes.filter { !known.contains($0.id) && seenNodes.insert($0.id).inserted }
+        let newNodes = result.nodes.filter {
+            !known.contains($0.id) && seenNodes.insert($0.id).inserted
+        }
         struct Key: Hashable {
             let from: ObjectID, to: ObjectID, kind: ReferenceKind, role: ReferenceRole
         }
-        var present = Set(references.map { Key(from: $0.from, to: $0.to, kind: $0.kind, role: $0.role) })
+        var present = Set(
+            references.map { Key(from: $0.from, to: $0.to, kind: $0.kind, role: $0.role) })
         let newReferences = result.references.filter {
             present.insert(Key(from: $0.from, to: $0.to, kind: $0.kind, role: $0.role)).inserted
         }

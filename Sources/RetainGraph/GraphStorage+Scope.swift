@@ -125,7 +125,8 @@ extension GraphStorage {
         switch record.lifetime {
         case .immortal, .managed: alive = true
         case .object: alive = isAlive(record, parkingIn: &survivors)
-        case .anchored(let anchor): alive = anchorIsLive(anchor, epoch: epoch, parkingIn: &survivors)
+        case .anchored(let anchor):
+            alive = anchorIsLive(anchor, epoch: epoch, parkingIn: &survivors)
         }
         guard alive else {
             removeNode(id)

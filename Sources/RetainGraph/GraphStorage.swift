@@ -184,7 +184,8 @@ struct GraphStorage {
         if let existing = rootsByKind[kind], has(existing) { return existing }
         let id = makeID()
         nodes[id] = NodeRecord(
-            key: nil, lifetime: .immortal, type: nil, typeName: Self.rootTypeName(kind), label: label,
+            key: nil, lifetime: .immortal, type: nil, typeName: Self.rootTypeName(kind),
+            label: label,
             kind: .root(kind), address: nil, trace: nil, timer: nil)
         rootsByKind[kind] = id
         return id
@@ -196,7 +197,8 @@ struct GraphStorage {
         guard has(anchor) else { return .disabled }
         let id = makeID()
         nodes[id] = NodeRecord(
-            key: nil, lifetime: .anchored(anchor), type: nil, typeName: typeName, label: label, kind: kind,
+            key: nil, lifetime: .anchored(anchor), type: nil, typeName: typeName, label: label,
+            kind: kind,
             address: nil, trace: trace, timer: nil)
         return id
     }

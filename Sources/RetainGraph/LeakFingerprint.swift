@@ -7,6 +7,7 @@ public struct LeakFingerprint: Hashable, Sendable, Codable, CustomStringConverti
     /// Wraps a fingerprint read back from a report.
     public init(rawValue: String) { self.rawValue = rawValue }
 
+    /// The sixteen hexadecimal digits.
     public var description: String { rawValue }
 
     /// The 64-bit FNV-1a hash of a signature, as sixteen hexadecimal digits.

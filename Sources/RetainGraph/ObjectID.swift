@@ -13,8 +13,10 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// its own identifiers.
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
+    /// Orders identities by when they were handed out.
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// `#` and the number, as reports print it.
     public var description: String { "#\(rawValue)" }
 
     /// A hash for dictionaries and sets keyed by identities: a multiply-xorshift mix of the raw
@@ -64,6 +66,7 @@ public struct ReferenceID: Hashable, Sendable, CustomStringConvertible {
     let slot: UInt32
     let generation: UInt32
 
+    /// `ref`, the slot and the generation, for diagnostics.
     public var description: String { "ref\(slot).\(generation)" }
 }
 

@@ -47,7 +47,8 @@ public struct LeakDetectionTrait: TestTrait, SuiteTrait, TestScoping {
     ) async throws {
         let leaks = try await withLeakDetection(options) { try await function() }
         for leak in leaks {
-            Issue.record(Comment(rawValue: leak.failureMessage), sourceLocation: test.sourceLocation)
+            Issue.record(
+                Comment(rawValue: leak.failureMessage), sourceLocation: test.sourceLocation)
         }
     }
 }

@@ -103,7 +103,9 @@ extension XCTestCase {
         session.watcher.removeAll()
         return verdicts.filter { verdict in
             verdict.isUnexpectedProblem
-                && !session.allowances.contains { known in verdict.report.map(known.matches) ?? false }
+                && !session.allowances.contains { known in
+                    verdict.report.map(known.matches) ?? false
+                }
         }
     }
 }
@@ -135,7 +137,9 @@ enum XCTestLeakSessions {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var sessions: [ObjectIdentifier: XCTestLeakSession] = [:]
 
-    static func session(for test: XCTestCase, graph: LiveGraph) -> (session: XCTestLeakSession, isNew: Bool) {
+    static func session(for test: XCTestCase, graph: LiveGraph) -> (
+        session: XCTestLeakSession, isNew: Bool
+    ) {
         lock.lock()
         defer { lock.unlock() }
         if let existing = sessions[ObjectIdentifier(test)] { return (existing, false) }

@@ -53,14 +53,18 @@ struct RenderingTests {
         try dot.write(to: input, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dot")
-        process.arguments = ["-Tsvg", input.path, "-o", directory.appendingPathComponent("leak.svg").path]
+        process.arguments = [
+            "-Tsvg", input.path, "-o", directory.appendingPathComponent("leak.svg").path,
+        ]
         let errors = Pipe()
         process.standardError = errors
         try process.run()
         process.waitUntilExit()
-        let message = String(data: errors.fileHandleForReading.readDataToEndOfFile(), encoding: .utf8)
+        let message = String(
+            data: errors.fileHandleForReading.readDataToEndOfFile(), encoding: .utf8)
         #expect(process.terminationStatus == 0, "\(message ?? "")")
-        let svg = try String(contentsOf: directory.appendingPathComponent("leak.svg"), encoding: .utf8)
+        let svg = try String(
+            contentsOf: directory.appendingPathComponent("leak.svg"), encoding: .utf8)
         #expect(svg.contains("<svg"))
         withExtendedLifetime(loop) {}
     }
@@ -94,7 +98,11 @@ struct RenderingTests {
         sink.receive(again)
         #expect(sink.errors.isEmpty)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-        #expect(names == ["\(report.fingerprint).dot", "\(report.fingerprint).json", "\(report.fingerprint).txt"])
+        #expect(
+            names == [
+                "\(report.fingerprint).dot", "\(report.fingerprint).json",
+                "\(report.fingerprint).txt",
+            ])
         let read = try LeakReportCollection.read(contentsOf: directory.path)
         #expect(read.reports.map(\.occurrences) == [2])
         withExtendedLifetime(loop) {}

@@ -161,7 +161,10 @@ struct ReportTests {
                         Reference(
                             from: holderID, to: $0, kind: .strong,
                             role: .storedProperty(name: "cache"), isDiscovered: true)
-                    } + [Reference(from: rootID, to: holderID, kind: .strong, role: .declared("global"))])
+                    } + [
+                        Reference(
+                            from: rootID, to: holderID, kind: .strong, role: .declared("global"))
+                    ])
             })
         watcher.expectDeallocation(of: kept!, reason: "closed")
         plain.clock.advance(by: .seconds(2))

@@ -5,7 +5,8 @@ import Testing
 
 @Suite("Verdicts on simulated seed scenarios")
 struct VerdictTests {
-    @Test("S1: a repeating timer with a strong target leaks its owner, with a cycle and a root path")
+    @Test(
+        "S1: a repeating timer with a strong target leaks its owner, with a cycle and a root path")
     func strongTargetLeaks() throws {
         let harness = Harness()
         let loop = harness.mainRunLoop()

@@ -53,7 +53,8 @@ struct ClosureCaptureWalkTests {
 
     @Test("a captured var's box holds its current value strongly")
     func capturedVarBox() {
-        let holder = ClosureHolder(), leaf = Leaf()
+        let holder = ClosureHolder()
+        let leaf = Leaf()
         holder.captureVarBox(leaf)
         let walked = Walked([holder], known: [leaf])
         #expect(walked.closure(of: holder, property: "action", reaches: leaf, .strong))
@@ -61,7 +62,8 @@ struct ClosureCaptureWalkTests {
 
     @Test("several captures: strong self, a weak leaf in a box, a string and a var")
     func severalCaptures() {
-        let holder = ClosureHolder(), leaf = Leaf()
+        let holder = ClosureHolder()
+        let leaf = Leaf()
         holder.captureSeveral(leaf)
         defer { holder.action = nil }
         let walked = Walked([holder], known: [leaf])
@@ -73,7 +75,8 @@ struct ClosureCaptureWalkTests {
 
     @Test("closures stored in an array are read through their reabstraction thunks")
     func closureInArray() {
-        let holder = ClosureHolder(), leaf = Leaf()
+        let holder = ClosureHolder()
+        let leaf = Leaf()
         holder.storeInArray(leaf)
         let walked = Walked([holder], known: [leaf])
         #expect(walked.closure(of: holder, property: "handlers[0]", reaches: leaf, .strong))
@@ -81,7 +84,8 @@ struct ClosureCaptureWalkTests {
 
     @Test("a closure capturing another closure reaches the inner closure's captures")
     func closureCapturingClosure() {
-        let holder = ClosureHolder(), leaf = Leaf()
+        let holder = ClosureHolder()
+        let leaf = Leaf()
         holder.captureClosure(leaf)
         let walked = Walked([holder], known: [leaf])
         #expect(walked.closure(of: holder, property: "action", reaches: leaf, .strong))
@@ -89,7 +93,9 @@ struct ClosureCaptureWalkTests {
 
     @Test("a generic closure capturing a bare generic value resolves it from its bindings")
     func genericValueCapture() {
-        let holder = ClosureHolder(), value = Leaf("value"), leaf = Leaf()
+        let holder = ClosureHolder()
+        let value = Leaf("value")
+        let leaf = Leaf()
         holder.captureGenericValue(value, leaf)
         let walked = Walked([holder], known: [value, leaf])
         #expect(walked.closure(of: holder, property: "action", reaches: value, .strong))
@@ -98,7 +104,9 @@ struct ClosureCaptureWalkTests {
 
     @Test("a capture whose type depends on a generic parameter is reported, never misread")
     func dependentGenericCapture() {
-        let holder = ClosureHolder(), leaf = Leaf(), element = Leaf("element")
+        let holder = ClosureHolder()
+        let leaf = Leaf()
+        let element = Leaf("element")
         holder.captureGeneric([element], leaf)
         let walked = Walked([holder], known: [leaf, element])
         let inside = walked.referencesInsideClosure(of: holder, property: "action")

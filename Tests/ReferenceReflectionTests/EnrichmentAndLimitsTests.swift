@@ -7,7 +7,8 @@ struct EnrichmentAndLimitsTests {
     @Test("enriching adds discovered nodes and references; a declared duplicate is kept once")
     func enrichKeepsDeclaredAndAddsDiscovered() throws {
         let graph = LiveGraph()
-        let declaredLeaf = Leaf(), unknownLeaf = Leaf()
+        let declaredLeaf = Leaf()
+        let unknownLeaf = Leaf()
         let zoo = FieldZoo(
             strong: declaredLeaf, optional: unknownLeaf, weak: nil, unowned: declaredLeaf,
             unsafe: declaredLeaf, inherited: nil)
@@ -19,7 +20,9 @@ struct EnrichmentAndLimitsTests {
         let snapshot = graph.snapshot()
         let enriched = ReferenceWalker(graph: graph).enrich(snapshot, objects: [zoo])
 
-        let toStrong = enriched.references(from: zooID).filter { $0.role == .storedProperty(name: "strong") }
+        let toStrong = enriched.references(from: zooID).filter {
+            $0.role == .storedProperty(name: "strong")
+        }
         #expect(toStrong.count == 1)
         #expect(toStrong.first?.isDiscovered == false)
         let toUnknown = try #require(
@@ -27,7 +30,10 @@ struct EnrichmentAndLimitsTests {
         #expect(toUnknown.isDiscovered)
         #expect(enriched.node(toUnknown.to)?.typeName == "ReferenceReflectionTests.Leaf")
         #expect(enriched.nodes.count == snapshot.nodes.count + 1)
-        #expect(enriched.references(from: zooID).contains { $0.role == .storedProperty(name: "unownedRef") && $0.kind == .unowned })
+        #expect(
+            enriched.references(from: zooID).contains {
+                $0.role == .storedProperty(name: "unownedRef") && $0.kind == .unowned
+            })
     }
 
     @Test("an empty walk result leaves the snapshot as declared")
@@ -46,7 +52,9 @@ struct EnrichmentAndLimitsTests {
     @Test("the object limit stops the walk, keeps what was found and says so")
     func objectLimit() {
         let chain = Chain.make(length: 50)
-        let result = ReferenceWalker(graph: nil, limits: WalkLimits(maxObjects: 10)).walk(from: [chain])
+        let result = ReferenceWalker(graph: nil, limits: WalkLimits(maxObjects: 10)).walk(from: [
+            chain
+        ])
         #expect(result.objectsRead == 10)
         #expect(!result.isComplete)
         #expect(result.diagnostics.contains { $0.kind == .limitReached })
@@ -56,7 +64,8 @@ struct EnrichmentAndLimitsTests {
     @Test("the depth limit reads objects up to that many references from the roots")
     func depthLimit() {
         let chain = Chain.make(length: 20)
-        let result = ReferenceWalker(graph: nil, limits: WalkLimits(maxDepth: 3)).walk(from: [chain])
+        let result = ReferenceWalker(graph: nil, limits: WalkLimits(maxDepth: 3)).walk(from: [chain]
+        )
         #expect(result.objectsRead == 4)
         #expect(result.references.count == 4)
         #expect(!result.isComplete)
@@ -65,7 +74,8 @@ struct EnrichmentAndLimitsTests {
     @Test("a spent time budget reads nothing but still names the roots")
     func timeLimit() {
         let chain = Chain.make(length: 5)
-        let result = ReferenceWalker(graph: nil, limits: WalkLimits(maxDuration: .zero)).walk(from: [chain])
+        let result = ReferenceWalker(graph: nil, limits: WalkLimits(maxDuration: .zero)).walk(
+            from: [chain])
         #expect(result.objectsRead == 0)
         #expect(result.rootIDs.count == 1)
         #expect(!result.isComplete)
@@ -75,9 +85,9 @@ struct EnrichmentAndLimitsTests {
     func followingWeakReferences() {
         let chain = Chain.make(length: 3)
         let link = WeakLink(chain)
-        let default_ = ReferenceWalker(graph: nil).walk(from: [link])
-        #expect(default_.objectsRead == 1)
-        #expect(default_.references.map(\.kind) == [.weak])
+        let byDefault = ReferenceWalker(graph: nil).walk(from: [link])
+        #expect(byDefault.objectsRead == 1)
+        #expect(byDefault.references.map(\.kind) == [.weak])
         let following = ReferenceWalker(graph: nil, limits: WalkLimits(followsWeakReferences: true))
             .walk(from: [link])
         #expect(following.objectsRead == 4)

@@ -21,7 +21,10 @@ final class StressNode: @unchecked Sendable {
         leaves = [Leaf("a\(index)"), Leaf("b\(index)")]
         self.next = next
         let leaf = leaves[0]
-        action = { [weak self] in _ = self?.index; _ = leaf }
+        action = { [weak self] in
+            _ = self?.index
+            _ = leaf
+        }
     }
 }
 
@@ -46,7 +49,8 @@ struct ReflectionWalkStressTests {
             // rounds), so walks always overlap deallocations.
             while !pool.stop.withLock({ $0 }) && index < 100_000 {
                 let peer = Leaf("peer \(index)")
-                let node = StressNode(index: index, peer: peer, next: index % 3 == 0 ? nil : previous)
+                let node = StressNode(
+                    index: index, peer: peer, next: index % 3 == 0 ? nil : previous)
                 previous = index % 4 == 0 ? nil : node
                 pool.peers.withLock { peers in
                     peers.append(peer)
@@ -93,7 +97,8 @@ struct ReflectionWalkStressTests {
         weak var weakLeaf: Leaf?
         do {
             let peer = Leaf("peer")
-            let node = StressNode(index: 0, peer: peer, next: StressNode(index: 1, peer: peer, next: nil))
+            let node = StressNode(
+                index: 0, peer: peer, next: StressNode(index: 1, peer: peer, next: nil))
             weakNode = node
             weakLeaf = node.leaves[0]
             let result = ReferenceWalker(graph: nil).walk(from: [node])

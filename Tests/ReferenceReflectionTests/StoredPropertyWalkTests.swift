@@ -4,9 +4,13 @@ import Testing
 
 @Suite("Stored properties: kinds of reference storage")
 struct StoredPropertyWalkTests {
-    @Test("strong, optional and inherited properties are strong references named after the property")
+    @Test(
+        "strong, optional and inherited properties are strong references named after the property")
     func strongOptionalAndInherited() {
-        let strong = Leaf(), optional = Leaf(), inherited = Leaf(), other = Leaf()
+        let strong = Leaf()
+        let optional = Leaf()
+        let inherited = Leaf()
+        let other = Leaf()
         let zoo = FieldZoo(
             strong: strong, optional: optional, weak: other, unowned: other, unsafe: other,
             inherited: inherited)
@@ -21,7 +25,8 @@ struct StoredPropertyWalkTests {
 
     @Test("a weak property is a weak reference to its live target, and nothing when nil")
     func weakProperty() {
-        let target = Leaf(), other = Leaf()
+        let target = Leaf()
+        let other = Leaf()
         let zoo = FieldZoo(
             strong: other, optional: nil, weak: target, unowned: other, unsafe: other,
             inherited: nil)
@@ -46,7 +51,8 @@ struct StoredPropertyWalkTests {
 
     @Test("an unowned(unsafe) target the walk did not reach is reported, not guessed")
     func unsafeTargetNotReached() {
-        let reached = Leaf(), elsewhere = Leaf()
+        let reached = Leaf()
+        let elsewhere = Leaf()
         let zoo = FieldZoo(
             strong: reached, optional: nil, weak: nil, unowned: reached, unsafe: elsewhere,
             inherited: nil)
@@ -67,7 +73,9 @@ struct StoredPropertyWalkTests {
 
     @Test("generic classes and generic superclasses expose their fields with substituted types")
     func genericClasses() {
-        let leaf = Leaf(), base = Leaf(), own = Leaf()
+        let leaf = Leaf()
+        let base = Leaf()
+        let own = Leaf()
         let box = GenericBox(leaf)
         let arrayBox = GenericBox([leaf, own])
         let intBox = GenericBox(7)
@@ -82,7 +90,8 @@ struct StoredPropertyWalkTests {
 
     @Test("the nodes of objects the graph knows keep their identity; others get fresh ones")
     func identities() {
-        let known = Leaf(), unknown = Leaf()
+        let known = Leaf()
+        let unknown = Leaf()
         let zoo = FieldZoo(
             strong: known, optional: unknown, weak: nil, unowned: known, unsafe: known,
             inherited: nil)

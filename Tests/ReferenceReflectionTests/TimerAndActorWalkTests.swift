@@ -7,7 +7,8 @@ import Testing
 struct TimerAndActorWalkTests {
     @Test("an actor's stored properties are read like a class's")
     func actorFields() {
-        let leaf = Leaf(), observer = Leaf()
+        let leaf = Leaf()
+        let observer = Leaf()
         let actor = LeafActor(leaf: leaf, observer: observer)
         let walked = Walked([actor], known: [leaf, observer])
         #expect(walked.holds(actor, leaf, named: "leaf", .strong))

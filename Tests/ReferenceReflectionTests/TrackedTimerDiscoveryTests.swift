@@ -12,7 +12,9 @@ final class UndeclaredOwner: @unchecked Sendable {
 
 @Suite("Undeclared edges around instrumented timers")
 struct TrackedTimerDiscoveryTests {
-    @Test("S1: the undeclared owner.timer property closes the declared timer ⇒ owner edge into a cycle")
+    @Test(
+        "S1: the undeclared owner.timer property closes the declared timer ⇒ owner edge into a cycle"
+    )
     func strongTargetCycle() throws {
         let graph = LiveGraph()
         let owner = UndeclaredOwner()
@@ -26,7 +28,9 @@ struct TrackedTimerDiscoveryTests {
         #expect(!declared.stronglyConnectedComponents().isInCycle(ownerID))
 
         let enriched = ReferenceWalker(graph: graph).enrich(declared, objects: [owner, timer])
-        let toTimer = enriched.references(from: ownerID).first { $0.role == .storedProperty(name: "timer") }
+        let toTimer = enriched.references(from: ownerID).first {
+            $0.role == .storedProperty(name: "timer")
+        }
         #expect(toTimer?.isDiscovered == true)
         #expect(toTimer?.to == timer.graphID)
         #expect(enriched.stronglyConnectedComponents().isInCycle(ownerID))
@@ -42,26 +46,32 @@ struct TrackedTimerDiscoveryTests {
         owner.timer = timer
         defer { timer.invalidate() }
         let ownerID = graph.register(owner)
-        let enriched = ReferenceWalker(graph: graph).enrich(graph.snapshot(), objects: [owner, timer])
+        let enriched = ReferenceWalker(graph: graph).enrich(
+            graph.snapshot(), objects: [owner, timer])
         let components = enriched.stronglyConnectedComponents()
         #expect(components.isInCycle(ownerID))
         let cycle = try #require(enriched.cycle(through: ownerID, components: components))
         #expect(cycle.contains { $0.role == .storedProperty(name: "timer") && $0.isDiscovered })
-        #expect(cycle.contains { $0.role == .capture(name: "UndeclaredOwner") && $0.kind == .strong })
+        #expect(
+            cycle.contains { $0.role == .capture(name: "UndeclaredOwner") && $0.kind == .strong })
     }
 
     @Test("S6a: the same closure capturing [weak self] makes no cycle")
     func closureCapturingWeakSelf() throws {
         let graph = LiveGraph()
         let owner = UndeclaredOwner()
-        let timer = try RunLoopTimer(interval: 3600, repeats: true, graph: graph) { [weak owner] _ in
+        let timer = try RunLoopTimer(interval: 3600, repeats: true, graph: graph) {
+            [weak owner] _ in
             owner?.ticks += 1
         }
         owner.timer = timer
         defer { timer.invalidate() }
         let ownerID = graph.register(owner)
-        let enriched = ReferenceWalker(graph: graph).enrich(graph.snapshot(), objects: [owner, timer])
+        let enriched = ReferenceWalker(graph: graph).enrich(
+            graph.snapshot(), objects: [owner, timer])
         #expect(!enriched.stronglyConnectedComponents().isInCycle(ownerID))
-        #expect(enriched.references.contains { $0.to == ownerID && $0.kind == .weak && $0.isDiscovered })
+        #expect(
+            enriched.references.contains { $0.to == ownerID && $0.kind == .weak && $0.isDiscovered }
+        )
     }
 }

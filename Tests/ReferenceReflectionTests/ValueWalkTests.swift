@@ -65,7 +65,10 @@ struct ValueWalkTests {
         let leaf = Leaf()
         let holder = FoundationValues(leaf)
         let walked = Walked([holder], known: [leaf])
-        #expect(walked.result.references(from: walked.id(holder)).map(\.role) == [.storedProperty(name: "leaf")])
+        #expect(
+            walked.result.references(from: walked.id(holder)).map(\.role) == [
+                .storedProperty(name: "leaf")
+            ])
         #expect(walked.result.diagnostics.isEmpty)
     }
 

@@ -31,7 +31,8 @@ final class FieldZoo: BaseHolder {
     var number = 42
     var text = "hello"
 
-    init(strong: Leaf, optional: Leaf?, weak: Leaf?, unowned: Leaf, unsafe: Leaf, inherited: Leaf?) {
+    init(strong: Leaf, optional: Leaf?, weak: Leaf?, unowned: Leaf, unsafe: Leaf, inherited: Leaf?)
+    {
         self.strong = strong
         self.optional = optional
         self.weakRef = weak

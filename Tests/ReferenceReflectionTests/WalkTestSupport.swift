@@ -66,9 +66,10 @@ extension Walked {
         while let next = frontier.popLast() {
             for reference in result.references(from: next) {
                 found.append(reference)
-                let isInner = node(reference.to).map {
-                    $0.kind == .closure || $0.typeName == "captured var"
-                } ?? false
+                let isInner =
+                    node(reference.to).map {
+                        $0.kind == .closure || $0.typeName == "captured var"
+                    } ?? false
                 if isInner, seen.insert(reference.to).inserted { frontier.append(reference.to) }
             }
         }
@@ -76,8 +77,10 @@ extension Walked {
     }
 
     /// Whether the closure in `holder.property` reaches `target` with `kind`.
-    func closure(of holder: AnyObject, property: String, reaches target: AnyObject,
-                 _ kind: ReferenceKind) -> Bool {
+    func closure(
+        of holder: AnyObject, property: String, reaches target: AnyObject,
+        _ kind: ReferenceKind
+    ) -> Bool {
         referencesInsideClosure(of: holder, property: property).contains {
             $0.to == id(target) && $0.kind == kind
         }
@@ -92,7 +95,8 @@ extension Walked: CustomReflectable, CustomStringConvertible {
         let lines = result.references.map { reference in
             let from = result.node(reference.from)?.shortTypeName ?? "?"
             let to = result.node(reference.to)?.shortTypeName ?? "?"
-            return "\(from)\(reference.from) -[\(reference.role.description), \(reference.kind)]-> \(to)\(reference.to)"
+            return
+                "\(from)\(reference.from) -[\(reference.role.description), \(reference.kind)]-> \(to)\(reference.to)"
         }
         return (lines + result.diagnostics.map(\.description)).joined(separator: "\n")
     }

@@ -5,7 +5,9 @@ import Testing
 
 @Suite("The .detectsLeaks trait")
 struct DetectsLeaksTraitTests {
-    @Test("Clean code passes: the timer is invalidated and the screen dies", .detectsLeaks(graph: testingGraph))
+    @Test(
+        "Clean code passes: the timer is invalidated and the screen dies",
+        .detectsLeaks(graph: testingGraph))
     func cleanCodePasses() throws {
         let screen = TickingScreen()
         try screen.start()

@@ -26,7 +26,8 @@ final class TrackForLeaksXCTests: XCTestCase {
     override func tearDown() {
         if expectsPlantedLeak {
             XCTAssertEqual(caughtLeaks.count, 1, "the teardown check reports the planted leak once")
-            XCTAssertTrue(caughtLeaks.first?.contains("Hint: the timer holds its target strongly") ?? false)
+            XCTAssertTrue(
+                caughtLeaks.first?.contains("Hint: the timer holds its target strongly") ?? false)
         }
         planted.invalidateAll()
         super.tearDown()
@@ -37,7 +38,8 @@ final class TrackForLeaksXCTests: XCTestCase {
         let screen = TickingScreen()
         try screen.start()
         planted.keep(screen.timer)
-        trackForLeaks(screen, within: .milliseconds(20), reason: "screen closed", graph: testingGraph)
+        trackForLeaks(
+            screen, within: .milliseconds(20), reason: "screen closed", graph: testingGraph)
     }
 
     func testCollectLeaksReturnsThePlantedLeak() throws {

@@ -73,7 +73,8 @@ struct CycleDetectionTests {
         #expect(snapshot.cycle(through: weakling) == nil)
     }
 
-    @Test("Weak and unowned back-edges do not make cycles", arguments: [ReferenceKind.weak, .unowned])
+    @Test(
+        "Weak and unowned back-edges do not make cycles", arguments: [ReferenceKind.weak, .unowned])
     func nonStrongBackEdges(kind: ReferenceKind) {
         var graph = GraphBuilder()
         let ids = graph.chain(10, typeName: "App.Parent")

@@ -15,7 +15,8 @@ struct LiveGraphLifetimeTests {
             victimID = graph.register(victim)
             graph.addReference(
                 from: holderID, to: victimID, kind: .strong, role: .storedProperty(name: "victim"))
-            graph.addReference(from: victimID, to: holderID, kind: .weak, role: .capture(name: "self"))
+            graph.addReference(
+                from: victimID, to: holderID, kind: .weak, role: .capture(name: "self"))
             #expect(counts(graph) == [2, 2])
             withExtendedLifetime(victim) {}
         }
@@ -35,12 +36,14 @@ struct LiveGraphLifetimeTests {
         do {
             let timer = TestHolder()
             let timerID = graph.register(timer, kind: .timer)
-            let closure = graph.registerAnchored(kind: .closure, typeName: "closure", anchor: timerID)
+            let closure = graph.registerAnchored(
+                kind: .closure, typeName: "closure", anchor: timerID)
             let inner = graph.registerAnchored(kind: .closure, typeName: "closure", anchor: closure)
             closures = [closure, inner]
             graph.addReference(from: timerID, to: closure, kind: .strong, role: .actionClosure)
             graph.addReference(from: closure, to: inner, kind: .strong, role: .capture(name: "f"))
-            graph.addReference(from: inner, to: ownerID, kind: .strong, role: .capture(name: "self"))
+            graph.addReference(
+                from: inner, to: ownerID, kind: .strong, role: .capture(name: "self"))
             #expect(counts(graph) == [4, 3])
             withExtendedLifetime(timer) {}
         }
@@ -66,7 +69,9 @@ struct LiveGraphLifetimeTests {
         #expect(snapshot.node(closure) == nil)
         #expect(snapshot.references.isEmpty)
         #expect(counts(graph) == [1, 0])
-        #expect(graph.registerAnchored(kind: .closure, typeName: "closure", anchor: timerID) == .disabled)
+        #expect(
+            graph.registerAnchored(kind: .closure, typeName: "closure", anchor: timerID)
+                == .disabled)
         withExtendedLifetime((owner, timer)) {}
     }
 

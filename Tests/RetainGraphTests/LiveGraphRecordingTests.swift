@@ -106,7 +106,9 @@ struct LiveGraphRecordingTests {
         let holder = TestHolder()
         #expect(graph.register(owner) == .disabled)
         #expect(graph.registerRoot(.process) == .disabled)
-        #expect(graph.registerAnchored(kind: .closure, typeName: "closure", anchor: .disabled) == .disabled)
+        #expect(
+            graph.registerAnchored(kind: .closure, typeName: "closure", anchor: .disabled)
+                == .disabled)
         #expect(graph.addReference(from: holder, to: owner, kind: .strong, role: .target) == nil)
         #expect(graph.id(of: owner) == nil)
         #expect(counts(graph) == [0, 0])

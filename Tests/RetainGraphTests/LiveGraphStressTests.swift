@@ -97,8 +97,9 @@ struct LiveGraphStressTests {
                 let snapshot = graph.snapshot()
                 ledger.snapshotsTaken += 1
                 let known = Set(snapshot.nodes.map(\.id))
-                if !snapshot.references.allSatisfy({ known.contains($0.from) && known.contains($0.to) })
-                {
+                if !snapshot.references.allSatisfy({
+                    known.contains($0.from) && known.contains($0.to)
+                }) {
                     ledger.inconsistentSnapshots += 1
                 }
                 _ = snapshot.analyze().components.cycles.count

@@ -81,7 +81,8 @@ struct RetentionAnalysisTests {
         #expect(snapshot.shortestRootPaths().path(to: mainLoop) == [])
     }
 
-    @Test("Disconnected garbage: an unreachable chain is unexplained, an unreachable cycle is .cycle")
+    @Test(
+        "Disconnected garbage: an unreachable chain is unexplained, an unreachable cycle is .cycle")
     func disconnectedGarbage() throws {
         var graph = GraphBuilder()
         let root = graph.root()

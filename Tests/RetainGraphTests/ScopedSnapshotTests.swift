@@ -42,7 +42,8 @@ private struct RandomLiveGraph {
 
 @Suite("Scoped snapshots: copying only what can hold an object")
 struct ScopedSnapshotTests {
-    @Test("A retention scope explains each node exactly as the full graph does", arguments: [1, 2, 3])
+    @Test(
+        "A retention scope explains each node exactly as the full graph does", arguments: [1, 2, 3])
     func retentionMatchesFullSnapshot(seed: UInt64) {
         let fixture = RandomLiveGraph(count: 400, edgesPerNode: 2, rootCount: 3, seed: seed)
         let full = fixture.graph.snapshot().analyze()
@@ -72,10 +73,12 @@ struct ScopedSnapshotTests {
         // root ⇒ 0 ⇒ 1 ⇒ subject(2); 3 → 2 (weak); 4 → 3 (weak, two hops); 2 ⇒ 5 (held only).
         graph.addReference(from: root, to: ids[0], kind: .strong, role: .declared("timer"))
         graph.addReference(from: ids[0], to: ids[1], kind: .strong, role: .target)
-        graph.addReference(from: ids[1], to: ids[2], kind: .strong, role: .storedProperty(name: "a"))
+        graph.addReference(
+            from: ids[1], to: ids[2], kind: .strong, role: .storedProperty(name: "a"))
         graph.addReference(from: ids[3], to: ids[2], kind: .weak, role: .storedProperty(name: "b"))
         graph.addReference(from: ids[4], to: ids[3], kind: .weak, role: .storedProperty(name: "c"))
-        graph.addReference(from: ids[2], to: ids[5], kind: .strong, role: .storedProperty(name: "d"))
+        graph.addReference(
+            from: ids[2], to: ids[5], kind: .strong, role: .storedProperty(name: "d"))
         graph.addReference(from: ids[2], to: ids[0], kind: .weak, role: .storedProperty(name: "e"))
 
         let snapshot = graph.snapshot(.retention(of: [ids[2]]))
@@ -95,7 +98,8 @@ struct ScopedSnapshotTests {
         // 4 ⇒ 3 → 2 ⇒ 1 → 0: a chain into 0 alternating strong and weak.
         for index in 1..<5 {
             graph.addReference(
-                from: ids[index], to: ids[index - 1], kind: index.isMultiple(of: 2) ? .strong : .weak,
+                from: ids[index], to: ids[index - 1],
+                kind: index.isMultiple(of: 2) ? .strong : .weak,
                 role: .storedProperty(name: "next"))
         }
         for distance in 0...5 {
@@ -118,7 +122,8 @@ struct ScopedSnapshotTests {
             let timerID = graph.register(timer, kind: .timer)
             closureID = graph.registerAnchored(kind: .closure, typeName: "closure", anchor: timerID)
             graph.addReference(from: timerID, to: closureID, kind: .strong, role: .actionClosure)
-            graph.addReference(from: closureID, to: subjectID, kind: .strong, role: .capture(name: "self"))
+            graph.addReference(
+                from: closureID, to: subjectID, kind: .strong, role: .capture(name: "self"))
             #expect(graph.snapshot(.retention(of: [subjectID])).nodes.count == 3)
             withExtendedLifetime(timer) {}
         }
@@ -142,7 +147,9 @@ struct ScopedSnapshotTests {
             let dead = Member()
             deadID = graph.register(dead)
         }
-        for scope in [SnapshotScope.retention(of: [id, deadID, ObjectID(rawValue: 999), .disabled])] {
+        for scope in [
+            SnapshotScope.retention(of: [id, deadID, ObjectID(rawValue: 999), .disabled])
+        ] {
             let snapshot = graph.snapshot(scope)
             #expect(snapshot.nodes.isEmpty && snapshot.references.isEmpty)
         }
@@ -157,7 +164,9 @@ struct ScopedSnapshotTests {
         // Remove a third of the nodes (their references are swept in batches), then add new
         // references, which reuse the freed slots.
         for id in fixture.ids where random.next() % 3 == 0 { fixture.graph.removeNode(id) }
-        let survivors = fixture.ids.filter { fixture.graph.snapshot(.holders(of: [$0], within: 0)).node($0) != nil }
+        let survivors = fixture.ids.filter {
+            fixture.graph.snapshot(.holders(of: [$0], within: 0)).node($0) != nil
+        }
         for _ in 0..<600 {
             let from = survivors[Int(random.next() % UInt64(survivors.count))]
             let to = survivors[Int(random.next() % UInt64(survivors.count))]

@@ -8,26 +8,56 @@ struct SeedDemoExecutableTests {
     /// The table lines `seed-demo` must print: id, verdict word, and the start of the
     /// explanation (run-dependent parts, such as a transient's fire time, are left out).
     static let expectedLines: [(id: String, verdict: String, explanation: String)] = [
-        ("S1", "LEAK", "strong target: run loop ⇒ RunLoopTimer ⇒ ClockViewController ⇒ RunLoopTimer"),
-        ("S2a", "TRANSIENT", "one-shot timer pending: run loop ⇒ RunLoopTimer ⇒ ClockViewController"),
+        (
+            "S1", "LEAK",
+            "strong target: run loop ⇒ RunLoopTimer ⇒ ClockViewController ⇒ RunLoopTimer"
+        ),
+        (
+            "S2a", "TRANSIENT",
+            "one-shot timer pending: run loop ⇒ RunLoopTimer ⇒ ClockViewController"
+        ),
         ("S2b", "OK", "died: "),
-        ("S3", "LEAK", "strong target: run loop ⇒ RunLoopTimer ⇒ ClockViewController ⇒ RunLoopTimer"),
-        ("S4", "LEAK", "held from a root, no cycle: run loop ⇒ RunLoopTimer ⇒ WeakTimerViewController"),
+        (
+            "S3", "LEAK",
+            "strong target: run loop ⇒ RunLoopTimer ⇒ ClockViewController ⇒ RunLoopTimer"
+        ),
+        (
+            "S4", "LEAK",
+            "held from a root, no cycle: run loop ⇒ RunLoopTimer ⇒ WeakTimerViewController"
+        ),
         ("S5a", "OK", "died: "),
-        ("S5b", "LEAK", "strong target: run loop ⇒ RunLoopTimer ⇒ ClockViewController ⇒ RunLoopTimer"),
+        (
+            "S5b", "LEAK",
+            "strong target: run loop ⇒ RunLoopTimer ⇒ ClockViewController ⇒ RunLoopTimer"
+        ),
         ("S6a", "OK", "died: "),
-        ("S6b", "LEAK", "closure captures self: run loop ⇒ RunLoopTimer ⇒ closure ⇒ BlockClockViewController"),
+        (
+            "S6b", "LEAK",
+            "closure captures self: run loop ⇒ RunLoopTimer ⇒ closure ⇒ BlockClockViewController"
+        ),
         ("S7a", "OK", "died: "),
         ("S7b", "LEAK", "dispatch handler captures self: queue ⇒ DispatchTimer ⇒ "),
         ("S8", "OK", "died: "),
         ("S9", "OK", "died: "),
         ("S10", "OK", "died: "),
         ("S11a", "OK", "died: "),
-        ("S11b", "ZOMBIE", "timer fires into a dead target: run loop ⇒ RunLoopTimer → WrapperViewController (dead)"),
-        ("S12a", "LEAK", "frame timer strong target: run loop ⇒ FrameTimer ⇒ DisplayLinkViewController ⇒ FrameTimer"),
+        (
+            "S11b", "ZOMBIE",
+            "timer fires into a dead target: run loop ⇒ RunLoopTimer → WrapperViewController (dead)"
+        ),
+        (
+            "S12a", "LEAK",
+            "frame timer strong target: run loop ⇒ FrameTimer ⇒ DisplayLinkViewController ⇒ FrameTimer"
+        ),
         ("S12b", "OK", "died: "),
-        ("S14", "LEAK", "unscheduled timer holds target: UnscheduledViewController ⇒ RunLoopTimer ⇒ UnscheduledViewController"),
-        ("S16", "LEAK", "background run loop: run loop ⇒ RunLoopTimer ⇒ PollingViewController ⇒ RunLoopTimer"),
+        (
+            "S14", "LEAK",
+            "unscheduled timer holds target: UnscheduledViewController ⇒ RunLoopTimer ⇒ UnscheduledViewController"
+        ),
+        (
+            "S16", "LEAK",
+            "background run loop: run loop ⇒ RunLoopTimer ⇒ PollingViewController ⇒ RunLoopTimer"
+        ),
         ("S18a", "LEAK", "registry entry: ZCGCDTimer ⇒ DispatchTimer ⇒ "),
         ("S18b", "OK", "died: "),
         ("S20", "OK", "died: "),
@@ -38,7 +68,8 @@ struct SeedDemoExecutableTests {
         var directories = Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }
             .map { $0.bundleURL.deletingLastPathComponent() }
         directories.append(Bundle.main.bundleURL)
-        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        directories.append(
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
         return directories.map { $0.appendingPathComponent("seed-demo") }
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
@@ -62,7 +93,8 @@ struct SeedDemoExecutableTests {
         #expect(status == 0, "\(output)")
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 
-        let s1 = try #require(lines.firstIndex(of: "== S1: repeating timer with a strong target =="))
+        let s1 = try #require(
+            lines.firstIndex(of: "== S1: repeating timer with a strong target =="))
         let s4 = try #require(lines.firstIndex(of: "== S4: weak timer property =="))
         let table = try #require(lines.firstIndex(of: "== Verdicts =="))
         #expect(s1 < s4 && s4 < table)
@@ -84,7 +116,8 @@ struct SeedDemoExecutableTests {
         #expect(lines.contains("All 24 verdicts match SCENARIOS.md."))
     }
 
-    @Test("names the references ReferenceReflection discovered, and reports the raw Foundation timer")
+    @Test(
+        "names the references ReferenceReflection discovered, and reports the raw Foundation timer")
     func printsDiscoveredReferences() throws {
         let (_, output) = try Self.runDemo()
         for line in [

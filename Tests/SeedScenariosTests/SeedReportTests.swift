@@ -57,8 +57,13 @@ final class SeedReportTests: XCTestCase {
         XCTAssertEqual(typeName(report, trace.object), "TrackedTimers.RunLoopTimer")
         let first = try XCTUnwrap(trace.frames.first)
         XCTAssertTrue(first.contains("SeedScenarios.ClockViewController.startTimer()"), first)
-        XCTAssertFalse(trace.frames.contains { $0.contains("TrackedTimers.") && !$0.contains("SeedScenarios.") })
-        XCTAssertEqual(report.summary, "strong target: run loop ⇒ RunLoopTimer ⇒ ClockViewController ⇒ RunLoopTimer")
+        XCTAssertFalse(
+            trace.frames.contains {
+                $0.contains("TrackedTimers.") && !$0.contains("SeedScenarios.")
+            })
+        XCTAssertEqual(
+            report.summary,
+            "strong target: run loop ⇒ RunLoopTimer ⇒ ClockViewController ⇒ RunLoopTimer")
     }
 
     func testS4IsHeldFromTheRunLoopWithoutAnyCycle() throws {
@@ -72,7 +77,8 @@ final class SeedReportTests: XCTestCase {
         XCTAssertEqual(typeName(report, report.path[1].to), "SeedScenarios.WeakTimerViewController")
         XCTAssertTrue(report.text.contains("No cycle: held from a root."))
         XCTAssertEqual(report.hint.code, .heldFromRoot)
-        XCTAssertTrue(report.hint.text.contains("a weak timer property does not help"), report.hint.text)
+        XCTAssertTrue(
+            report.hint.text.contains("a weak timer property does not help"), report.hint.text)
         let frame = try XCTUnwrap(report.creationTraces.first?.frames.first)
         XCTAssertTrue(frame.contains("SeedScenarios.WeakTimerViewController.startTimer()"), frame)
         // Reflection sees the weak property, and knows it holds nothing.
@@ -108,7 +114,8 @@ final class SeedReportTests: XCTestCase {
         XCTAssertEqual(report.hint.code, .closureCapture)
         // The hint names the timer that reflection found holding the closure.
         XCTAssertTrue(
-            report.hint.text.hasPrefix("the closure of RunLoopTimer captures self"), report.hint.text)
+            report.hint.text.hasPrefix("the closure of RunLoopTimer captures self"),
+            report.hint.text)
         let cycle = try XCTUnwrap(report.cycle)
         XCTAssertTrue(cycle.allSatisfy { $0.kind == .strong })
         XCTAssertTrue(cycle.contains { $0.role == "capture" && $0.isDiscovered })

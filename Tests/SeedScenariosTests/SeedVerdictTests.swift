@@ -55,7 +55,8 @@ final class SeedVerdictTests: XCTestCase {
         XCTAssertEqual(report.verdict, .zombie)
         XCTAssertEqual(report.hint.code, .zombieTimer)
         XCTAssertTrue(report.subject.isDeallocated)
-        let timer = try XCTUnwrap(report.objects.first { $0.typeName == "TrackedTimers.RunLoopTimer" })
+        let timer = try XCTUnwrap(
+            report.objects.first { $0.typeName == "TrackedTimers.RunLoopTimer" })
         XCTAssertGreaterThan(timer.timer?.firesIntoDeadTarget ?? 0, 0)
     }
 

@@ -72,7 +72,9 @@ struct ForwardingProxyTests {
         var weak: ClassB? = ClassB()
         proxy.addTarget(strong)
         proxy.addTarget(weak!, holding: .weak)
-        expectEdges(graph, ["ForwardingProxy ⇒ ClassA [proxy target]", "ForwardingProxy → ClassB [proxy target]"])
+        expectEdges(
+            graph,
+            ["ForwardingProxy ⇒ ClassA [proxy target]", "ForwardingProxy → ClassB [proxy target]"])
         weak = nil
         #expect(proxy.targets.count == 1)
         #expect(proxy.forward("infoB", to: InfoB.self) { _ in } == false)

@@ -92,9 +92,14 @@ struct FrameTimerTests {
             leaked = strongTarget ? owner.link : nil
             #expect(runRunLoop(until: { owner.ticks >= 1 }))
             let lines = edgeLines(graph)
-            #expect(lines.contains("runloop ⇒ FrameTimer [scheduled in mode \"kCFRunLoopCommonModes\"]"))
+            #expect(
+                lines.contains("runloop ⇒ FrameTimer [scheduled in mode \"kCFRunLoopCommonModes\"]")
+            )
             #expect(lines.contains("Owner ⇒ FrameTimer [.link]"))
-            #expect(lines.contains(strongTarget ? "FrameTimer ⇒ Owner [target]" : "closure → Owner [captures self]"))
+            #expect(
+                lines.contains(
+                    strongTarget ? "FrameTimer ⇒ Owner [target]" : "closure → Owner [captures self]"
+                ))
         }
         if strongTarget {
             #expect(box.value != nil)

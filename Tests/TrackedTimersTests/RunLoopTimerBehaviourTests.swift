@@ -9,12 +9,15 @@ final class Capture {}
 
 @Suite("RunLoopTimer behaviour: modes, missed fires, fire(), releases")
 struct RunLoopTimerBehaviourTests {
-    @Test("S15: a default-mode timer waits while the loop runs the tracking mode; .common fires in both")
+    @Test(
+        "S15: a default-mode timer waits while the loop runs the tracking mode; .common fires in both"
+    )
     func s15Modes() throws {
         let graph = LiveGraph()
         var defaultFires = 0
         var commonFires = 0
-        let defaultTimer = try RunLoopTimer.scheduled(interval: 0.005, repeats: true, graph: graph) {
+        let defaultTimer = try RunLoopTimer.scheduled(interval: 0.005, repeats: true, graph: graph)
+        {
             _ in defaultFires += 1
         }
         let commonTimer = try RunLoopTimer(interval: 0.005, repeats: true, graph: graph) { _ in
@@ -30,8 +33,12 @@ struct RunLoopTimerBehaviourTests {
         #expect(defaultFires == 0)
         // Back to the default mode: both fire.
         let commonBefore = commonFires
-        #expect(runRunLoop(mode: .default, until: { defaultFires >= 2 && commonFires >= commonBefore + 2 }))
-        #expect(edgeLines(graph).contains("runloop ⇒ RunLoopTimer [scheduled in mode \"kCFRunLoopCommonModes\"]"))
+        #expect(
+            runRunLoop(
+                mode: .default, until: { defaultFires >= 2 && commonFires >= commonBefore + 2 }))
+        #expect(
+            edgeLines(graph).contains(
+                "runloop ⇒ RunLoopTimer [scheduled in mode \"kCFRunLoopCommonModes\"]"))
     }
 
     @Test("S17: missed fire points are skipped, and the schedule stays on its original grid")
@@ -58,7 +65,8 @@ struct RunLoopTimerBehaviourTests {
     func s17BlockedRunLoop() throws {
         var fireDates: [Date] = []
         let interval = 0.02
-        let timer = try RunLoopTimer(interval: interval, repeats: true, graph: LiveGraph()) { timer in
+        let timer = try RunLoopTimer(interval: interval, repeats: true, graph: LiveGraph()) {
+            timer in
             fireDates.append(timer.fireDate)
         }
         defer { timer.invalidate() }
@@ -80,12 +88,15 @@ struct RunLoopTimerBehaviourTests {
     func manualFire() throws {
         let graph = LiveGraph()
         var count = 0
-        let repeating = try RunLoopTimer(interval: 10, repeats: true, graph: graph) { _ in count += 1 }
+        let repeating = try RunLoopTimer(interval: 10, repeats: true, graph: graph) { _ in
+            count += 1
+        }
         try repeating.add(to: .current, forMode: .default)
         let dateBefore = repeating.fireDate
         repeating.fire()
         #expect(count == 1 && repeating.isValid && repeating.fireDate == dateBefore)
-        let oneShot = try RunLoopTimer(interval: 10, repeats: false, graph: graph) { _ in count += 1 }
+        let oneShot = try RunLoopTimer(interval: 10, repeats: false, graph: graph) { _ in count += 1
+        }
         oneShot.fire()
         #expect(count == 2 && !oneShot.isValid)
         oneShot.fire()

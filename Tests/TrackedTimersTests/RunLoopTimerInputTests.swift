@@ -25,10 +25,12 @@ final class ParkedThread: @unchecked Sendable {
 
 @Suite("RunLoopTimer bad input and misuse: typed errors or documented no-ops, never a trap")
 struct RunLoopTimerInputTests {
-    @Test("NaN, infinite and negative intervals, and a repeating 0, are rejected", arguments: [
-        (Double.nan, true), (.infinity, true), (-1, true), (0, true), (.nan, false),
-        (-.infinity, false), (-0.5, false),
-    ])
+    @Test(
+        "NaN, infinite and negative intervals, and a repeating 0, are rejected",
+        arguments: [
+            (Double.nan, true), (.infinity, true), (-1, true), (0, true), (.nan, false),
+            (-.infinity, false), (-0.5, false),
+        ])
     func badIntervals(interval: Double, repeats: Bool) {
         let error = #expect(throws: TimerError.self) {
             _ = try RunLoopTimer(interval: interval, repeats: repeats, graph: LiveGraph()) { _ in }
@@ -80,7 +82,11 @@ struct RunLoopTimerInputTests {
             try timer.add(to: other, forMode: .default)
         }
         let scheduled = edgeLines(graph).filter { $0.hasPrefix("runloop ⇒") }
-        #expect(scheduled == [scheduledDefault, "runloop ⇒ RunLoopTimer [scheduled in mode \"UITrackingRunLoopMode\"]"])
+        #expect(
+            scheduled == [
+                scheduledDefault,
+                "runloop ⇒ RunLoopTimer [scheduled in mode \"UITrackingRunLoopMode\"]",
+            ])
     }
 
     @Test("Extreme intervals and non-finite fire dates are accepted or clamped, never trap")

@@ -17,7 +17,8 @@ final class TimerWrapper {
 
     init(target: Owner, graph: LiveGraph) throws {
         self.target = target
-        graph.addReference(from: self, to: target, kind: .weak, role: .storedProperty(name: "target"))
+        graph.addReference(
+            from: self, to: target, kind: .weak, role: .storedProperty(name: "target"))
         timer = try RunLoopTimer(interval: 0.005, repeats: true, forwarder: self, graph: graph) {
             wrapper, _ in
             guard let target = wrapper.target else { return false }
@@ -59,16 +60,19 @@ struct RunLoopTimerTargetScenarioTests {
                 interval: 10, repeats: true, typeTarget: BlockTrampoline.self, capturing: owner,
                 as: .weak, graph: graph
             ) { [weak owner] type, _ in type.invoke { owner?.tick() } }
-                .scheduleOnCurrentRunLoop().held(by: owner, as: "timer")
+            .scheduleOnCurrentRunLoop().held(by: owner, as: "timer")
             owner.timer?.fire()
             #expect(owner.ticks == 1)
             expectEdges(
-                graph, [
+                graph,
+                [
                     scheduledDefault, "RunLoopTimer ⇒ type [target]",
                     "RunLoopTimer ⇒ closure [action closure]", "closure → Owner [captures self]",
                     "Owner ⇒ RunLoopTimer [.timer]",
                 ])
-            let root = graph.snapshot().roots.first { $0.kind == .root(.immortalType(name: "TrackedTimersTests.BlockTrampoline")) }
+            let root = graph.snapshot().roots.first {
+                $0.kind == .root(.immortalType(name: "TrackedTimersTests.BlockTrampoline"))
+            }
             #expect(root != nil)
         }
         #expect(box.value == nil)
@@ -102,7 +106,10 @@ struct RunLoopTimerTargetScenarioTests {
                 let wrapper = try #require(wrapperBox.value)
                 let timer = try #require(wrapper.timer)
                 let id = timer.graphID
-                #expect(runRunLoop(until: { (timerInfo(timer, in: graph, id: id)?.firesIntoDeadTarget ?? 0) >= 1 }))
+                #expect(
+                    runRunLoop(until: {
+                        (timerInfo(timer, in: graph, id: id)?.firesIntoDeadTarget ?? 0) >= 1
+                    }))
                 let info = try #require(timerInfo(timer, in: graph, id: id))
                 #expect(info.isScheduled && info.repeats && !info.stopsWhenTargetDies)
                 #expect(edgeLines(graph).contains("RunLoopTimer ⇒ TimerWrapper [target]"))

@@ -110,7 +110,8 @@ struct RunLoopTimerScenarioTests {
         #expect(box.value == nil)
     }
 
-    @Test("S5: invalidating in a lifecycle call frees the owner (S5a); never calling it leaks (S5b)")
+    @Test(
+        "S5: invalidating in a lifecycle call frees the owner (S5a); never calling it leaks (S5b)")
     func s5LifecycleInvalidation() throws {
         let graph = LiveGraph()
         let stopped = WeakBox<Owner>(nil)
@@ -132,7 +133,9 @@ struct RunLoopTimerScenarioTests {
         }
         #expect(stopped.value == nil)
         #expect(forgotten.value != nil)
-        expectEdges(graph, [scheduledDefault, "RunLoopTimer ⇒ Owner [target]", "Owner ⇒ RunLoopTimer [.timer]"])
+        expectEdges(
+            graph,
+            [scheduledDefault, "RunLoopTimer ⇒ Owner [target]", "Owner ⇒ RunLoopTimer [.timer]"])
         leakedTimer?.invalidate()
         leakedTimer = nil
         #expect(forgotten.value == nil)
@@ -161,7 +164,8 @@ struct RunLoopTimerScenarioTests {
             timerBox.value = owner.timer
             let arrow = kind == .weak ? "→" : "⇒"
             expectEdges(
-                graph, [
+                graph,
+                [
                     scheduledDefault, "RunLoopTimer ⇒ closure [action closure]",
                     "closure \(arrow) Owner [captures self]", "Owner ⇒ RunLoopTimer [.timer]",
                 ])

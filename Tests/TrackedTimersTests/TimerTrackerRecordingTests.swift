@@ -10,7 +10,8 @@ struct TimerTrackerRecordingTests {
     @Test("a timer's node needs no weak reference: found while the timer lives, gone with it")
     func timerNodeLivesExactlyAsLongAsTheTimer() throws {
         let graph = LiveGraph()
-        var timer: RunLoopTimer? = try RunLoopTimer(interval: 1, repeats: true, graph: graph) { _ in }
+        var timer: RunLoopTimer? = try RunLoopTimer(interval: 1, repeats: true, graph: graph) { _ in
+        }
         let id = try #require(timer?.graphID)
         // Pruning (which drops nodes whose weakly held object died) keeps the managed node.
         #expect(graph.counts().nodes == 1)

@@ -23,13 +23,16 @@ struct WeakProxyTests {
             box.value = owner
             let proxy = WeakProxy(owner, graph: graph)
             proxyBox.value = proxy
-            owner.timer = try RunLoopTimer(interval: 0.005, repeats: true, proxy: proxy, graph: graph) {
+            owner.timer = try RunLoopTimer(
+                interval: 0.005, repeats: true, proxy: proxy, graph: graph
+            ) {
                 owner, _ in owner.tick()
             }.scheduleOnCurrentRunLoop().held(by: owner, as: "timer")
             timerBox.value = owner.timer
             #expect(runRunLoop(until: { owner.ticks >= 2 }))
             expectEdges(
-                graph, [
+                graph,
+                [
                     scheduledDefault, "RunLoopTimer ⇒ WeakProxy [target]",
                     "WeakProxy → Owner [proxy target]", "Owner ⇒ RunLoopTimer [.timer]",
                 ])
@@ -82,7 +85,8 @@ struct WeakProxyTests {
             }.scheduleOnCurrentRunLoop().held(by: owner, as: "timer")
             #expect(runRunLoop(until: { owner.ticks >= 1 }))
             expectEdges(
-                graph, [
+                graph,
+                [
                     scheduledDefault, "RunLoopTimer ⇒ Forwarder [target]",
                     "Forwarder → Owner [.owner]", "Owner ⇒ RunLoopTimer [.timer]",
                 ])

@@ -50,7 +50,8 @@ public enum GraphFixtures {
         }
         for root in 0..<rootCount {
             let id = ObjectID(rawValue: UInt64(nodeCount + root + 1))
-            nodes.append(Node(id: id, typeName: "RunLoop", kind: .root(.custom(name: "root\(root)"))))
+            nodes.append(
+                Node(id: id, typeName: "RunLoop", kind: .root(.custom(name: "root\(root)"))))
             let target = Int(random.next() % UInt64(max(nodeCount, 1)))
             if nodeCount > 0 {
                 references.append(

@@ -46,7 +46,9 @@ public struct GraphBuilder {
         nextRaw += idStep
         let address = addressBase + UInt(nodes.count) * 16
         nodes.append(
-            Node(id: id, typeName: typeName, label: label, kind: kind, address: address, timer: timer))
+            Node(
+                id: id, typeName: typeName, label: label, kind: kind, address: address, timer: timer
+            ))
         return id
     }
 
@@ -85,7 +87,8 @@ public struct GraphBuilder {
     /// - Returns: The objects, head first.
     @discardableResult
     public mutating func chain(
-        _ count: Int, typeName: String = "App.Link", role: ReferenceRole = .storedProperty(name: "next")
+        _ count: Int, typeName: String = "App.Link",
+        role: ReferenceRole = .storedProperty(name: "next")
     ) -> [ObjectID] {
         let ids = (0..<count).map { _ in object(typeName) }
         for (from, to) in zip(ids, ids.dropFirst()) { strong(from, to, role) }

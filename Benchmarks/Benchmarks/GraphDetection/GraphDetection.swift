@@ -33,7 +33,9 @@ struct SplitMix64: RandomNumberGenerator {
 func randomSnapshot(count: Int, roots: Int = 16) -> GraphSnapshot {
     var random = SplitMix64(state: UInt64(count))
     let typeNames = (0..<16).map { "Bench.Type\($0)" }
-    var nodes = (0..<count).map { Node(id: ObjectID(rawValue: UInt64($0 + 1)), typeName: typeNames[$0 % 16]) }
+    var nodes = (0..<count).map {
+        Node(id: ObjectID(rawValue: UInt64($0 + 1)), typeName: typeNames[$0 % 16])
+    }
     var references: [Reference] = []
     references.reserveCapacity(2 * count + roots)
     for index in 0..<count {
@@ -80,17 +82,23 @@ func residentBytes() -> Int {
     defer { fclose(file) }
     var size = 0
     var resident = 0
-    guard fscanf_statm(file, &size, &resident) else { return 0 }
+    guard readStatm(file, &size, &resident) else { return 0 }
     return resident * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
 /// Reads the first two numbers of `/proc/self/statm`.
-func fscanf_statm(_ file: UnsafeMutablePointer<FILE>, _ size: inout Int, _ resident: inout Int) -> Bool {
+func readStatm(_ file: UnsafeMutablePointer<FILE>, _ size: inout Int, _ resident: inout Int)
+    -> Bool
+{
     var buffer = [CChar](repeating: 0, count: 256)
     guard fgets(&buffer, Int32(buffer.count), file) != nil else { return false }
-    let fields = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        .split(separator: " ")
-    guard fields.count >= 2, let first = Int(fields[0]), let second = Int(fields[1]) else { return false }
+    let fields = String(
+        decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self
+    )
+    .split(separator: " ")
+    guard fields.count >= 2, let first = Int(fields[0]), let second = Int(fields[1]) else {
+        return false
+    }
     size = first
     resident = second
     return true
@@ -116,13 +124,17 @@ let benchmarks: @Sendable () -> Void = {
         ids.reserveCapacity(benchmark.scaledIterations.count)
         // Warm the slab, so inserts reuse free slots as in a running program.
         for _ in benchmark.scaledIterations {
-            if let id = graph.addReference(from: a, to: b, kind: .strong, role: .target) { ids.append(id) }
+            if let id = graph.addReference(from: a, to: b, kind: .strong, role: .target) {
+                ids.append(id)
+            }
         }
         for id in ids { graph.removeReference(id) }
         ids.removeAll(keepingCapacity: true)
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
-            if let id = graph.addReference(from: a, to: b, kind: .strong, role: .target) { ids.append(id) }
+            if let id = graph.addReference(from: a, to: b, kind: .strong, role: .target) {
+                ids.append(id)
+            }
         }
         benchmark.stopMeasurement()
         blackHole(ids)
@@ -135,13 +147,17 @@ let benchmarks: @Sendable () -> Void = {
         var ids: [ReferenceID] = []
         ids.reserveCapacity(benchmark.scaledIterations.count)
         for _ in benchmark.scaledIterations {
-            if let id = graph.addReference(from: a, to: b, kind: .strong, role: .target) { ids.append(id) }
+            if let id = graph.addReference(from: a, to: b, kind: .strong, role: .target) {
+                ids.append(id)
+            }
         }
         // Removing pushes slots on the free list; give it room first, as a running graph has.
         for id in ids { graph.removeReference(id) }
         ids.removeAll(keepingCapacity: true)
         for _ in benchmark.scaledIterations {
-            if let id = graph.addReference(from: a, to: b, kind: .strong, role: .target) { ids.append(id) }
+            if let id = graph.addReference(from: a, to: b, kind: .strong, role: .target) {
+                ids.append(id)
+            }
         }
         benchmark.startMeasurement()
         for id in ids { graph.removeReference(id) }

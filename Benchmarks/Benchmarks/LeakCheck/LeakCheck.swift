@@ -49,19 +49,22 @@ struct LeakFixture {
             if index % 10 == 9 { tails.append(id) }
             if index % 10 == 0 {
                 if let previous, let head {
-                    graph.addReference(from: previous, to: head, kind: .weak, role: .storedProperty(name: "first"))
+                    graph.addReference(
+                        from: previous, to: head, kind: .weak, role: .storedProperty(name: "first"))
                 }
                 graph.addReference(from: process, to: id, kind: .strong, role: .declared("global"))
                 head = id
             } else if let previous {
-                graph.addReference(from: previous, to: id, kind: .strong, role: .storedProperty(name: "next"))
+                graph.addReference(
+                    from: previous, to: id, kind: .strong, role: .storedProperty(name: "next"))
             }
             previous = id
         }
         let ownerID = graph.register(owner)
         if tailsHoldOwner {
             for tail in tails {
-                graph.addReference(from: tail, to: ownerID, kind: .strong, role: .storedProperty(name: "owner"))
+                graph.addReference(
+                    from: tail, to: ownerID, kind: .strong, role: .storedProperty(name: "owner"))
             }
         }
         let runLoop = FakeRunLoop()
@@ -70,9 +73,11 @@ struct LeakFixture {
         let root = graph.registerRoot(.runLoop(thread: "main"), for: runLoop)
         let timerID = graph.register(timer, kind: .timer)
         graph.setTimerInfo(TimerInfo(repeats: true, interval: 1, isScheduled: true), for: timerID)
-        graph.addReference(from: root, to: timerID, kind: .strong, role: .scheduled(mode: "kCFRunLoopDefaultMode"))
+        graph.addReference(
+            from: root, to: timerID, kind: .strong, role: .scheduled(mode: "kCFRunLoopDefaultMode"))
         graph.addReference(from: timerID, to: ownerID, kind: .strong, role: .target)
-        graph.addReference(from: ownerID, to: timerID, kind: .strong, role: .storedProperty(name: "timer"))
+        graph.addReference(
+            from: ownerID, to: timerID, kind: .strong, role: .storedProperty(name: "timer"))
     }
 }
 
@@ -140,7 +145,8 @@ let benchmarks: @Sendable () -> Void = {
         let watcher = LeakWatcher(graph: fixture.graph, clock: ManualWatchClock())
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
-            let id = watcher.expectDeallocation(of: fixture.owner, within: .seconds(1), reason: "closed")
+            let id = watcher.expectDeallocation(
+                of: fixture.owner, within: .seconds(1), reason: "closed")
             watcher.forget(id)
         }
         benchmark.stopMeasurement()

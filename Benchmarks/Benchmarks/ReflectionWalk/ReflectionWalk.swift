@@ -84,7 +84,11 @@ func closures(_ length: Int) -> ClosureOwner {
     return head
 }
 
-let walker = ReferenceWalker(graph: nil, limits: WalkLimits(maxObjects: 1_000_000, maxDuration: .seconds(60), maxDepth: 100_000, maxCollectionElements: 1_000_000))
+let walker = ReferenceWalker(
+    graph: nil,
+    limits: WalkLimits(
+        maxObjects: 1_000_000, maxDuration: .seconds(60), maxDepth: 100_000,
+        maxCollectionElements: 1_000_000))
 
 /// Walks once and checks the graph has the expected shape.
 func check(_ root: AnyObject, objects: Int, references: Int) {

@@ -46,7 +46,8 @@ extension RuntimeABI {
     /// `.heapLocalVariable` or `.heapGenericLocalVariable`).
     ///
     /// - Parameter object: A retained heap object.
-    static func contextLayout(of object: UnsafeRawPointer, metadata: TypeMetadata) -> ContextLayout {
+    static func contextLayout(of object: UnsafeRawPointer, metadata: TypeMetadata) -> ContextLayout
+    {
         var layout = ContextLayout()
         let firstCapture = Int(metadata.address.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         guard firstCapture >= 16, firstCapture < 1 << 16 else {

@@ -84,7 +84,9 @@ struct MangledTypeName {
             marker -= 1
         }
         guard marker >= 0 else { return nil }
-        var attributes = bytes[(marker + 1)..<(bytes.count - 1)].map { Character(UnicodeScalar($0)) }
+        var attributes = bytes[(marker + 1)..<(bytes.count - 1)].map {
+            Character(UnicodeScalar($0))
+        }
         // Pattern/invocation substitutions and pseudo-generic markers come first.
         while let first = attributes.first, "sIP".contains(first) { attributes.removeFirst() }
         if attributes.first == "e" { attributes.removeFirst() }

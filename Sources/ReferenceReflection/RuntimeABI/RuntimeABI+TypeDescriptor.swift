@@ -22,8 +22,14 @@ enum ReferenceOwnership: Equatable {
 
 /// The kinds of context descriptors the walker recognises (`ContextDescriptorKind`).
 enum DescriptorKind: UInt32 {
-    case module = 0, `extension` = 1, anonymous = 2, `protocol` = 3, opaqueType = 4
-    case `class` = 16, `struct` = 17, `enum` = 18
+    case module = 0
+    case `extension` = 1
+    case anonymous = 2
+    case `protocol` = 3
+    case opaqueType = 4
+    case `class` = 16
+    case `struct` = 17
+    case `enum` = 18
 
     /// Whether a type descriptor of this kind may describe metadata of `metadataKind`.
     func matches(_ metadataKind: MetadataKind) -> Bool {

@@ -117,7 +117,8 @@ extension WalkSession {
         else { return }
         let kind = TypeMetadata(address: isa).kind
         guard kind == .heapLocalVariable || kind == .heapGenericLocalVariable else {
-            report(.unrecognisedMetadata, typeName: "captured var", "box with \(kind); not followed")
+            report(
+                .unrecognisedMetadata, typeName: "captured var", "box with \(kind); not followed")
             return
         }
         let box = Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue()

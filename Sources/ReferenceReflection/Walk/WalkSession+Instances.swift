@@ -71,13 +71,16 @@ extension WalkSession {
         guard hasFieldMetadata else { return layout }
         for field in RuntimeABI.storedFields(of: metadata) {
             if case .unknown = TypeMetadata(field.type).kind {
-                report(.unrecognisedMetadata, typeName: typeName, "field \(field.name): unknown kind")
+                report(
+                    .unrecognisedMetadata, typeName: typeName, "field \(field.name): unknown kind")
                 continue
             }
             if field.isStrong {
                 guard !RuntimeABI.valueLayout(of: field.type).isPOD else { continue }
                 layout.fields.append(
-                    InstanceField(name: field.name, type: field.type, offset: field.offset, ownership: .strong))
+                    InstanceField(
+                        name: field.name, type: field.type, offset: field.offset, ownership: .strong
+                    ))
                 continue
             }
             let ownership = field.namePointer.flatMap {
@@ -90,7 +93,8 @@ extension WalkSession {
                 continue
             }
             layout.fields.append(
-                InstanceField(name: field.name, type: field.type, offset: field.offset, ownership: ownership))
+                InstanceField(
+                    name: field.name, type: field.type, offset: field.offset, ownership: ownership))
         }
         return layout
     }

@@ -102,7 +102,8 @@ extension WalkSession {
             } else {
                 report(
                     .unresolvedTarget, typeName: "",
-                    "\(site.path): unowned(unsafe) target not reached by the walk; not dereferenced")
+                    "\(site.path): unowned(unsafe) target not reached by the walk; not dereferenced"
+                )
             }
         }
         unmanagedReferences.removeAll()

@@ -39,7 +39,9 @@ extension WalkSession {
         case .metatype, .existentialMetatype, .opaque:
             return  // types are immortal; builtins hold nothing the walker can name
         case .foreignClass, .foreignReferenceType:
-            report(.foreignObject, typeName: _typeName(type), "foreign (CF/C++) objects are not followed")
+            report(
+                .foreignObject, typeName: _typeName(type),
+                "foreign (CF/C++) objects are not followed")
         default:
             report(.unrecognisedMetadata, typeName: _typeName(type), "\(metadata.kind): not read")
         }
@@ -64,7 +66,9 @@ extension WalkSession {
         _ metadata: TypeMetadata, at address: UnsafeRawPointer, site: Site, nesting: Int
     ) {
         guard let wrapped = metadata.valueGenericArgument(0) else {
-            report(.unrecognisedMetadata, typeName: _typeName(metadata.type), "optional payload unknown")
+            report(
+                .unrecognisedMetadata, typeName: _typeName(metadata.type),
+                "optional payload unknown")
             return
         }
         // Single-pointer payloads use the null pointer (and the first page) for `nil`.
@@ -149,9 +153,13 @@ extension WalkSession {
             else { continue }
             // The element's offset is a 32-bit field off Apple platforms (the next 4 bytes are
             // padding), and never lies beyond the tuple: anything else is not read.
-            let offset = Int(UInt32(truncatingIfNeeded: RuntimeABI.word(at: metadata.address, offset: element + 8)))
+            let offset = Int(
+                UInt32(
+                    truncatingIfNeeded: RuntimeABI.word(at: metadata.address, offset: element + 8)))
             guard offset < RuntimeABI.valueLayout(of: metadata.type).size else {
-                report(.unrecognisedMetadata, typeName: _typeName(metadata.type), "implausible tuple element offset")
+                report(
+                    .unrecognisedMetadata, typeName: _typeName(metadata.type),
+                    "implausible tuple element offset")
                 continue
             }
             visitValue(

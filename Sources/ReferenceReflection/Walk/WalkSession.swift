@@ -150,7 +150,8 @@ final class WalkSession {
 
     /// Records a discovered reference once.
     func addReference(from: ObjectID, to: ObjectID, kind: ReferenceKind, role: ReferenceRole) {
-        guard referenceKeys.insert(ReferenceKey(from: from, to: to, kind: kind, role: role)).inserted
+        guard
+            referenceKeys.insert(ReferenceKey(from: from, to: to, kind: kind, role: role)).inserted
         else { return }
         references.append(
             Reference(from: from, to: to, kind: kind, role: role, isDiscovered: true))

@@ -45,15 +45,9 @@ extension GraphStorage {
             tracker.applied.rootEdges.removeAll { removeReference($0) }
             if isRecording {
                 tracker.wanted.roots.forEachElement { edge in
-                    let root: ObjectID
-                    switch edge.root {
-                    case .object(let known):
-                        guard let object = known.object else { return }  // the root died
-                        survivors.append(object)
-                        root = registerRoot(for: object, kind: known.kind)
-                    case .detached(let kind):
-                        root = registerDetachedRoot(kind, label: nil)
-                    }
+                    guard let object = edge.root.object else { return }  // the root died
+                    survivors.append(object)
+                    let root = registerRoot(for: object, kind: edge.root.kind)
                     add(from: root, to: id, .strong, edge.role, into: &tracker.applied.rootEdges)
                 }
             }

@@ -158,26 +158,18 @@ package final class TimerTracker: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - root: The root's kind; evaluated only the first time `rootObject` is seen by the
-    ///     graph (a root's name sticks while its object lives), or every time when there is no
-    ///     root object.
-    ///   - rootObject: The run loop or queue standing for the root, if any.
+    ///     graph (a root's name sticks while its object lives).
+    ///   - rootObject: The run loop or queue standing for the root.
     ///   - role: `.scheduled(mode:)` or `.resumed`.
     ///   - nextFireDate: When the timer fires next, in seconds since 1970.
     package func recordScheduled(
-        on root: @autoclosure () -> RootKind, rootObject: AnyObject?, role: ReferenceRole,
+        on root: @autoclosure () -> RootKind, rootObject: AnyObject, role: ReferenceRole,
         nextFireDate: Double?
     ) {
         guard isActive else { return }
-        if let rootObject {
-            unretainedJournal._withUnsafeGuaranteedRef { journal in
-                journal.schedule(
-                    self, on: rootObject, makeKind: root, role: role, nextFireDate: nextFireDate)
-            }
-        } else {
-            let kind = root()
-            update { wanted in
-                wanted.schedule(on: .detached(kind), role: role, nextFireDate: nextFireDate)
-            }
+        unretainedJournal._withUnsafeGuaranteedRef { journal in
+            journal.schedule(
+                self, on: rootObject, makeKind: root, role: role, nextFireDate: nextFireDate)
         }
     }
 
@@ -305,7 +297,7 @@ extension TimerTracker {
 
         /// `root` holds the timer in `role`.
         mutating func schedule(
-            on root: consuming RootEdge.Root, role: ReferenceRole, nextFireDate: Double?
+            on root: consuming KnownRoot, role: ReferenceRole, nextFireDate: Double?
         ) {
             roots.append(RootEdge(root: root, role: role))
             info?.isScheduled = true
@@ -331,15 +323,10 @@ extension TimerTracker {
         static let all: Changes = [.roots, .calls, .info]
     }
 
-    /// A root holding the timer: `root ⇒ timer`.
+    /// A root holding the timer: `root ⇒ timer`, with the root's journal entry (which pins
+    /// the root object and knows its name).
     struct RootEdge {
-        /// A root with an object (its journal entry, which pins the object), or one without.
-        enum Root {
-            case object(KnownRoot)
-            case detached(RootKind)
-        }
-
-        let root: Root
+        let root: KnownRoot
         let role: ReferenceRole
     }
 

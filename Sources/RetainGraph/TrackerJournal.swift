@@ -85,7 +85,7 @@ final class TrackerJournal: @unchecked Sendable {
         var retired: [TimerTracker]?
         let isKnown = lock.withLock { () -> Bool in
             guard let root = knownRoot(key) else { return false }
-            tracker.wanted.schedule(on: .object(root), role: role, nextFireDate: nextFireDate)
+            tracker.wanted.schedule(on: root, role: role, nextFireDate: nextFireDate)
             enqueue(tracker, retiring: &retired)
             return true
         }
@@ -95,7 +95,7 @@ final class TrackerJournal: @unchecked Sendable {
             lock.withLock {
                 let root =
                     knownRoot(key) ?? remember(object, key: key, kind: kind, parkingIn: &parked)
-                tracker.wanted.schedule(on: .object(root), role: role, nextFireDate: nextFireDate)
+                tracker.wanted.schedule(on: root, role: role, nextFireDate: nextFireDate)
                 enqueue(tracker, retiring: &retired)
             }
             parked.removeAll()

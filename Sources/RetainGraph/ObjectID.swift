@@ -39,6 +39,9 @@ struct ObjectKey: Hashable {
     /// costs the caller a retain and the initialiser a release.
     init(_ object: borrowing AnyObject) { identifier = ObjectIdentifier(copy object) }
 
+    /// The key of the object `identifier` names.
+    init(identifier: ObjectIdentifier) { self.identifier = identifier }
+
     /// The object's address, for reports.
     var address: UInt { UInt(bitPattern: identifier) }
 

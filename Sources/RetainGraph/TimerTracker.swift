@@ -111,9 +111,19 @@ package final class TimerTracker: @unchecked Sendable {
     ///   reference to it (not even a pin) and relies on this tracker's `deinit` to remove its
     ///   node.
     package func attach(to object: borrowing AnyObject) {
+        attach(identifier: ObjectIdentifier(copy object), type: Swift.type(of: copy object))
+    }
+
+    /// ``attach(to:)`` for an object named by its identifier and type, which the object's
+    /// initialiser can pass without retaining itself (as a call with `self` does).
+    ///
+    /// - Parameters:
+    ///   - identifier: `ObjectIdentifier(self)` of the timer or proxy.
+    ///   - type: Its dynamic type.
+    package func attach(identifier: ObjectIdentifier, type: Any.Type) {
         guard isActive else { return }
-        registration.key = ObjectKey(object)
-        registration.type = Swift.type(of: copy object)
+        registration.key = ObjectKey(identifier: identifier)
+        registration.type = type
         update { _ in }  // the journal's lock publishes the registration to drains
     }
 

@@ -113,7 +113,7 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
                     stopsWhenTargetDies: stopsWhenTargetDies),
                 graph: copy graph, traceSkipping: 2)
             : nil
-        tracker?.attach(to: self)
+        tracker?.attach(identifier: ObjectIdentifier(self), type: DispatchTimer.self)
     }
 
     deinit {

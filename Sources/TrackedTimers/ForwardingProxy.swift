@@ -57,7 +57,7 @@ public final class ForwardingProxy: @unchecked Sendable {
             graph.isEnabled
             ? TimerTracker(kind: .proxy, label: label, timer: nil, graph: graph, traceSkipping: 1)
             : nil
-        tracker?.attach(to: self)
+        tracker?.attach(identifier: ObjectIdentifier(self), type: ForwardingProxy.self)
     }
 
     /// Adds a target; calls are tried on targets in the order they were added.

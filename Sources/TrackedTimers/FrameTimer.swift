@@ -110,7 +110,7 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
                     stopsWhenTargetDies: stopsWhenTargetDies),
                 graph: copy graph, traceSkipping: 3)
             : nil
-        tracker?.attach(to: self)
+        tracker?.attach(identifier: ObjectIdentifier(self), type: FrameTimer.self)
     }
 
     /// The highest refresh rate accepted (10 µs between refreshes).

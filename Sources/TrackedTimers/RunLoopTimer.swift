@@ -99,7 +99,7 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
                     stopsWhenTargetDies: stopsWhenTargetDies),
                 graph: copy graph, traceSkipping: 3)
             : nil
-        tracker?.attach(to: self)
+        tracker?.attach(identifier: ObjectIdentifier(self), type: RunLoopTimer.self)
     }
 
     // MARK: State

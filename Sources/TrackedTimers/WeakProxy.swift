@@ -54,7 +54,7 @@ public final class WeakProxy<Target: AnyObject>: @unchecked Sendable {
             graph.isEnabled
             ? TimerTracker(kind: .proxy, label: label, timer: nil, graph: graph, traceSkipping: 1)
             : nil
-        tracker?.attach(to: self)
+        tracker?.attach(identifier: ObjectIdentifier(self), type: WeakProxy<Target>.self)
         tracker?.recordTarget(target, kind: .weak, role: .proxyTarget)
     }
 

@@ -22,7 +22,10 @@ import Darwin
 /// the runtime's slow path, slowing down the very code being watched. A node whose object has
 /// died is pruned, with its references and its pin, at the next snapshot (or sooner); until
 /// then no other object can be born at its address, and identities (``ObjectID``) are never
-/// reused either.
+/// reused either. Reads are what free dead objects' nodes: a process that records for a long
+/// time without reading the graph (no snapshot, no leak check) keeps each dead object's node
+/// and its instance memory (what the object referred to was released by its `deinit`) until
+/// the next read.
 ///
 /// ```swift
 /// let graph = LiveGraph.shared

@@ -26,29 +26,29 @@ import CSwiftRuntime
 ///
 /// A pin is a value with manual ownership: exactly one ``release()`` per pin, from the
 /// `deinit` of the class that stores it.
-struct ObjectPin: @unchecked Sendable {
+package struct ObjectPin: @unchecked Sendable {
     /// The pinned object's address.
-    let address: UnsafeMutableRawPointer
+    package let address: UnsafeMutableRawPointer
 
     /// Pins `object`'s memory.
-    init(_ object: AnyObject) {
+    package init(_ object: AnyObject) {
         address = Unmanaged.passUnretained(object).toOpaque()
         _ = swift_unownedRetain(address)
     }
 
     /// The object if it is alive, retained for the caller; `nil` once it began deinitialising.
     @inline(__always)
-    func load() -> AnyObject? {
+    package func load() -> AnyObject? {
         guard swift_tryRetain(address) != nil else { return nil }
         return Unmanaged<AnyObject>.fromOpaque(address).takeRetainedValue()
     }
 
     /// Whether the pin holds `object` (pins keep addresses unique, so the address decides).
     @inline(__always)
-    func holds(_ object: AnyObject) -> Bool {
+    package func holds(_ object: AnyObject) -> Bool {
         address == Unmanaged.passUnretained(object).toOpaque()
     }
 
     /// Lets the object's memory go; call once, from the owning class's `deinit`.
-    func release() { swift_unownedRelease(address) }
+    package func release() { swift_unownedRelease(address) }
 }

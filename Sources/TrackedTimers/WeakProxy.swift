@@ -35,10 +35,14 @@ import Synchronization
 /// type: use it as a strong target and declare its weak edge with
 /// `LiveGraph.addReference(from:to:kind:role:creationTrace:)`.
 ///
-/// - Complexity: A forwarded call costs one weak load and one closure call; it allocates nothing.
+/// - Complexity: A forwarded call costs one pin load (a conditional retain) and one closure call;
+///   it allocates nothing.
 public final class WeakProxy<Target: AnyObject>: @unchecked Sendable {
-    /// The target, or `nil` once it died.
-    public weak let target: Target?
+    /// The target, pinned rather than held weakly: a weak reference would give the target (the
+    /// timer's owner, as a rule) a side table and send its every retain and release down the
+    /// runtime's slow path, and a weak load costs more than a pin's. The pin keeps the dead
+    /// target's memory (not what it referred to) until the proxy dies.
+    private let pin: ObjectPin
     private let deadCalls = Atomic<Int>(0)
     let tracker: TimerTracker?
 
@@ -49,13 +53,19 @@ public final class WeakProxy<Target: AnyObject>: @unchecked Sendable {
     ///   - label: A label for reports.
     ///   - graph: The graph to record into; ``RetainGraph/LiveGraph/shared`` by default.
     public init(_ target: Target, label: String? = nil, graph: LiveGraph = .shared) {
-        self.target = target
+        pin = ObjectPin(target)
         tracker =
             graph.isEnabled
             ? TimerTracker(kind: .proxy, label: label, timer: nil, graph: graph, traceSkipping: 1)
             : nil
         tracker?.attach(identifier: ObjectIdentifier(self), type: WeakProxy<Target>.self)
         tracker?.recordTarget(target, kind: .weak, role: .proxyTarget)
+    }
+
+    /// The target, or `nil` once it died (began deinitialising).
+    public var target: Target? {
+        guard let object = pin.load() else { return nil }
+        return unsafeDowncast(object, to: Target.self)
     }
 
     /// Whether the target is still alive.
@@ -70,6 +80,7 @@ public final class WeakProxy<Target: AnyObject>: @unchecked Sendable {
     deinit {
         // The tracker goes with the proxy, and its node with the tracker.
         tracker?.retire()
+        pin.release()
     }
 
     /// Calls `body` with the target if it is alive; counts a call into a dead target otherwise.

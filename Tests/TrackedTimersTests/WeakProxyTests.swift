@@ -43,6 +43,21 @@ struct WeakProxyTests {
         #expect(edgeLines(graph).isEmpty)
     }
 
+    @Test("A proxy and its graph record take no weak reference to the target, nor keep it alive")
+    func proxyTakesNoWeakReference() {
+        let graph = LiveGraph()
+        var owner: Owner? = Owner(invalidatesInDeinit: false)
+        let weakCount = _getWeakRetainCount(owner!)
+        let proxy = WeakProxy(owner!, graph: graph)
+        #expect(graph.counts() == (nodes: 2, references: 1))  // proxy → owner
+        #expect(_getWeakRetainCount(owner!) == weakCount)
+        #expect(proxy.target === owner)
+        owner = nil
+        #expect(proxy.target == nil)
+        #expect(!proxy.forward { $0.tick() })
+        #expect(proxy.callsIntoDeadTarget == 1)
+    }
+
     @Test("A fire through a proxy into a dead target is dropped and counted in proxy and timer")
     func deadTargetThroughProxy() throws {
         let graph = LiveGraph()

@@ -24,11 +24,11 @@ import CSwiftRuntime
 /// `deinit`) stays allocated until its pin is released, where a weak reference kept only the
 /// side table. The graph releases a dead object's pin when it prunes the object's node.
 ///
-/// A pin is a value with manual ownership: exactly one ``release()`` per pin, from the
-/// `deinit` of the class that stores it.
+/// A pin is a value with manual ownership: exactly one ``release()`` per pin, by whoever
+/// drops it (a node record's or a proxy's `deinit`, a tracker forgetting a target).
 package struct ObjectPin: @unchecked Sendable {
     /// The pinned object's address.
-    package let address: UnsafeMutableRawPointer
+    let address: UnsafeMutableRawPointer
 
     /// Pins `object`'s memory.
     package init(_ object: AnyObject) {
@@ -49,6 +49,6 @@ package struct ObjectPin: @unchecked Sendable {
         address == Unmanaged.passUnretained(object).toOpaque()
     }
 
-    /// Lets the object's memory go; call once, from the owning class's `deinit`.
+    /// Lets the object's memory go; call once, when the pin is dropped.
     package func release() { swift_unownedRelease(address) }
 }

@@ -42,7 +42,7 @@ package final class TimerTracker: @unchecked Sendable {
     /// The timer's (or proxy's) node, or ``ObjectID/disabled``.
     package let id: ObjectID
 
-    /// What the node is made from when it is first applied; complete once ``attach(to:)``
+    /// What the node is made from when it is first applied; complete once ``attach(identifier:type:)``
     /// ran. Written before the tracker is first queued, read only by drains.
     @exclusivity(unchecked) private(set) var registration: Registration
     /// What the timer holds now; guarded by the journal's lock.
@@ -59,13 +59,13 @@ package final class TimerTracker: @unchecked Sendable {
     package var isActive: Bool { id != .disabled }
 
     /// Creates the tracker of a timer or proxy that is being initialised; the object calls
-    /// ``attach(to:)`` once it is fully initialised, and records nothing before.
+    /// ``attach(identifier:type:)`` once it is fully initialised, and records nothing before.
     ///
     /// Two steps, so that the object can keep its tracker in a `let` (it cannot pass `self`
     /// before its stored properties are initialised): reading a `let` of a class needs no
     /// retain and release around each call, as a `var` does.
     ///
-    /// Costs one atomic increment (the identity); ``attach(to:)`` costs one journal
+    /// Costs one atomic increment (the identity); ``attach(identifier:type:)`` costs one journal
     /// round-trip. Nothing is recorded into the graph's tables before it is read.
     ///
     /// - Parameters:
@@ -89,7 +89,7 @@ package final class TimerTracker: @unchecked Sendable {
     /// Creates the tracker of `object`, a timer or a proxy that owns it, and attaches it.
     ///
     /// - Parameters:
-    ///   - object: The timer or proxy; see ``attach(to:)``.
+    ///   - object: The timer or proxy; see ``attach(identifier:type:)``.
     ///   - kind: `.timer` or `.proxy`.
     ///   - label: A label for reports.
     ///   - timer: Initial timer state, for timers.
@@ -101,24 +101,18 @@ package final class TimerTracker: @unchecked Sendable {
     ) {
         self.init(
             kind: kind, label: label, timer: timer, creationTrace: creationTrace, graph: graph)
-        attach(to: object)
-    }
-
-    /// Names the object this tracker records, and makes it visible to the graph's readers;
-    /// call once, at the end of the object's initialiser, before any other event.
-    ///
-    /// - Parameter object: The timer or proxy, which must own this tracker: the graph keeps no
-    ///   reference to it (not even a pin) and relies on this tracker's `deinit` to remove its
-    ///   node.
-    package func attach(to object: borrowing AnyObject) {
         attach(identifier: ObjectIdentifier(copy object), type: Swift.type(of: copy object))
     }
 
-    /// ``attach(to:)`` for an object named by its identifier and type, which the object's
-    /// initialiser can pass without retaining itself (as a call with `self` does).
+    /// Names the object this tracker records, and makes it visible to the graph's readers;
+    /// call once, at the end of the object's initialiser, before any other event. The object
+    /// passes its identifier and type rather than itself, so the initialiser does not retain
+    /// itself for the call.
     ///
     /// - Parameters:
-    ///   - identifier: `ObjectIdentifier(self)` of the timer or proxy.
+    ///   - identifier: `ObjectIdentifier(self)` of the timer or proxy, which must own this
+    ///     tracker: the graph keeps no reference to it (not even a pin) and relies on this
+    ///     tracker's `deinit` to remove its node.
     ///   - type: Its dynamic type.
     package func attach(identifier: ObjectIdentifier, type: Any.Type) {
         guard isActive else { return }
@@ -271,7 +265,7 @@ package final class TimerTracker: @unchecked Sendable {
 extension TimerTracker {
     /// The timer's node as it is registered when first applied.
     struct Registration {
-        /// The object's key and type: set by ``TimerTracker/attach(to:)``; a tracker without
+        /// The object's key and type: set by ``TimerTracker/attach(identifier:type:)``; a tracker without
         /// a key is never registered.
         var key: ObjectKey?
         var type: Any.Type = AnyObject.self

@@ -4,7 +4,7 @@ import Synchronization
 
 extension TimerTracker {
     /// Makes the tracker of a timer or proxy being initialised, with a creation stack trace
-    /// when ``TimerTracking/capturesCreationTraces`` is on; the object calls `attach(to:)` at
+    /// when ``TimerTracking/capturesCreationTraces`` is on; the object calls `attach(identifier:type:)` at
     /// the end of its initialiser.
     ///
     /// - Parameters:

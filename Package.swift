@@ -11,6 +11,8 @@
 //   RetainGraph          the live object graph, snapshots, cycles and shortest root paths
 //   TrackedTimers        run-loop, dispatch and frame timers, proxies, a named-timer registry
 //   ReferenceReflection  discovers undeclared references from runtime metadata (opt-in)
+//   CHeapCensus          C door 3: the census's interposed allocation functions and its table
+//   HeapCensus           a census of live Swift heap objects and the heap's reference graph
 //   LeakTracking         expected death, verdicts, leak reports (text, JSON, DOT) and sinks
 //   RetainGraphTesting   XCTest helpers and a Swift Testing trait
 //   retain-graph         command-line tool: render and compare JSON reports
@@ -23,6 +25,7 @@ let package = Package(
         .library(name: "RetainGraph", targets: ["RetainGraph"]),
         .library(name: "TrackedTimers", targets: ["TrackedTimers"]),
         .library(name: "ReferenceReflection", targets: ["ReferenceReflection"]),
+        .library(name: "HeapCensus", targets: ["HeapCensus"]),
         .library(name: "LeakTracking", targets: ["LeakTracking"]),
         .library(name: "RetainGraphTesting", targets: ["RetainGraphTesting"]),
         .executable(name: "retain-graph", targets: ["retain-graph"]),
@@ -43,6 +46,11 @@ let package = Package(
         .target(name: "RetainGraph", dependencies: ["CSwiftRuntime", "StackTraces", "Locking"]),
         .target(name: "TrackedTimers", dependencies: ["RetainGraph", "StackTraces", "Locking"]),
         .target(name: "ReferenceReflection", dependencies: ["RetainGraph", "Locking"]),
+        .target(name: "CHeapCensus"),
+        .target(
+            name: "HeapCensus",
+            dependencies: ["CHeapCensus", "ReferenceReflection", "StackTraces", "Locking"]
+        ),
         .target(
             name: "LeakTracking",
             dependencies: [
@@ -79,6 +87,7 @@ let package = Package(
             path: "Tests/_TestSupport"
         ),
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),
+        .testTarget(name: "HeapCensusTests", dependencies: ["HeapCensus"]),
         .testTarget(name: "RetainGraphTests", dependencies: ["RetainGraph", "_TestSupport"]),
         .testTarget(
             name: "TrackedTimersTests",

@@ -19,7 +19,7 @@ private func runtimeDemangle(
 ) -> UnsafeMutablePointer<CChar>?
 
 /// Readable names for mangled symbols, and the facts a report needs from a mangled name.
-enum Demangling {
+package enum Demangling {
     /// The readable form of a symbol name.
     ///
     /// Swift symbols are demangled by the runtime's `swift_demangle`; a trailing ` -> ()` is
@@ -29,7 +29,7 @@ enum Demangling {
     ///   `$s5MyApp5OwnerC5startyyF`.
     /// - Returns: The readable name, e.g. `MyApp.Owner.start()`.
     /// - Complexity: About 2.5 µs per Swift symbol; callers cache the result.
-    static func demangle(_ rawName: String) -> String {
+    package static func demangle(_ rawName: String) -> String {
         guard isSwiftSymbol(rawName) else { return rawName }
         let demangled: String? = rawName.withCString { pointer in
             guard let result = runtimeDemangle(pointer, strlen(pointer), nil, nil, 0) else {

@@ -1,0 +1,24 @@
+// Shared between the census's two C files; not part of the module's header.
+#ifndef RETAINGRAPH_CHEAPCENSUS_INTERNAL_H
+#define RETAINGRAPH_CHEAPCENSUS_INTERNAL_H
+
+#include <stdint.h>
+
+/// Records a block (address | flags); never calls malloc.
+void rg_table_insert(uintptr_t address, uintptr_t flags);
+/// Forgets a block if it is recorded; never calls malloc.
+void rg_table_remove(uintptr_t address);
+/// Non-zero while the calling thread runs census code whose allocations are not recorded.
+extern __thread int rg_internal_depth;
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer) ||                     \
+    __has_feature(memory_sanitizer)
+#define RG_UNDER_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define RG_UNDER_SANITIZER 1
+#endif
+
+#endif

@@ -1,0 +1,113 @@
+// The heap census's door to C: a table of every live Swift heap block, filled by interposed
+// allocation entry points (see census_interpose.c), and the few loads the census makes from
+// memory other threads own. Only Sources/HeapCensus/CensusDoor.swift imports this module.
+//
+// Nothing here is stable API: the Swift module HeapCensus is.
+
+#ifndef RETAINGRAPH_CHEAPCENSUS_H
+#define RETAINGRAPH_CHEAPCENSUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/// Flags kept in the low bits of a table entry (blocks are 16-byte aligned).
+enum {
+    /// A class instance, closure context, box or collection storage (swift_allocObject).
+    RG_ENTRY_OBJECT = 1,
+    /// An async task (allocated by the concurrency runtime's task creation).
+    RG_ENTRY_TASK = 2,
+    /// Its creation was traced (the Swift side keeps the trace).
+    RG_ENTRY_TRACED = 4,
+    /// A C block copied to the heap (_Block_copy): libdispatch keeps every handler and work
+    /// item this way, and the Swift closure it captures with it.
+    RG_ENTRY_BLOCK = 8,
+    RG_ENTRY_FLAGS = 15,
+};
+
+/// How the census sees allocations in this build.
+enum {
+    /// Not prepared yet, or the Swift runtime's allocation functions were not found.
+    RG_MODE_UNAVAILABLE = 0,
+    /// malloc/free interposed: every Swift heap object, the standard library's own included.
+    RG_MODE_MALLOC = 1,
+    /// Under a sanitizer: swift_allocObject interposed (objects the standard library allocates
+    /// internally are missed) and the sanitizer's free hook.
+    RG_MODE_SANITIZER = 2,
+};
+
+/// Finds the runtime functions the census recognises callers by. Idempotent, thread-safe.
+/// Returns the mode (RG_MODE_*).
+int rg_census_prepare(void);
+/// The mode ``rg_census_prepare`` found (without preparing).
+int rg_census_mode(void);
+
+/// Starts or stops recording new blocks (frees are always honoured while the table has entries).
+void rg_census_set_recording(bool on);
+bool rg_census_is_recording(void);
+/// Forgets every entry (blocks allocated before are then unknown).
+void rg_census_clear(void);
+
+/// Whether a creation hook is called after each object allocation (outside any census lock).
+void rg_census_set_creation_hook(void (*_Nullable hook)(void *_Nonnull object,
+                                                        const void *_Nonnull metadata));
+void rg_census_set_tracing(bool on);
+/// Sets `flags` on the entry of `address`; false if it is not in the table.
+bool rg_census_mark(uintptr_t address, uintptr_t flags);
+
+/// The metadata word of the block at `address` if the census knows it as live (read under its
+/// stripe's lock, so the block cannot be freed meanwhile), else 0; its flags in `flags`.
+uintptr_t rg_census_metadata_if_live(uintptr_t address, uintptr_t *_Nullable flags);
+
+/// Live entries, and the bytes the table itself uses.
+size_t rg_census_count(void);
+size_t rg_census_table_bytes(void);
+/// The number of lock stripes (visit them 0..<count).
+size_t rg_census_stripe_count(void);
+
+/// Calls `visitor` with a stripe's entries (address | flags) while that stripe's lock is
+/// held: no block of the stripe can be freed during the call (its free waits). The visitor
+/// must not take other census stripes' locks in a way that can wait on another visitor: the
+/// census allows one visit at a time. Allocations made by the visiting thread during the call
+/// are not recorded (the census's own).
+void rg_census_visit_stripe(size_t stripe,
+                            void (*_Nonnull visitor)(void *_Nullable context,
+                                                     const uintptr_t *_Nullable entries,
+                                                     size_t count),
+                            void *_Nullable context);
+
+/// While set on the calling thread, its allocations are not recorded.
+void rg_census_enter_internal(void);
+void rg_census_leave_internal(void);
+
+/// A load of another thread's memory that ThreadSanitizer must not instrument: the census
+/// reads objects that their own threads may be writing (a benign race by design; the object
+/// cannot be freed meanwhile).
+__attribute__((no_sanitize("thread"))) static inline uintptr_t
+rg_census_load_word(const void *_Nonnull address) {
+    return *(const volatile uintptr_t *)address;
+}
+
+/// Copies `size` bytes of another thread's memory, uninstrumented (see rg_census_load_word).
+void rg_census_copy(void *_Nonnull destination, const void *_Nonnull source, size_t size);
+
+/// The usable size of a block malloc returned (glibc's malloc_usable_size), 0 if unknown.
+size_t rg_census_block_size(const void *_Nonnull block);
+
+/// The strong retain count of a live Swift object (swift_retainCount).
+size_t rg_census_retain_count(const void *_Nonnull object);
+
+/// The references a heap block holds (its reference count), and the extent of its captured
+/// variables, [32, *capture_end), clamped to the block's size.
+size_t rg_census_block_info(const void *_Nonnull block, size_t *_Nonnull capture_end);
+
+/// Calls `visitor` for every writable segment of every loaded image (dl_iterate_phdr).
+void rg_census_writable_segments(void (*_Nonnull visitor)(void *_Nullable context,
+                                                          uintptr_t start, uintptr_t end,
+                                                          const char *_Nullable image),
+                                 void *_Nullable context);
+
+/// The symbol whose storage contains `address` (dladdr1 with its size), or NULL.
+const char *_Nullable rg_census_symbol_at(uintptr_t address, uintptr_t *_Nonnull symbol_start);
+
+#endif

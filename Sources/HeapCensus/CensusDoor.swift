@@ -1,0 +1,126 @@
+// The only Swift file that imports the census's C door (Sources/CHeapCensus).
+internal import CHeapCensus
+
+/// Thin, typed calls into the census's C side.
+enum CensusDoor {
+    /// How allocations are seen in this build.
+    enum Mode {
+        case unavailable, malloc, sanitizer
+    }
+
+    static func prepare() -> Mode { mode(rg_census_prepare()) }
+    static var mode: Mode { mode(rg_census_mode()) }
+
+    private static func mode(_ raw: Int32) -> Mode {
+        switch raw {
+        case Int32(RG_MODE_MALLOC): return .malloc
+        case Int32(RG_MODE_SANITIZER): return .sanitizer
+        default: return .unavailable
+        }
+    }
+
+    static var isRecording: Bool {
+        get { rg_census_is_recording() }
+        set { rg_census_set_recording(newValue) }
+    }
+
+    static func clear() { rg_census_clear() }
+    static var count: Int { rg_census_count() }
+    static var tableBytes: Int { rg_census_table_bytes() }
+    static var stripeCount: Int { rg_census_stripe_count() }
+
+    static let taskFlag = UInt(RG_ENTRY_TASK)
+    static let tracedFlag = UInt(RG_ENTRY_TRACED)
+    static let blockFlag = UInt(RG_ENTRY_BLOCK)
+    static let flagMask = UInt(RG_ENTRY_FLAGS)
+
+    /// Calls `body` with one stripe's entries while its lock is held (see the header).
+    static func visitStripe(_ stripe: Int, _ body: (UnsafeBufferPointer<UInt>) -> Void) {
+        withoutActuallyEscaping(body) { body in
+            var box = body
+            withUnsafeMutablePointer(to: &box) { pointer in
+                rg_census_visit_stripe(stripe, { context, entries, count in
+                    guard let context else { return }
+                    let body = context.assumingMemoryBound(
+                        to: ((UnsafeBufferPointer<UInt>) -> Void).self
+                    ).pointee
+                    body(UnsafeBufferPointer(start: entries, count: count))
+                }, UnsafeMutableRawPointer(pointer))
+            }
+        }
+    }
+
+    /// Runs `body` with the calling thread's allocations unrecorded (the census's own).
+    static func internally<T>(_ body: () throws -> T) rethrows -> T {
+        rg_census_enter_internal()
+        defer { rg_census_leave_internal() }
+        return try body()
+    }
+
+    @inline(__always)
+    static func load(_ address: UInt) -> UInt {
+        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return 0 }
+        return rg_census_load_word(pointer)
+    }
+
+    static func copy(from address: UInt, into buffer: UnsafeMutableRawPointer, count: Int) {
+        guard let source = UnsafeRawPointer(bitPattern: address) else { return }
+        rg_census_copy(buffer, source, count)
+    }
+
+    static func blockSize(_ address: UInt) -> Int {
+        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return 0 }
+        return rg_census_block_size(pointer)
+    }
+
+    static func retainCount(_ address: UInt) -> Int {
+        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return 0 }
+        return rg_census_retain_count(pointer)
+    }
+
+    /// The metadata word of a live census object at `address`, read under its stripe lock;
+    /// 0 when the census does not know a live object there.
+    static func metadataIfLive(_ address: UInt) -> UInt {
+        rg_census_metadata_if_live(address, nil)
+    }
+
+    /// A heap block's reference count and the end of its captured variables.
+    static func blockInfo(_ address: UInt) -> (references: Int, captureEnd: Int) {
+        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return (0, 0) }
+        var end = 0
+        let references = rg_census_block_info(pointer, &end)
+        return (references, end)
+    }
+
+    static func mark(_ address: UInt, traced: Bool) -> Bool {
+        rg_census_mark(address, traced ? tracedFlag : 0)
+    }
+
+    static func setCreationHook(
+        _ hook: (@convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer) -> Void)?
+    ) {
+        rg_census_set_creation_hook(hook)
+    }
+
+    static func setTracing(_ on: Bool) { rg_census_set_tracing(on) }
+
+    /// Calls `body` with the writable segments of every loaded image.
+    static func writableSegments(_ body: (ClosedRange<UInt>, String) -> Void) {
+        var segments: [(UInt, UInt, String)] = []
+        withUnsafeMutablePointer(to: &segments) { pointer in
+            rg_census_writable_segments({ context, start, end, image in
+                guard let context, end > start else { return }
+                let list = context.assumingMemoryBound(to: [(UInt, UInt, String)].self)
+                list.pointee.append((start, end, image.map { String(cString: $0) } ?? ""))
+            }, UnsafeMutableRawPointer(pointer))
+        }
+        for (start, end, image) in segments { body(start...(end - 1), image) }
+    }
+
+    /// The symbol whose storage holds `address`, and where that storage starts.
+    static func symbol(at address: UInt) -> (name: String, start: UInt)? {
+        var start: UInt = 0
+        guard let name = rg_census_symbol_at(address, &start) else { return nil }
+        return (String(cString: name), start)
+    }
+}

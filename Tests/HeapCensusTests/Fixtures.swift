@@ -1,0 +1,68 @@
+import Dispatch
+import Foundation
+import HeapCensus
+
+/// An owner that does nothing but be held: each test names what holds it.
+final class Owner: @unchecked Sendable {
+    private(set) var ticks = 0
+    func tick() { ticks += 1 }
+}
+
+/// A global cache, as apps keep them.
+nonisolated(unsafe) var ownerCache: [Owner] = []
+
+/// A singleton with a dictionary of callbacks.
+final class CallbackRegistry: @unchecked Sendable {
+    static let shared = CallbackRegistry()
+    var callbacks: [String: () -> Void] = [:]
+}
+
+/// Owners that start a primitive of the platform in `start()`.
+final class TimerOwner: @unchecked Sendable {
+    var timer: Timer?
+    func start() {
+        timer = Timer.scheduledTimer(withTimeInterval: 3600, repeats: true) { _ in self.tick() }
+    }
+    func tick() {}
+}
+
+final class DispatchOwner: @unchecked Sendable {
+    var source: DispatchSourceTimer?
+    func start() {
+        let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "census.dispatch"))
+        source.schedule(deadline: .now() + 3600, repeating: 3600)
+        source.setEventHandler { self.tick() }
+        source.activate()
+        self.source = source
+    }
+    func tick() {}
+}
+
+final class TaskOwner: @unchecked Sendable {
+    var task: Task<Void, Never>?
+    func start() {
+        task = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(3600))
+                self.tick()
+            }
+        }
+    }
+    func tick() {}
+}
+
+final class WorkItemOwner: @unchecked Sendable {
+    func start(on queue: DispatchQueue) {
+        let item = DispatchWorkItem { self.tick() }
+        queue.asyncAfter(deadline: .now() + 3600, execute: item)
+    }
+    func tick() {}
+}
+
+/// Makes an owner in a function of its own, so no local variable of the test holds it.
+@inline(never)
+func makeOwner<T: AnyObject>(_ make: () -> T, _ start: (T) -> Void) -> (ObjectIdentifier, UInt) {
+    let owner = make()
+    start(owner)
+    return (ObjectIdentifier(owner), UInt(bitPattern: Unmanaged.passUnretained(owner).toOpaque()))
+}

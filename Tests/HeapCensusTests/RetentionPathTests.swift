@@ -1,0 +1,106 @@
+import Dispatch
+import Foundation
+import HeapCensus
+import Testing
+
+/// Who holds an object that no RetainGraph type ever saw: one test per primitive of the
+/// platform, each asserting the holder the path starts from and the reference that ends it.
+@Suite(.serialized) struct RetentionPathTests {
+    init() { HeapCensus.start() }
+
+    private func retentionPath(toObjectAt address: UInt) -> RetentionPath? {
+        let heap = HeapCensus.snapshot()
+        guard let id = heap.id(ofObjectAt: address) else { return nil }
+        return heap.retentionPath(to: id)
+    }
+
+    @Test func aGlobalCacheIsNamedByItsVariable() throws {
+        let (_, address) = makeOwner(Owner.init) { ownerCache.append($0) }
+        defer { ownerCache.removeAll() }
+        let path = try #require(retentionPath(toObjectAt: address))
+        guard case .globalVariable(let name) = path.holder else {
+            Issue.record("holder is \(path.holder.description)")
+            return
+        }
+        #expect(name.contains("ownerCache"))
+        #expect(path.references.last?.label == "element of an array")
+        #expect(path.target?.typeName == "HeapCensusTests.Owner")
+    }
+
+    @Test func aPlainFoundationTimerHoldsTheOwnerItsBlockCaptures() throws {
+        var timer: Timer?
+        let (_, address) = makeOwner(TimerOwner.init) { owner in
+            owner.start()
+            timer = owner.timer
+        }
+        defer { timer?.invalidate() }
+        let path = try #require(retentionPath(toObjectAt: address))
+        #expect(path.holder == .scheduledTimer)
+        #expect(path.objects.first?.typeName == "Foundation.Timer")
+        #expect(path.references.last?.label == "_fire")
+        #expect(path.target?.typeName == "HeapCensusTests.TimerOwner")
+    }
+
+    @Test func anInvalidatedFoundationTimerStillHoldsItsOwner() throws {
+        let (_, address) = makeOwner(TimerOwner.init) { owner in
+            owner.start()
+            owner.timer?.invalidate()
+            owner.timer = nil
+        }
+        let path = try #require(retentionPath(toObjectAt: address))
+        #expect(path.holder == .foundationTimer)
+        #expect(path.references.last?.label == "_fire")
+    }
+
+    @Test func aTaskSleepLoopHoldsTheOwnerItCaptures() throws {
+        var task: Task<Void, Never>?
+        let (_, address) = makeOwner(TaskOwner.init) { owner in
+            owner.start()
+            task = owner.task
+        }
+        defer { task?.cancel() }
+        let path = try #require(retentionPath(toObjectAt: address))
+        #expect(path.holder == .task)
+        #expect(path.objects.first?.typeName == "Task")
+        #expect(path.references.last?.label == "captures TaskOwner")
+        #expect(path.target?.typeName == "HeapCensusTests.TaskOwner")
+    }
+
+    @Test func aDispatchSourceHandlerHoldsTheOwnerFromOutsideTheHeap() throws {
+        var source: DispatchSourceTimer?
+        let (_, address) = makeOwner(DispatchOwner.init) { owner in
+            owner.start()
+            source = owner.source
+        }
+        defer { source?.cancel() }
+        let path = try #require(retentionPath(toObjectAt: address))
+        #expect(path.holder == .dispatchBlock)
+        #expect(path.objects.first?.typeName == "block")
+        #expect(path.references.last?.label == "captures")
+        #expect(path.target?.typeName == "HeapCensusTests.DispatchOwner")
+    }
+
+    @Test func aClosureInASingletonsDictionaryHoldsWhatItCaptures() throws {
+        let (_, address) = makeOwner(Owner.init) { owner in
+            CallbackRegistry.shared.callbacks["refresh"] = { owner.tick() }
+        }
+        defer { CallbackRegistry.shared.callbacks.removeAll() }
+        let path = try #require(retentionPath(toObjectAt: address))
+        guard case .globalVariable(let name) = path.holder else {
+            Issue.record("holder is \(path.holder.description)")
+            return
+        }
+        #expect(name.contains("CallbackRegistry.shared"))
+        #expect(path.references.map(\.label) == ["callbacks", "value of [String: () -> ()]"])
+        #expect(path.target?.typeName == "HeapCensusTests.Owner")
+    }
+
+    @Test func aWorkItemAQueueHoldsHoldsItsOwner() throws {
+        let queue = DispatchQueue(label: "census.work")
+        let (_, address) = makeOwner(WorkItemOwner.init) { $0.start(on: queue) }
+        let path = try #require(retentionPath(toObjectAt: address))
+        #expect(path.holder == .dispatchBlock)
+        #expect(path.references.last?.label == "captures")
+        #expect(path.target?.typeName == "HeapCensusTests.WorkItemOwner")
+    }
+}

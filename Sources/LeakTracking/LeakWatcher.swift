@@ -47,7 +47,8 @@ public final class LeakWatcher: Sendable {
     public let defaultGrace: Duration
     /// Leaks that are reported but accepted.
     public let knownLeaks: [KnownLeak]
-    let enricher: SnapshotEnricher?
+    /// The discoverers run on each snapshot before it is analysed.
+    public let discovery: ReferenceDiscovery
     let state = Locked(State())
 
     struct State {
@@ -67,18 +68,21 @@ public final class LeakWatcher: Sendable {
     ///   - defaultGrace: The grace period of watches that give none.
     ///   - knownLeaks: Leaks to accept (reported, but not failures).
     ///   - sinks: Where ``check()`` sends new leak reports.
-    ///   - enricher: Adds to each snapshot before analysis (for example references discovered
-    ///     by ReferenceReflection).
+    ///   - discovery: The discoverers that add undeclared references to each snapshot before
+    ///     it is analysed. By default, whatever ``RetainGraph/DiscoveryRegistry/shared`` holds
+    ///     at each check (a started heap census, for instance); `.reflection` (from
+    ///     ReferenceReflection) adds reading the watched objects' memory; `.none` uses the
+    ///     declared graph only.
     public init(
         graph: LiveGraph = .shared, clock: any WatchClock = SystemWatchClock(),
         defaultGrace: Duration = .seconds(5), knownLeaks: [KnownLeak] = [],
-        sinks: [any LeakReportSink] = [], enricher: SnapshotEnricher? = nil
+        sinks: [any LeakReportSink] = [], discovery: ReferenceDiscovery = .registered
     ) {
         self.graph = graph
         self.clock = clock
         self.defaultGrace = defaultGrace
         self.knownLeaks = knownLeaks
-        self.enricher = enricher
+        self.discovery = discovery
         state.withLock { $0.sinks = sinks }
     }
 

@@ -45,10 +45,3 @@ struct Watch: Sendable {
             releaseDate: releaseDate, report: report, allowance: allowance)
     }
 }
-
-/// A closure that adds to a snapshot before it is analysed, such as references discovered by
-/// inspecting memory (the ReferenceReflection module provides one).
-///
-/// It receives the snapshot and the nodes of the watched objects still alive, and returns the
-/// snapshot to analyse.
-public typealias SnapshotEnricher = @Sendable (GraphSnapshot, [ObjectID]) -> GraphSnapshot

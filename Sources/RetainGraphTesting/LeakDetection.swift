@@ -1,5 +1,6 @@
 import Foundation
 import LeakTracking
+import ReferenceReflection
 import RetainGraph
 
 /// How a test's leak check runs: the grace period, the graph, the accepted leaks.
@@ -15,6 +16,10 @@ public struct LeakDetectionOptions: Sendable {
     /// How long the check may wait for watched objects to die (beyond their grace, for
     /// pending one-shot timers).
     public var timeout: Duration
+    /// The discoverers that find references nobody declared: reflection (the watched objects'
+    /// stored properties and closure captures) plus whatever ``RetainGraph/DiscoveryRegistry``
+    /// holds, unless given.
+    public var discovery: ReferenceDiscovery
 
     /// Creates options.
     ///
@@ -23,19 +28,23 @@ public struct LeakDetectionOptions: Sendable {
     ///   - graph: The graph; ``RetainGraph/LiveGraph/shared`` unless given.
     ///   - knownLeaks: Leaks to accept, each with its reason.
     ///   - timeout: The longest the check waits; 10 s unless given.
+    ///   - discovery: The discoverers; reflection plus the registered ones unless given
+    ///     (`.registered` for the registered ones only, `.none` for declared edges only).
     public init(
         grace: Duration = .milliseconds(100), graph: LiveGraph = .shared,
-        knownLeaks: [KnownLeak] = [], timeout: Duration = .seconds(10)
+        knownLeaks: [KnownLeak] = [], timeout: Duration = .seconds(10),
+        discovery: ReferenceDiscovery = .reflection
     ) {
         self.grace = grace
         self.graph = graph
         self.knownLeaks = knownLeaks
         self.timeout = timeout
+        self.discovery = discovery
     }
 
     /// A fresh watcher for one test.
     public func makeWatcher() -> LeakWatcher {
-        LeakWatcher(graph: graph, defaultGrace: grace, knownLeaks: knownLeaks)
+        LeakWatcher(graph: graph, defaultGrace: grace, knownLeaks: knownLeaks, discovery: discovery)
     }
 }
 

@@ -1,4 +1,5 @@
 import LeakTracking
+import ReferenceReflection
 import RetainGraph
 import Testing
 
@@ -55,7 +56,8 @@ public struct LeakDetectionTrait: TestTrait, SuiteTrait, TestScoping {
 
 extension Trait where Self == LeakDetectionTrait {
     /// Fails the test if an object it expected to die is still alive after a 100 ms grace
-    /// period, or died while a timer keeps firing at it.
+    /// period, or died while a timer keeps firing at it; the report explains it with the
+    /// references reflection discovers from the watched objects.
     public static var detectsLeaks: Self { LeakDetectionTrait() }
 
     /// Fails the test on leaks, with options.
@@ -66,13 +68,17 @@ extension Trait where Self == LeakDetectionTrait {
     ///   - knownLeaks: Leaks to accept, each with its reason (like LeakCanary's
     ///     `@SkipLeakDetection`).
     ///   - timeout: The longest the check waits.
+    ///   - discovery: The discoverers that find undeclared references: reflection plus the
+    ///     registered ones (a started heap census) unless given.
     /// - Returns: The trait.
     public static func detectsLeaks(
         grace: Duration = .milliseconds(100), graph: LiveGraph = .shared,
-        allowing knownLeaks: [KnownLeak] = [], timeout: Duration = .seconds(10)
+        allowing knownLeaks: [KnownLeak] = [], timeout: Duration = .seconds(10),
+        discovery: ReferenceDiscovery = .reflection
     ) -> Self {
         LeakDetectionTrait(
             options: LeakDetectionOptions(
-                grace: grace, graph: graph, knownLeaks: knownLeaks, timeout: timeout))
+                grace: grace, graph: graph, knownLeaks: knownLeaks, timeout: timeout,
+                discovery: discovery))
     }
 }

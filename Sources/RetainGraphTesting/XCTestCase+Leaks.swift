@@ -1,5 +1,6 @@
 import Foundation
 import LeakTracking
+import ReferenceReflection
 import RetainGraph
 import XCTest
 
@@ -9,7 +10,9 @@ extension XCTestCase {
     /// The first call in a test gives the test a watcher of its own and registers a teardown
     /// block (`addTeardownBlock`, which runs before `tearDown()`) that drives the main run
     /// loop until every tracked object died or its grace is over, fails the test once per leak
-    /// or zombie with the text report, and drops the watcher whatever happened.
+    /// or zombie with the text report, and drops the watcher whatever happened. The watcher
+    /// discovers undeclared references (stored properties, closure captures) by reflection,
+    /// plus whatever ``RetainGraph/DiscoveryRegistry/shared`` holds.
     ///
     /// ```swift
     /// func testClosingReleasesTheScreen() {
@@ -117,7 +120,8 @@ final class XCTestLeakSession: @unchecked Sendable {
     private var allowed: [KnownLeak] = []
 
     init(graph: LiveGraph) {
-        watcher = LeakWatcher(graph: graph, defaultGrace: .milliseconds(100))
+        watcher = LeakWatcher(
+            graph: graph, defaultGrace: .milliseconds(100), discovery: .reflection)
     }
 
     func allow(_ knownLeaks: [KnownLeak]) {

@@ -41,7 +41,7 @@ extension LeakWatcher {
         var delivered: [LeakReport] = []
         let sinks = state.withLock { state -> [any LeakReportSink] in
             for result in results where result.verdict.isFinal {
-                state.watches.removeValue(forKey: result.watch)
+                state.removeWatch(result.watch)
                 guard result.verdict.isProblem, let report = result.report else { continue }
                 if var seen = state.reported[report.fingerprint] {
                     seen.occurrences += 1

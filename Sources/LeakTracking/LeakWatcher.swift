@@ -53,11 +53,20 @@ public final class LeakWatcher: Sendable {
 
     struct State {
         var watches: [WatchID: Watch] = [:]
+        /// The watch of each watched object, by identity (checked against the watch's weak
+        /// reference, since a dead object's address can be reused).
+        var watchByObject: [ObjectIdentifier: WatchID] = [:]
         var nextWatch: UInt64 = 1
         var sinks: [any LeakReportSink] = []
         /// Reports sent to sinks, by fingerprint, with their counts; `order` keeps first sight.
         var reported: [String: LeakReport] = [:]
         var order: [String] = []
+
+        /// Forgets a watch and its object's entry.
+        mutating func removeWatch(_ id: WatchID) {
+            guard let watch = watches.removeValue(forKey: id) else { return }
+            if watchByObject[watch.key] == id { watchByObject.removeValue(forKey: watch.key) }
+        }
     }
 
     /// Creates a watcher.
@@ -99,15 +108,21 @@ public final class LeakWatcher: Sendable {
     /// there yet (so a report can name it), and remembers which timers called it through a
     /// target, a proxy, a wrapper or a closure, to recognise a zombie timer once it has died.
     ///
+    /// One object is one watch: calling this again for an object already watched (and alive)
+    /// returns the same ``WatchID``, adds the new reason to the report (reasons are joined with
+    /// `; `), and keeps the earlier of the two deadlines. The object is judged, and reported,
+    /// once.
+    ///
     /// ```swift
     /// watcher.expectDeallocation(of: owner, within: .seconds(1), reason: "owner closed")
+    /// watcher.expectDeallocation(of: owner, reason: "session ended")   // same watch
     /// ```
     ///
     /// - Parameters:
     ///   - object: The object expected to die.
     ///   - grace: How long it may take; ``defaultGrace`` when `nil`.
     ///   - reason: Why it should die, printed in the report.
-    ///   - label: A name for reports, when the graph has none.
+    ///   - label: A name for reports, when the graph has none (the first call's label wins).
     /// - Returns: The watch's identity.
     /// - Complexity: A scoped snapshot of the nodes within three references of `object`, to
     ///   find the upstream timers; its size, not the graph's, decides the cost.
@@ -128,15 +143,24 @@ public final class LeakWatcher: Sendable {
         }
         let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
         let typeName = String(reflecting: type(of: object))
+        let key = ObjectIdentifier(object)
         let reference = WeakReference(object)
         return state.withLock { state in
+            if let existing = state.watchByObject[key], let watch = state.watches[existing],
+                watch.reference.object === object
+            {
+                state.watches[existing] = watch.merging(
+                    reason: reason, grace: grace, now: now, upstreamTimers: upstream)
+                return existing
+            }
             let id = WatchID(rawValue: state.nextWatch)
             state.nextWatch += 1
             state.watches[id] = Watch(
-                id: id, reference: reference, objectID: objectID, typeName: typeName,
-                label: label, address: address, reason: reason, grace: grace,
+                id: id, reference: reference, key: key, objectID: objectID, typeName: typeName,
+                label: label, address: address, reasons: [reason], grace: grace,
                 expectedAt: now, deadline: now.addingTimeInterval(grace.timeInterval),
                 upstreamTimers: upstream)
+            state.watchByObject[key] = id
             return id
         }
     }
@@ -158,13 +182,14 @@ public final class LeakWatcher: Sendable {
     ///
     /// - Parameter id: The watch.
     public func forget(_ id: WatchID) {
-        state.withLock { _ = $0.watches.removeValue(forKey: id) }
+        state.withLock { $0.removeWatch(id) }
     }
 
     /// Forgets every watch and every report seen so far. Sinks stay.
     public func removeAll() {
         state.withLock { state in
             state.watches.removeAll()
+            state.watchByObject.removeAll()
             state.reported.removeAll()
             state.order.removeAll()
         }

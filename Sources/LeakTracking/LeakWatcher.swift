@@ -4,7 +4,7 @@ import RetainGraph
 
 /// Watches objects that are expected to die, and says what became of them.
 ///
-/// Call ``expectDeallocation(of:within:reason:label:)`` when an object should be gone soon (a
+/// Call ``expectDeallocation(of:within:reason:label:fileID:filePath:line:column:)`` when an object should be gone soon (a
 /// screen closed, a session ended, a test finished). The watcher keeps only a weak reference.
 /// When the grace period is over, ``verdicts()`` (or ``check()``) says whether the object died
 /// (``Verdict/ok``), is kept by a root or a cycle (``Verdict/leak``, with a ``LeakReport``), is
@@ -123,14 +123,21 @@ public final class LeakWatcher: Sendable {
     ///   - grace: How long it may take; ``defaultGrace`` when `nil`.
     ///   - reason: Why it should die, printed in the report.
     ///   - label: A name for reports, when the graph has none (the first call's label wins).
+    ///   - fileID: Where the call is (the first call's location is the watch's
+    ///     ``WatchVerdict/location``); leave the defaults, which are the caller's.
+    ///   - filePath: The call's file path.
+    ///   - line: The call's line.
+    ///   - column: The call's column.
     /// - Returns: The watch's identity.
     /// - Complexity: A scoped snapshot of the nodes within three references of `object`, to
     ///   find the upstream timers; its size, not the graph's, decides the cost.
     @discardableResult
     public func expectDeallocation(
         of object: AnyObject, within grace: Duration? = nil, reason: String,
-        label: String? = nil
+        label: String? = nil, fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line, column: Int = #column
     ) -> WatchID {
+        let location = WatchLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let grace = grace ?? defaultGrace
         let now = clock.now
         let known = graph.id(of: object)
@@ -157,7 +164,8 @@ public final class LeakWatcher: Sendable {
             state.nextWatch += 1
             state.watches[id] = Watch(
                 id: id, reference: reference, key: key, objectID: objectID, typeName: typeName,
-                label: label, address: address, reasons: [reason], grace: grace,
+                label: label, address: address, reasons: [reason], location: location,
+                grace: grace,
                 expectedAt: now, deadline: now.addingTimeInterval(grace.timeInterval),
                 upstreamTimers: upstream)
             state.watchByObject[key] = id

@@ -35,7 +35,7 @@ public enum Verdict: String, Sendable, Hashable, Codable, CaseIterable, CustomSt
     public var isProblem: Bool { self == .leak || self == .zombie }
 }
 
-/// The identity of one watched object: what ``LeakWatcher/expectDeallocation(of:within:reason:label:)``
+/// The identity of one watched object: what ``LeakWatcher/expectDeallocation(of:within:reason:label:fileID:filePath:line:column:)``
 /// returns (the same identity for every call about the same living object).
 public struct WatchID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// A number unique within the watcher that made it.
@@ -71,6 +71,8 @@ public struct WatchVerdict: Sendable {
     public var reason: String { reasons.joined(separator: "; ") }
     /// Every reason given for the object, in the order the calls were made.
     public let reasons: [String]
+    /// Where the (first) `expectDeallocation` call about the object is.
+    public let location: WatchLocation
     /// When the object was first expected to die (the watch started).
     public let expectedAt: Date
     /// When its grace period ends.

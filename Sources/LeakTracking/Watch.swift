@@ -26,6 +26,8 @@ struct Watch: Sendable {
     let label: String?
     let address: UInt
     var reasons: [String]
+    /// Where the first `expectDeallocation` call about the object is.
+    let location: WatchLocation
     var grace: Duration
     let expectedAt: Date
     var deadline: Date
@@ -65,6 +67,7 @@ struct Watch: Sendable {
     ) -> WatchVerdict {
         WatchVerdict(
             watch: id, verdict: verdict, typeName: typeName, label: label, reasons: reasons,
+            location: location,
             expectedAt: expectedAt, deadline: deadline, objectID: objectID,
             releaseDate: releaseDate, report: report, allowance: allowance)
     }

@@ -85,8 +85,13 @@ public func withLeakDetection(
 }
 
 extension WatchVerdict {
-    /// The text a failing test shows for this verdict: the full report, or the summary.
+    /// The text a failing test shows for this verdict: the full report (or the summary), then
+    /// where the watch was made, such as `Watched at MyAppTests/ScreenTests.swift:12:9`.
+    ///
+    /// The last line matters where a failure carries no location of its own: `swift test
+    /// --xunit-output` writes the text into the failure's `message` but no file or line.
     public var failureMessage: String {
-        report?.text ?? "\(verdict.rawValue): \(typeName) — \(summary) (\(reason))"
+        let text = report?.text ?? "\(verdict.rawValue): \(typeName) — \(summary) (\(reason))"
+        return text + "\nWatched at \(location)"
     }
 }

@@ -9,7 +9,8 @@ import Testing
 /// ``LeakTracking/LeakWatcher/current`` is a watcher of the test's own; after the test body
 /// returns, the trait waits for the watched objects (their grace period, driven
 /// deterministically by polling, never a blind sleep), and records one issue per leak or
-/// zombie, with the text report as the issue's comment. The watcher is dropped afterwards,
+/// zombie at the line of the `expectDeallocation` call, with the text report as the issue's
+/// comment and the report's JSON and DOT attached. The watcher is dropped afterwards,
 /// even when the test fails, so one test's watches never poison the next.
 ///
 /// ```swift
@@ -42,15 +43,48 @@ public struct LeakDetectionTrait: TestTrait, SuiteTrait, TestScoping {
     public var isRecursive: Bool { true }
 
     /// Runs the test with a fresh watcher and records an issue per unexpected leak.
+    ///
+    /// Each issue is recorded at the `expectDeallocation` call that made the watch, with the
+    /// text report as its comment, and the report's JSON and Graphviz DOT are attached to the
+    /// test at the same location (`swift test --attachments-path DIR` saves them).
     public func provideScope(
         for test: Test, testCase: Test.Case?,
         performing function: @Sendable () async throws -> Void
     ) async throws {
         let leaks = try await withLeakDetection(options) { try await function() }
         for leak in leaks {
-            Issue.record(
-                Comment(rawValue: leak.failureMessage), sourceLocation: test.sourceLocation)
+            let location = leak.sourceLocation ?? test.sourceLocation
+            if let report = leak.report {
+                let name = report.attachmentBaseName
+                if let json = try? report.jsonData() {
+                    Attachment.record(Array(json), named: name + ".json", sourceLocation: location)
+                }
+                Attachment.record(report.dot, named: name + ".dot", sourceLocation: location)
+            }
+            Issue.record(Comment(rawValue: leak.failureMessage), sourceLocation: location)
         }
+    }
+}
+
+extension WatchVerdict {
+    /// Where the watch was made, as Swift Testing locates issues; `nil` when the recorded
+    /// location could not be one (a hand-written, empty or non-positive location).
+    var sourceLocation: SourceLocation? {
+        let site = location
+        guard site.line > 0, site.column > 0, site.fileID.contains("/"), !site.filePath.isEmpty
+        else { return nil }
+        return SourceLocation(
+            fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column)
+    }
+}
+
+extension LeakReport {
+    /// A file name for the report's attachments: the verdict, the leaked type and the
+    /// fingerprint, such as `LEAK-ClockScreen-606ec871872e4140`.
+    var attachmentBaseName: String {
+        let type = subject.shortName.isEmpty ? "object" : subject.shortName
+        let safe = type.map { $0.isLetter || $0.isNumber ? $0 : "_" }
+        return "\(verdict.rawValue)-\(String(safe))-\(fingerprint)"
     }
 }
 

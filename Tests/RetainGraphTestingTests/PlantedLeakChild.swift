@@ -20,6 +20,7 @@ struct PlantedLeakChild {
         let screen = TickingScreen()
         try screen.start()
         // The child process exits after the run: the timer's leak ends with it.
-        LeakWatcher.current.expectDeallocation(of: screen, reason: "screen closed")  // planted-watch
+        // planted-watch: TestReportingTests expects the issue on the next line.
+        LeakWatcher.current.expectDeallocation(of: screen, reason: "screen closed")
     }
 }

@@ -13,14 +13,15 @@ struct TestReportingTests {
         let attachments: URL
     }
 
-    /// The line of the planted `expectDeallocation` call, read from the fixture's source.
+    /// The line of the planted `expectDeallocation` call (the line after its marker comment),
+    /// read from the fixture's source.
     static func plantedLine() throws -> Int {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("PlantedLeakChild.swift")
         let lines = try String(contentsOf: source, encoding: .utf8).split(
             separator: "\n", omittingEmptySubsequences: false)
         let index = try #require(lines.firstIndex { $0.contains("// planted-watch") })
-        return index + 1
+        return index + 2
     }
 
     /// Runs the planted test in a child process of this bundle, with xUnit, event-stream and

@@ -54,11 +54,14 @@ let package = Package(
         .target(
             name: "LeakTracking",
             dependencies: [
-                "RetainGraph", "StackTraces", "TrackedTimers", "ReferenceReflection", "Locking",
+                "RetainGraph", "StackTraces", "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "RetainGraphTesting", dependencies: ["LeakTracking", "RetainGraph"]),
+        .target(
+            name: "RetainGraphTesting",
+            dependencies: ["LeakTracking", "ReferenceReflection", "RetainGraph"]
+        ),
         .executableTarget(
             name: "retain-graph",
             dependencies: [

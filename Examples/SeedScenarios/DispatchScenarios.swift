@@ -41,9 +41,8 @@ extension Scenario {
         try owner?.startPolling(in: registry)
         try context.drive(until: "the task to run") { (owner?.polls ?? 0) >= 2 }
         // The registry, not the owner, holds the timer: walk from it too.
-        if let timer = registry.timer(named: RegistryPollingViewController.taskName) {
-            context.reflection.walkAlso(timer)
-        }
+        context.reflection.walkAlso(
+            from: registry.timer(named: RegistryPollingViewController.taskName))
         context.close(&owner, reason: "RegistryPollingViewController closed")
         return try context.settle()
     }

@@ -5,7 +5,7 @@ import LeakTracking
 ///
 /// A scenario builds an owner (a view-controller-like class translated from the seeds), starts
 /// its timer, "closes" it (drops the last variable holding it and calls
-/// ``LeakTracking/LeakWatcher/expectDeallocation(of:within:reason:label:)``), drives the current
+/// ``LeakTracking/LeakWatcher/expectDeallocation(of:within:reason:label:fileID:filePath:line:column:)``), drives the current
 /// run loop until the verdict settles, and returns what the watcher concluded.
 ///
 /// ```swift

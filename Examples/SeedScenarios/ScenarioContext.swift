@@ -1,9 +1,11 @@
 import Foundation
 import LeakTracking
+import ReferenceReflection
 import RetainGraph
 
-/// What a running ``Scenario`` works with: a private graph, a watcher with a reflection
-/// enricher, and the clean-up to do once the verdict is in.
+/// What a running ``Scenario`` works with: a private graph, a watcher that discovers undeclared
+/// references with the library's ``ReferenceReflection/ReflectionDiscoverer``, and the clean-up
+/// to do once the verdict is in.
 ///
 /// Each scenario gets its own context, so scenarios never see each other's objects, timers or
 /// reports, even though they share the main run loop.
@@ -19,8 +21,9 @@ public final class ScenarioContext: @unchecked Sendable {
     public let graph = LiveGraph()
     /// The grace period given to closed owners.
     public let grace: Duration
-    /// Discovers undeclared references for the watcher.
-    public let reflection: ReflectionEnricher
+    /// Discovers undeclared references for the watcher (the library's, as any user gets it
+    /// from `.reflection`; kept here only so S18a can name a registry's timer to walk).
+    public let reflection = ReflectionDiscoverer()
     /// The watcher judging this scenario's owners.
     public let watcher: LeakWatcher
     private var cleanups: [() -> Void] = []
@@ -46,8 +49,8 @@ public final class ScenarioContext: @unchecked Sendable {
     /// - Parameter grace: The grace period of each watch.
     public init(grace: Duration) {
         self.grace = grace
-        reflection = ReflectionEnricher(graph: graph)
-        watcher = LeakWatcher(graph: graph, defaultGrace: grace, enricher: reflection.enricher)
+        watcher = LeakWatcher(
+            graph: graph, defaultGrace: grace, discovery: .registered.addingReflection(reflection))
     }
 
     /// "Closes" an owner: watches it, then drops the caller's reference to it.
@@ -57,7 +60,6 @@ public final class ScenarioContext: @unchecked Sendable {
     ///   - reason: Why it should die now (printed in reports).
     public func close<Owner: AnyObject>(_ owner: inout Owner?, reason: String) {
         guard let object = owner else { return }
-        reflection.watch(object)
         watcher.expectDeallocation(of: object, within: grace, reason: reason)
         owner = nil
     }

@@ -31,7 +31,7 @@ public struct LeakReport: Sendable, Hashable, Codable {
     public var occurrences: Int
     /// The object that was expected to die.
     public var subject: ReportObject
-    /// Why it was expected to die, as given to ``LeakWatcher/expectDeallocation(of:within:reason:label:)``.
+    /// Why it was expected to die, as given to ``LeakWatcher/expectDeallocation(of:within:reason:label:fileID:filePath:line:column:)``.
     public var reason: String
     /// The grace period it was given, in seconds.
     public var graceSeconds: Double

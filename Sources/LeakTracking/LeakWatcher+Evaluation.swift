@@ -7,12 +7,12 @@ extension LeakWatcher {
     /// Nothing is forgotten or reported: call ``check()`` for that. A graph snapshot is taken
     /// only if some watched object is alive past its deadline, or died while timers called it,
     /// and it copies only what can hold those objects (``SnapshotScope/retention(of:)``),
-    /// unless an enricher needs the whole graph.
+    /// unless discoverers (``discovery``) need the whole graph.
     ///
     /// - Returns: One verdict per watch.
     /// - Complexity: O(*w*) for *w* watches when none needs analysis; otherwise a snapshot and
     ///   analysis of the holders of the objects in question (the whole graph, O(*n* + *r*),
-    ///   with an enricher), plus a report per leak.
+    ///   plus the discoverers' work, when ``discovery`` has any), plus a report per leak.
     public func verdicts() -> [WatchVerdict] {
         let watches = state.withLock { $0.watches.values.sorted { $0.id < $1.id } }
         return evaluate(watches)
@@ -41,7 +41,7 @@ extension LeakWatcher {
         var delivered: [LeakReport] = []
         let sinks = state.withLock { state -> [any LeakReportSink] in
             for result in results where result.verdict.isFinal {
-                state.watches.removeValue(forKey: result.watch)
+                state.removeWatch(result.watch)
                 guard result.verdict.isProblem, let report = result.report else { continue }
                 if var seen = state.reported[report.fingerprint] {
                     seen.occurrences += 1
@@ -70,18 +70,33 @@ extension LeakWatcher {
             return watches.map { $0.verdict($0.reference.isAlive ? .pending : .ok) }
         }
         var snapshot: GraphSnapshot
-        if let enricher {
-            // Discovered references may join objects the graph does not connect yet, so the
-            // enricher gets the whole graph to place them in.
-            snapshot = graph.snapshot()
-            let alive = watches.filter(\.reference.isAlive).compactMap(\.objectID)
-            snapshot = enricher(snapshot, alive)
-        } else {
+        let discoverers = discovery.steps()
+        if discoverers.isEmpty {
             // Only the holders of the objects in question can explain them.
             snapshot = graph.snapshot(.retention(of: Self.nodesToExplain(watches, now: now)))
+        } else {
+            // Discovered references may join objects the graph does not connect yet, so the
+            // discoverers get the whole graph to place them in.
+            snapshot = graph.snapshot()
+            discover(into: &snapshot, with: discoverers, watches: watches)
         }
         let analysis = snapshot.analyze()
         return watches.map { judge($0, now: now, analysis: analysis) }
+    }
+
+    /// Runs `steps` on `snapshot` with the watched objects still alive, held strongly only for
+    /// the call (the watches keep weak references).
+    private func discover(
+        into snapshot: inout GraphSnapshot, with steps: [DiscoveryStep], watches: [Watch]
+    ) {
+        let alive = watches.compactMap { watch -> WatchedObject? in
+            guard let id = watch.objectID, let object = watch.reference.object else { return nil }
+            return WatchedObject(id: id, object: object)
+        }
+        let request = DiscoveryRequest(graph: graph, watched: alive)
+        for step in steps {
+            step.discoverer.discoverReferences(into: &snapshot, for: request)
+        }
     }
 
     /// The nodes whose holders a verdict needs: the watched objects alive past their deadline,

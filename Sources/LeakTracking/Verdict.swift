@@ -35,7 +35,8 @@ public enum Verdict: String, Sendable, Hashable, Codable, CaseIterable, CustomSt
     public var isProblem: Bool { self == .leak || self == .zombie }
 }
 
-/// The identity of one call to ``LeakWatcher/expectDeallocation(of:within:reason:label:)``.
+/// The identity of one watched object: what ``LeakWatcher/expectDeallocation(of:within:reason:label:fileID:filePath:line:column:)``
+/// returns (the same identity for every call about the same living object).
 public struct WatchID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// A number unique within the watcher that made it.
     public let rawValue: UInt64
@@ -66,9 +67,13 @@ public struct WatchVerdict: Sendable {
     public let typeName: String
     /// The label given to the watch or recorded in the graph, if any.
     public let label: String?
-    /// Why the object was expected to die.
-    public let reason: String
-    /// When the object was expected to die (the watch started).
+    /// Why the object was expected to die: every reason given for it, joined with `; `.
+    public var reason: String { reasons.joined(separator: "; ") }
+    /// Every reason given for the object, in the order the calls were made.
+    public let reasons: [String]
+    /// Where the (first) `expectDeallocation` call about the object is.
+    public let location: WatchLocation
+    /// When the object was first expected to die (the watch started).
     public let expectedAt: Date
     /// When its grace period ends.
     public let deadline: Date

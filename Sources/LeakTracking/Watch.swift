@@ -13,20 +13,46 @@ final class WeakReference: @unchecked Sendable {
 }
 
 /// One expected death: a weak reference and what the report needs once the object is gone.
+///
+/// One object has one watch, however many times it is watched: later calls add their reason
+/// and may bring the deadline forward (see ``merging(reason:grace:now:upstreamTimers:)``).
 struct Watch: Sendable {
     let id: WatchID
     let reference: WeakReference
+    /// The watched object's identity, the key of the watcher's one-watch-per-object table.
+    let key: ObjectIdentifier
     let objectID: ObjectID?
     let typeName: String
     let label: String?
     let address: UInt
-    let reason: String
-    let grace: Duration
+    var reasons: [String]
+    /// Where the first `expectDeallocation` call about the object is.
+    let location: WatchLocation
+    var grace: Duration
     let expectedAt: Date
-    let deadline: Date
+    var deadline: Date
     /// Timers that called the object (through a target, proxy, wrapper or closure) when the
     /// watch started; re-examined for a zombie once the object has died.
-    let upstreamTimers: [ObjectID]
+    var upstreamTimers: [ObjectID]
+
+    /// Every reason, joined for the report.
+    var reason: String { reasons.joined(separator: "; ") }
+
+    /// This watch after one more call about the same object: its reason is added (once), the
+    /// earlier of the two deadlines wins (with its grace), and the upstream timers are merged.
+    func merging(reason: String, grace: Duration, now: Date, upstreamTimers: [ObjectID]) -> Watch {
+        var merged = self
+        if !merged.reasons.contains(reason) { merged.reasons.append(reason) }
+        let deadline = now.addingTimeInterval(grace.timeInterval)
+        if deadline < merged.deadline {
+            merged.deadline = deadline
+            merged.grace = grace
+        }
+        for timer in upstreamTimers where !merged.upstreamTimers.contains(timer) {
+            merged.upstreamTimers.append(timer)
+        }
+        return merged
+    }
 
     func subject(now: Date) -> ReportSubject {
         ReportSubject(
@@ -40,15 +66,9 @@ struct Watch: Sendable {
         allowance: KnownLeak? = nil
     ) -> WatchVerdict {
         WatchVerdict(
-            watch: id, verdict: verdict, typeName: typeName, label: label, reason: reason,
+            watch: id, verdict: verdict, typeName: typeName, label: label, reasons: reasons,
+            location: location,
             expectedAt: expectedAt, deadline: deadline, objectID: objectID,
             releaseDate: releaseDate, report: report, allowance: allowance)
     }
 }
-
-/// A closure that adds to a snapshot before it is analysed, such as references discovered by
-/// inspecting memory (the ReferenceReflection module provides one).
-///
-/// It receives the snapshot and the nodes of the watched objects still alive, and returns the
-/// snapshot to analyse.
-public typealias SnapshotEnricher = @Sendable (GraphSnapshot, [ObjectID]) -> GraphSnapshot

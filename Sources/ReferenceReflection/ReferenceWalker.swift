@@ -61,8 +61,14 @@ public struct ReferenceWalker: Sendable {
     /// - Complexity: O(*n* + *f* + *e*) for *n* objects, *f* stored fields and captures and *e*
     ///   collection elements read, bounded by ``limits``.
     public func walk(from roots: [AnyObject]) -> WalkResult {
+        walk(from: roots, identities: nil)
+    }
+
+    /// Walks from `roots`, naming the objects the graph does not know with `identities` (a
+    /// discovery request's shared identities) rather than fresh ones.
+    func walk(from roots: [AnyObject], identities: ((AnyObject) -> ObjectID)?) -> WalkResult {
         guard Self.isSupported else { return unsupportedResult(roots) }
-        let session = WalkSession(graph: graph, limits: limits)
+        let session = WalkSession(graph: graph, limits: limits, identify: identities)
         let rootIDs = session.run(from: roots)
         return WalkResult(
             nodes: session.nodes, references: session.references,

@@ -1,5 +1,6 @@
 import Foundation
 import LeakTracking
+import ReferenceReflection
 import RetainGraph
 
 /// How a test's leak check runs: the grace period, the graph, the accepted leaks.
@@ -15,6 +16,10 @@ public struct LeakDetectionOptions: Sendable {
     /// How long the check may wait for watched objects to die (beyond their grace, for
     /// pending one-shot timers).
     public var timeout: Duration
+    /// The discoverers that find references nobody declared: reflection (the watched objects'
+    /// stored properties and closure captures) plus whatever ``RetainGraph/DiscoveryRegistry``
+    /// holds, unless given.
+    public var discovery: ReferenceDiscovery
 
     /// Creates options.
     ///
@@ -23,19 +28,23 @@ public struct LeakDetectionOptions: Sendable {
     ///   - graph: The graph; ``RetainGraph/LiveGraph/shared`` unless given.
     ///   - knownLeaks: Leaks to accept, each with its reason.
     ///   - timeout: The longest the check waits; 10 s unless given.
+    ///   - discovery: The discoverers; reflection plus the registered ones unless given
+    ///     (`.registered` for the registered ones only, `.none` for declared edges only).
     public init(
         grace: Duration = .milliseconds(100), graph: LiveGraph = .shared,
-        knownLeaks: [KnownLeak] = [], timeout: Duration = .seconds(10)
+        knownLeaks: [KnownLeak] = [], timeout: Duration = .seconds(10),
+        discovery: ReferenceDiscovery = .reflection
     ) {
         self.grace = grace
         self.graph = graph
         self.knownLeaks = knownLeaks
         self.timeout = timeout
+        self.discovery = discovery
     }
 
     /// A fresh watcher for one test.
     public func makeWatcher() -> LeakWatcher {
-        LeakWatcher(graph: graph, defaultGrace: grace, knownLeaks: knownLeaks)
+        LeakWatcher(graph: graph, defaultGrace: grace, knownLeaks: knownLeaks, discovery: discovery)
     }
 }
 
@@ -76,8 +85,13 @@ public func withLeakDetection(
 }
 
 extension WatchVerdict {
-    /// The text a failing test shows for this verdict: the full report, or the summary.
+    /// The text a failing test shows for this verdict: the full report (or the summary), then
+    /// where the watch was made, such as `Watched at MyAppTests/ScreenTests.swift:12:9`.
+    ///
+    /// The last line matters where a failure carries no location of its own: `swift test
+    /// --xunit-output` writes the text into the failure's `message` but no file or line.
     public var failureMessage: String {
-        report?.text ?? "\(verdict.rawValue): \(typeName) — \(summary) (\(reason))"
+        let text = report?.text ?? "\(verdict.rawValue): \(typeName) — \(summary) (\(reason))"
+        return text + "\nWatched at \(location)"
     }
 }

@@ -1,4 +1,5 @@
 import LeakTracking
+import ReferenceReflection
 import RetainGraph
 import Testing
 
@@ -8,7 +9,8 @@ import Testing
 /// ``LeakTracking/LeakWatcher/current`` is a watcher of the test's own; after the test body
 /// returns, the trait waits for the watched objects (their grace period, driven
 /// deterministically by polling, never a blind sleep), and records one issue per leak or
-/// zombie, with the text report as the issue's comment. The watcher is dropped afterwards,
+/// zombie at the line of the `expectDeallocation` call, with the text report as the issue's
+/// comment and the report's JSON and DOT attached. The watcher is dropped afterwards,
 /// even when the test fails, so one test's watches never poison the next.
 ///
 /// ```swift
@@ -41,21 +43,55 @@ public struct LeakDetectionTrait: TestTrait, SuiteTrait, TestScoping {
     public var isRecursive: Bool { true }
 
     /// Runs the test with a fresh watcher and records an issue per unexpected leak.
+    ///
+    /// Each issue is recorded at the `expectDeallocation` call that made the watch, with the
+    /// text report as its comment, and the report's JSON and Graphviz DOT are attached to the
+    /// test at the same location (`swift test --attachments-path DIR` saves them).
     public func provideScope(
         for test: Test, testCase: Test.Case?,
         performing function: @Sendable () async throws -> Void
     ) async throws {
         let leaks = try await withLeakDetection(options) { try await function() }
         for leak in leaks {
-            Issue.record(
-                Comment(rawValue: leak.failureMessage), sourceLocation: test.sourceLocation)
+            let location = leak.sourceLocation ?? test.sourceLocation
+            if let report = leak.report {
+                let name = report.attachmentBaseName
+                if let json = try? report.jsonData() {
+                    Attachment.record(Array(json), named: name + ".json", sourceLocation: location)
+                }
+                Attachment.record(report.dot, named: name + ".dot", sourceLocation: location)
+            }
+            Issue.record(Comment(rawValue: leak.failureMessage), sourceLocation: location)
         }
+    }
+}
+
+extension WatchVerdict {
+    /// Where the watch was made, as Swift Testing locates issues; `nil` when the recorded
+    /// location could not be one (a hand-written, empty or non-positive location).
+    var sourceLocation: SourceLocation? {
+        let site = location
+        guard site.line > 0, site.column > 0, site.fileID.contains("/"), !site.filePath.isEmpty
+        else { return nil }
+        return SourceLocation(
+            fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column)
+    }
+}
+
+extension LeakReport {
+    /// A file name for the report's attachments: the verdict, the leaked type and the
+    /// fingerprint, such as `LEAK-ClockScreen-606ec871872e4140`.
+    var attachmentBaseName: String {
+        let type = subject.shortName.isEmpty ? "object" : subject.shortName
+        let safe = type.map { $0.isLetter || $0.isNumber ? $0 : "_" }
+        return "\(verdict.rawValue)-\(String(safe))-\(fingerprint)"
     }
 }
 
 extension Trait where Self == LeakDetectionTrait {
     /// Fails the test if an object it expected to die is still alive after a 100 ms grace
-    /// period, or died while a timer keeps firing at it.
+    /// period, or died while a timer keeps firing at it; the report explains it with the
+    /// references reflection discovers from the watched objects.
     public static var detectsLeaks: Self { LeakDetectionTrait() }
 
     /// Fails the test on leaks, with options.
@@ -66,13 +102,17 @@ extension Trait where Self == LeakDetectionTrait {
     ///   - knownLeaks: Leaks to accept, each with its reason (like LeakCanary's
     ///     `@SkipLeakDetection`).
     ///   - timeout: The longest the check waits.
+    ///   - discovery: The discoverers that find undeclared references: reflection plus the
+    ///     registered ones (a started heap census) unless given.
     /// - Returns: The trait.
     public static func detectsLeaks(
         grace: Duration = .milliseconds(100), graph: LiveGraph = .shared,
-        allowing knownLeaks: [KnownLeak] = [], timeout: Duration = .seconds(10)
+        allowing knownLeaks: [KnownLeak] = [], timeout: Duration = .seconds(10),
+        discovery: ReferenceDiscovery = .reflection
     ) -> Self {
         LeakDetectionTrait(
             options: LeakDetectionOptions(
-                grace: grace, graph: graph, knownLeaks: knownLeaks, timeout: timeout))
+                grace: grace, graph: graph, knownLeaks: knownLeaks, timeout: timeout,
+                discovery: discovery))
     }
 }

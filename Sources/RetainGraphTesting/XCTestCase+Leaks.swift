@@ -1,5 +1,6 @@
 import Foundation
 import LeakTracking
+import ReferenceReflection
 import RetainGraph
 import XCTest
 
@@ -9,7 +10,9 @@ extension XCTestCase {
     /// The first call in a test gives the test a watcher of its own and registers a teardown
     /// block (`addTeardownBlock`, which runs before `tearDown()`) that drives the main run
     /// loop until every tracked object died or its grace is over, fails the test once per leak
-    /// or zombie with the text report, and drops the watcher whatever happened.
+    /// or zombie with the text report, and drops the watcher whatever happened. The watcher
+    /// discovers undeclared references (stored properties, closure captures) by reflection,
+    /// plus whatever ``RetainGraph/DiscoveryRegistry/shared`` holds.
     ///
     /// ```swift
     /// func testClosingReleasesTheScreen() {
@@ -25,15 +28,18 @@ extension XCTestCase {
     ///   - grace: How long it may take after the test body.
     ///   - reason: Why it should die, printed in the report.
     ///   - graph: The graph that explains leaks (used by the test's first call).
-    ///   - file: Where a failure is reported.
-    ///   - line: Where a failure is reported.
+    ///   - fileID: The call's `#fileID`, kept with the watch.
+    ///   - file: Where a failure of this object is reported: this call's file.
+    ///   - line: Where a failure of this object is reported: this call's line.
     public func trackForLeaks(
         _ object: AnyObject, within grace: Duration = .milliseconds(100),
         reason: String = "the test ended", graph: LiveGraph = .shared,
-        file: StaticString = #filePath, line: UInt = #line
+        fileID: String = #fileID, file: StaticString = #filePath, line: UInt = #line
     ) {
         leakSession(graph: graph, file: file, line: line)
-            .watcher.expectDeallocation(of: object, within: grace, reason: reason)
+            .watcher.expectDeallocation(
+                of: object, within: grace, reason: reason, fileID: fileID,
+                filePath: "\(file)", line: Int(line), column: 1)
     }
 
     /// The test's session, made (with its teardown check) at first use.
@@ -68,17 +74,27 @@ extension XCTestCase {
 
     /// Checks the tracked objects now and fails the test once per unexpected leak or zombie.
     ///
-    /// The watches are forgotten afterwards, so the teardown check does not repeat them.
+    /// Each failure is recorded at the ``trackForLeaks(_:within:reason:graph:fileID:file:line:)``
+    /// call that tracked the object, so an IDE or CI annotation points at that line; `file` and
+    /// `line` are used for a watch made without a location. The watches are forgotten
+    /// afterwards, so the teardown check does not repeat them.
     ///
     /// - Parameters:
     ///   - timeout: The longest to wait for tracked objects to die.
-    ///   - file: Where a failure is reported.
-    ///   - line: Where a failure is reported.
+    ///   - file: Where a failure without a location of its own is reported.
+    ///   - line: Where a failure without a location of its own is reported.
     public func assertNoLeaks(
         timeout: Duration = .seconds(10), file: StaticString = #filePath, line: UInt = #line
     ) {
         for leak in collectLeaks(timeout: timeout) {
-            XCTFail(leak.failureMessage, file: file, line: line)
+            let site = leak.location
+            guard !site.filePath.isEmpty, site.line > 0 else {
+                XCTFail(leak.failureMessage, file: file, line: line)
+                continue
+            }
+            recordFailure(
+                withDescription: leak.failureMessage, inFile: site.filePath, atLine: site.line,
+                expected: true)
         }
     }
 
@@ -117,7 +133,8 @@ final class XCTestLeakSession: @unchecked Sendable {
     private var allowed: [KnownLeak] = []
 
     init(graph: LiveGraph) {
-        watcher = LeakWatcher(graph: graph, defaultGrace: .milliseconds(100))
+        watcher = LeakWatcher(
+            graph: graph, defaultGrace: .milliseconds(100), discovery: .reflection)
     }
 
     func allow(_ knownLeaks: [KnownLeak]) {

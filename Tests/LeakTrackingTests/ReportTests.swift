@@ -136,8 +136,8 @@ struct ReportTests {
         withExtendedLifetime(loop) {}
     }
 
-    @Test("An object nothing recorded holds is an unexplained leak until an enricher explains it")
-    func enricherExplainsUnknownHolder() throws {
+    @Test("An object nothing recorded holds is an unexplained leak until a discoverer explains it")
+    func discovererExplainsUnknownHolder() throws {
         let holder = Owner()
         var owner: Owner? = Owner()
         let kept = owner
@@ -148,24 +148,24 @@ struct ReportTests {
         #expect(unexplained.retention == .unexplained)
         #expect(unexplained.hint.code == .unexplained)
 
-        // The enricher discovers process ⇒ holder ⇒ owner.
+        // The discoverer finds process ⇒ holder ⇒ owner.
         let graph = plain.graph
         let holderID = graph.register(holder)
         let rootID = graph.registerRoot(.process)
-        // The same graph, watched through an enricher.
+        let discoverer = ClosureDiscoverer { snapshot, request in
+            snapshot = snapshot.adding(
+                request.watched.map {
+                    Reference(
+                        from: holderID, to: $0.id, kind: .strong,
+                        role: .storedProperty(name: "cache"), isDiscovered: true)
+                } + [
+                    Reference(from: rootID, to: holderID, kind: .strong, role: .declared("global"))
+                ])
+        }
+        // The same graph, watched through the discoverer.
         let watcher = LeakWatcher(
             graph: graph, clock: plain.clock, defaultGrace: .seconds(1),
-            enricher: { snapshot, alive in
-                snapshot.adding(
-                    alive.map {
-                        Reference(
-                            from: holderID, to: $0, kind: .strong,
-                            role: .storedProperty(name: "cache"), isDiscovered: true)
-                    } + [
-                        Reference(
-                            from: rootID, to: holderID, kind: .strong, role: .declared("global"))
-                    ])
-            })
+            discovery: .none.adding(discoverer, named: "cache", order: .custom))
         watcher.expectDeallocation(of: kept!, reason: "closed")
         plain.clock.advance(by: .seconds(2))
         let report = try #require(watcher.verdicts().first?.report)

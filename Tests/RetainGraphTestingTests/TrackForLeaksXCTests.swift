@@ -9,6 +9,8 @@ import XCTest
 final class TrackForLeaksXCTests: XCTestCase {
     private var expectsPlantedLeak = false
     private var caughtLeaks: [String] = []
+    private var caughtLines: [Int] = []
+    private var plantedLine = 0
     private let planted = PlantedTimers()
 
     override func recordFailure(
@@ -17,6 +19,7 @@ final class TrackForLeaksXCTests: XCTestCase {
     ) {
         if expectsPlantedLeak, description.contains("LEAK: RetainGraphTestingTests.TickingScreen") {
             caughtLeaks.append(description)
+            if filePath.hasSuffix("TrackForLeaksXCTests.swift") { caughtLines.append(lineNumber) }
             return
         }
         super.recordFailure(
@@ -28,6 +31,7 @@ final class TrackForLeaksXCTests: XCTestCase {
             XCTAssertEqual(caughtLeaks.count, 1, "the teardown check reports the planted leak once")
             XCTAssertTrue(
                 caughtLeaks.first?.contains("Hint: the timer holds its target strongly") ?? false)
+            XCTAssertEqual(caughtLines, [plantedLine], "reported at the trackForLeaks call")
         }
         planted.invalidateAll()
         super.tearDown()
@@ -38,6 +42,7 @@ final class TrackForLeaksXCTests: XCTestCase {
         let screen = TickingScreen()
         try screen.start()
         planted.keep(screen.timer)
+        plantedLine = #line + 1
         trackForLeaks(
             screen, within: .milliseconds(20), reason: "screen closed", graph: testingGraph)
     }

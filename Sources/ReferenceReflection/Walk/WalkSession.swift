@@ -1,5 +1,4 @@
 import RetainGraph
-import Synchronization
 
 /// Where a value being read sits: which node holds it, under which name, and at what depth.
 struct Site {
@@ -40,16 +39,12 @@ enum ReachedShape {
 }
 
 /// Fresh node identities for objects the live graph does not know, in a range live graphs
-/// never reach (they count up from 1).
+/// never reach (they count up from 1); shared with every discoverer (`ObjectID.nextDiscovered`).
 enum DiscoveredIDs {
     /// The first identity handed out to discovered nodes: 2⁶².
-    static let base: UInt64 = 1 << 62
-    private static let counter = Atomic<UInt64>(0)
+    static var base: UInt64 { ObjectID.discoveredBase }
 
-    static func next() -> ObjectID {
-        let (value, _) = counter.wrappingAdd(1, ordering: .relaxed)
-        return ObjectID(rawValue: base | value)
-    }
+    static func next() -> ObjectID { ObjectID.nextDiscovered() }
 }
 
 /// The mutable state of one walk. It retains every object it reaches and releases all of them
@@ -67,6 +62,9 @@ enum DiscoveredIDs {
 /// being read (a data race in the program being inspected).
 final class WalkSession {
     let graph: LiveGraph?
+    /// Gives objects the graph does not know their identity, when a discovery request shares
+    /// identities between discoverers; fresh ones otherwise.
+    let identify: ((AnyObject) -> ObjectID)?
     let limits: WalkLimits
     let clock = ContinuousClock()
     let deadline: ContinuousClock.Instant
@@ -94,8 +92,9 @@ final class WalkSession {
         let from: ObjectID, to: ObjectID, kind: ReferenceKind, role: ReferenceRole
     }
 
-    init(graph: LiveGraph?, limits: WalkLimits) {
+    init(graph: LiveGraph?, limits: WalkLimits, identify: ((AnyObject) -> ObjectID)? = nil) {
         self.graph = graph
+        self.identify = identify
         self.limits = limits
         deadline = clock.now.advanced(by: limits.maxDuration)
     }
@@ -113,14 +112,14 @@ final class WalkSession {
         switch shape {
         case .instance:
             let typeName = _typeName(type(of: object), qualified: true)
-            id = graph?.id(of: object) ?? DiscoveredIDs.next()
+            id = identify?(object) ?? graph?.id(of: object) ?? DiscoveredIDs.next()
             let kind: NodeKind = typeName == "Foundation.Timer" ? .timer : .object
             node = Node(id: id, typeName: typeName, kind: kind, address: address)
         case .closureContext:
-            id = DiscoveredIDs.next()
+            id = identify?(object) ?? DiscoveredIDs.next()
             node = Node(id: id, typeName: "closure", kind: .closure, address: address)
         case .box:
-            id = DiscoveredIDs.next()
+            id = identify?(object) ?? DiscoveredIDs.next()
             node = Node(id: id, typeName: "captured var", kind: .object, address: address)
         }
         ids[key] = id

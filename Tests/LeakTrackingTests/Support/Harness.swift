@@ -11,11 +11,11 @@ struct Harness {
 
     init(
         knownLeaks: [KnownLeak] = [], sinks: [any LeakReportSink] = [],
-        enricher: SnapshotEnricher? = nil
+        discovery: ReferenceDiscovery = .none
     ) {
         watcher = LeakWatcher(
             graph: graph, clock: clock, defaultGrace: .seconds(1), knownLeaks: knownLeaks,
-            sinks: sinks, enricher: enricher)
+            sinks: sinks, discovery: discovery)
     }
 
     /// Moves the clock past the default grace period.

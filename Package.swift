@@ -49,7 +49,9 @@ let package = Package(
         .target(name: "CHeapCensus"),
         .target(
             name: "HeapCensus",
-            dependencies: ["CHeapCensus", "ReferenceReflection", "StackTraces", "Locking"]
+            dependencies: [
+                "CHeapCensus", "RetainGraph", "ReferenceReflection", "StackTraces", "Locking",
+            ]
         ),
         .target(
             name: "LeakTracking",
@@ -91,6 +93,10 @@ let package = Package(
         ),
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),
         .testTarget(name: "HeapCensusTests", dependencies: ["HeapCensus"]),
+        .testTarget(
+            name: "HeapCensusLeakTests",
+            dependencies: ["HeapCensus", "LeakTracking", "RetainGraphTesting"]
+        ),
         .testTarget(name: "RetainGraphTests", dependencies: ["RetainGraph", "_TestSupport"]),
         .testTarget(
             name: "TrackedTimersTests",

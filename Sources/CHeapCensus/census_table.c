@@ -217,6 +217,33 @@ uintptr_t rg_census_metadata_if_live(uintptr_t address, uintptr_t *flags) {
     return metadata;
 }
 
+extern void *swift_tryRetain(void *object);
+
+bool rg_census_try_retain(uintptr_t address) {
+    uintptr_t flags = 0;
+    // Under the stripe lock the block cannot be freed, so its counts can be read; the retain
+    // fails for an object that began deinitialising.
+    uint64_t hash = hash_address(address);
+    stripe_t *stripe = stripe_for(hash);
+    bool retained = false;
+    if (__atomic_load_n(&stripe->count, __ATOMIC_RELAXED) == 0) return false;
+    lock(stripe);
+    if (stripe->slots) {
+        size_t mask = ((size_t)1 << stripe->log2_capacity) - 1;
+        size_t index = home_slot(hash, stripe->log2_capacity);
+        for (uintptr_t entry; (entry = stripe->slots[index]); index = (index + 1) & mask) {
+            if ((entry & ~(uintptr_t)RG_ENTRY_FLAGS) == address) {
+                flags = entry & RG_ENTRY_FLAGS;
+                if ((flags & RG_ENTRY_BLOCK) == 0 && rg_census_load_word((const void *)address))
+                    retained = swift_tryRetain((void *)address) != NULL;
+                break;
+            }
+        }
+    }
+    unlock(stripe);
+    return retained;
+}
+
 void rg_census_clear(void) {
     for (size_t index = 0; index < STRIPE_COUNT; index++) {
         stripe_t *stripe = &stripes[index];

@@ -92,6 +92,14 @@ enum CensusDoor {
         return (references, end)
     }
 
+    /// The object at `address`, retained, if the census knows it as a live Swift object that
+    /// is not deinitialising; nil otherwise.
+    static func object(at address: UInt) -> AnyObject? {
+        guard rg_census_try_retain(address), let pointer = UnsafeRawPointer(bitPattern: address)
+        else { return nil }
+        return Unmanaged<AnyObject>.fromOpaque(pointer).takeRetainedValue()
+    }
+
     static func mark(_ address: UInt, traced: Bool) -> Bool {
         rg_census_mark(address, traced ? tracedFlag : 0)
     }

@@ -1,4 +1,5 @@
 import Locking
+import RetainGraph
 import StackTraces
 
 /// A census of live Swift heap objects: every class instance, closure context, box and
@@ -55,19 +56,25 @@ public enum HeapCensus {
     /// Starts recording every Swift heap object allocated from now on.
     ///
     /// Objects allocated before are not known (until the census is ``reset()``, what it
-    /// knows stays). Calling it while running does nothing.
+    /// knows stays). Calling it while running does nothing. It also registers
+    /// ``CensusDiscoverer`` in `DiscoveryRegistry.shared`, so every `LeakWatcher` explains its
+    /// leaks with the census from its next check.
     ///
     /// - Returns: Whether the census records (false when ``availability`` is `.unavailable`).
     @discardableResult
     public static func start() -> Bool {
         guard availability != .unavailable else { return false }
         CensusDoor.isRecording = true
+        DiscoveryRegistry.shared.register(
+            CensusDiscoverer(), named: CensusDiscoverer.name, order: .heapCensus)
         return CensusDoor.isRecording
     }
 
-    /// Stops recording new objects. Objects already known stay known until they are freed.
+    /// Stops recording new objects and unregisters the census's discoverer. Objects already
+    /// known stay known until they are freed.
     public static func stop() {
         CensusDoor.isRecording = false
+        _ = DiscoveryRegistry.shared.unregister(named: CensusDiscoverer.name)
     }
 
     /// Whether the census records new objects.

@@ -84,6 +84,14 @@ extension HeapSnapshot {
     /// caller still holds is usually also held by what keeps it alive afterwards. Among holders
     /// of the same rank, the nearest wins.
     public func retentionPath(to id: HeapObjectID) -> RetentionPath? {
+        retentionPath(to: id, ignoring: [])
+    }
+
+    /// The shortest strong path from a holder to `id` that passes through none of `ignored`
+    /// (for example a collection of the caller's that holds the object only to ask about it).
+    public func retentionPath(to id: HeapObjectID, ignoring ignored: Set<HeapObjectID>)
+        -> RetentionPath?
+    {
         let target = Int(id.rawValue)
         guard target < objectCount else { return nil }
         // Breadth-first over strong in-references; `via[n]` is the edge n holds its successor
@@ -103,7 +111,9 @@ extension HeapSnapshot {
                     let edge = inEdge[slot]
                     guard outKind[Int(edge)] == .strong else { continue }
                     let source = inSource[slot]
-                    guard via[source] == nil else { continue }
+                    guard via[source] == nil,
+                        !ignored.contains(HeapObjectID(rawValue: source))
+                    else { continue }
                     via[source] = edge
                     next.append(source)
                 }
@@ -183,5 +193,21 @@ extension HeapSnapshot {
             return TimerProbe.isValid(at: addresses[node]) ? .scheduledTimer : .foundationTimer
         }
         return .outside(references: count)
+    }
+}
+
+extension HeapSnapshot {
+    /// The object `id` stands for, retained, if it is still alive and is a Swift object (not a
+    /// block); nil once it died or began dying.
+    public func liveObject(_ id: HeapObjectID) -> AnyObject? {
+        let index = Int(id.rawValue)
+        guard index < objectCount, entryKinds[index] != .block else { return nil }
+        return CensusDoor.object(at: addresses[index])
+    }
+
+    /// The array storage object whose elements start at `elements`, if the census knows it.
+    func storageID(ofElementsAt elements: UInt) -> HeapObjectID? {
+        // Array storage: a 16-byte header and count/capacity words before the elements.
+        id(ofObjectAt: elements &- 32)
     }
 }

@@ -24,6 +24,10 @@ enum HintRules {
                     + "cancel the timer by name (\"\(key)\") when \(subject) is done, "
                     + "or capture [weak self] in the task")
         }
+        if case .heapHolder(let holder, let description)? = rootKind {
+            return heapHolder(holder, description: description, path: path, snapshot: snapshot,
+                subject: subject)
+        }
         if let capture = all.first(where: { $0.kind == .strong && $0.role.name == "capture" }) {
             // The timer holding the closure: a declared action closure, or one reflection
             // found inside a timer (RunLoopTimer ⇒ .state.action ⇒ closure).
@@ -82,6 +86,43 @@ enum HintRules {
             code: .generic,
             text: "cut the strong reference \(holder) ⇒ \(role) ⇒ \(subject): make it weak, "
                 + "or break it when \(subject) is closed")
+    }
+
+    /// Advice for a path the heap census found: it starts at what holds the first object from
+    /// outside the heap and ends at the reference that keeps the subject.
+    private static func heapHolder(
+        _ holder: HeapHolderKind, description: String, path: [Reference],
+        snapshot: GraphSnapshot, subject: String
+    ) -> LeakHint {
+        let last = path.last.map { "\(snapshot.node($0.from)?.shortTypeName ?? "?") ⇒ "
+            + "\($0.role.description) ⇒ \(subject)" } ?? subject
+        switch holder {
+        case .task:
+            return LeakHint(
+                code: .taskCapture,
+                text: "the Task's closure captures \(subject) strongly (\(last)): capture "
+                    + "[weak self] in the task, or cancel the task in stop() or deinit")
+        case .scheduledTimer, .foundationTimer:
+            return foundationTimer(subject: subject)
+        case .dispatchBlock:
+            return LeakHint(
+                code: .dispatchBlockCapture,
+                text: "a block libdispatch keeps (a dispatch source's event handler, or work on "
+                    + "a queue) captures \(subject) strongly (\(last)): capture [weak self], "
+                    + "and cancel the source (or setEventHandler(handler: nil)) or the work "
+                    + "item when \(subject) is done")
+        case .globalVariable:
+            return LeakHint(
+                code: .globalVariable,
+                text: "\(description) holds \(subject) (\(last)): remove it from there when "
+                    + "\(subject) is done, or hold it weakly")
+        case .outside:
+            return LeakHint(
+                code: .heldFromOutside,
+                text: "\(subject) is \(description) (\(last)), which the census cannot name: "
+                    + "a thread's stack, or C code; look for what keeps the first object of "
+                    + "the path")
+        }
     }
 
     private static func timerTarget(

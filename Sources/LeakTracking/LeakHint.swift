@@ -29,6 +29,16 @@ public struct LeakHint: Sendable, Hashable, Codable {
         case zombieTimer
         /// A one-shot timer holds the object until it fires (S2a).
         case pendingOneShot
+        /// A `Task`'s closure captures the object strongly (found by the heap census).
+        case taskCapture
+        /// A block libdispatch keeps (a dispatch source's handler, work on a queue) captures
+        /// the object strongly (found by the heap census).
+        case dispatchBlockCapture
+        /// A global or static variable holds the object (found by the heap census).
+        case globalVariable
+        /// The heap census found the object held from outside the Swift heap by something it
+        /// cannot name (a thread's stack, C code).
+        case heldFromOutside
         /// Nothing recorded in the graph explains why the object is alive.
         case unexplained
         /// A strong reference on the path; no specific advice.
@@ -48,6 +58,10 @@ public struct LeakHint: Sendable, Hashable, Codable {
             case .foundationTimer: return "Foundation.Timer"
             case .zombieTimer: return "timer fires into a dead target"
             case .pendingOneShot: return "one-shot timer pending"
+            case .taskCapture: return "Task captures self"
+            case .dispatchBlockCapture: return "dispatch block captures self"
+            case .globalVariable: return "global variable"
+            case .heldFromOutside: return "held from outside the heap"
             case .unexplained: return "unexplained"
             case .generic: return "strong reference"
             }

@@ -110,9 +110,12 @@ extension LeakReport {
         for reference in references where reference.isDiscovered {
             let from = objects.first { $0.id == reference.from }?.shortName ?? reference.from
             let to = objects.first { $0.id == reference.to }?.shortName ?? reference.to
+            let source =
+                reference.foundIn == "heap"
+                ? "found in the heap by the census" : "found by inspecting memory"
             notes.append(
-                "\(from) \(reference.arrow) \(to) (\(reference.description)) was found by "
-                    + "inspecting memory, not declared")
+                "\(from) \(reference.arrow) \(to) (\(reference.description)) was \(source), "
+                    + "not declared")
         }
         return notes
     }

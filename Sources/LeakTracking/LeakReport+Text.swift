@@ -77,7 +77,7 @@ extension LeakReport: CustomStringConvertible {
             lines.append("├─ \(describe(reference.from))")
             let head = "│    ↓ \(reference.kind.rawValue) · "
             lines.append(
-                head + reference.description + (reference.isDiscovered ? " (discovered)" : ""))
+                head + reference.description + reference.discoveryMark)
             if reference.isSuspect {
                 lines.append(
                     "│" + String(repeating: " ", count: head.count - 1)

@@ -60,7 +60,8 @@ struct ReportBuilder {
         return ReportReference(
             from: from, to: to, kind: reference.kind, role: reference.role.name,
             detail: reference.role.detail, description: reference.role.description,
-            isSuspect: isSuspect(reference), isDiscovered: reference.isDiscovered)
+            isSuspect: isSuspect(reference), isDiscovered: reference.isDiscovered,
+            foundIn: reference.isFoundInHeap ? "heap" : nil)
     }
 
     /// Whether a reference usually should not be strong: a timer's or proxy's strong target

@@ -114,11 +114,15 @@ public struct ReportReference: Sendable, Hashable, Codable {
     public var isSuspect: Bool
     /// Whether it was found by inspecting memory rather than declared.
     public var isDiscovered: Bool
+    /// Where a discovered reference was found: `"heap"` when the heap census found it (by
+    /// reading the whole heap), absent otherwise (declared, or found by reflection).
+    public var foundIn: String?
 
     /// Creates a report reference.
     public init(
         from: String, to: String, kind: ReferenceKind, role: String, detail: String? = nil,
-        description: String, isSuspect: Bool = false, isDiscovered: Bool = false
+        description: String, isSuspect: Bool = false, isDiscovered: Bool = false,
+        foundIn: String? = nil
     ) {
         self.from = from
         self.to = to
@@ -128,6 +132,13 @@ public struct ReportReference: Sendable, Hashable, Codable {
         self.description = description
         self.isSuspect = isSuspect
         self.isDiscovered = isDiscovered
+        self.foundIn = foundIn
+    }
+
+    /// How reports mark where a discovered reference came from.
+    var discoveryMark: String {
+        guard isDiscovered else { return "" }
+        return foundIn == "heap" ? " (found in the heap)" : " (discovered)"
     }
 
     /// `⇒` for a strong reference, `→` otherwise (the notation of the seed scenarios).

@@ -250,6 +250,7 @@ struct GraphStorage {
         case .immortalType(let name): return name
         case .process: return "Process"
         case .custom(let name): return name
+        case .heapHolder(let holder, _): return holder.rawValue
         }
     }
 }

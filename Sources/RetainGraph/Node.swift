@@ -61,12 +61,16 @@ public struct Reference: Hashable, Sendable {
     /// Whether the reference was discovered by inspecting memory rather than declared by the
     /// code that made it.
     public let isDiscovered: Bool
+    /// Whether a heap census found it, by reading the whole heap (it is then also
+    /// discovered): reports say "found in the heap".
+    public let isFoundInHeap: Bool
 
     /// Creates a reference. Snapshots make their own; use this for synthetic graphs and for
     /// references discovered by inspection.
     public init(
         id: ReferenceID? = nil, from: ObjectID, to: ObjectID, kind: ReferenceKind,
-        role: ReferenceRole, creationTrace: StackTrace? = nil, isDiscovered: Bool = false
+        role: ReferenceRole, creationTrace: StackTrace? = nil, isDiscovered: Bool = false,
+        isFoundInHeap: Bool = false
     ) {
         self.id = id
         self.from = from
@@ -74,6 +78,7 @@ public struct Reference: Hashable, Sendable {
         self.kind = kind
         self.role = role
         self.creationTrace = creationTrace
-        self.isDiscovered = isDiscovered
+        self.isDiscovered = isDiscovered || isFoundInHeap
+        self.isFoundInHeap = isFoundInHeap
     }
 }

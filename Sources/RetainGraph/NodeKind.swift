@@ -41,6 +41,10 @@ public enum RootKind: Hashable, Sendable {
     case process
     /// A root the user declared, with their name for it.
     case custom(name: String)
+    /// What a heap census found holding an object from outside the Swift heap: a global
+    /// variable, a `Task`, a `Foundation.Timer`, a block libdispatch keeps, or references it
+    /// cannot attribute.
+    case heapHolder(HeapHolderKind, description: String)
 
     /// A short human-readable description, such as `run loop of thread "main"`.
     public var description: String {
@@ -50,8 +54,25 @@ public enum RootKind: Hashable, Sendable {
         case .immortalType(let name): return "type \(name) (immortal)"
         case .process: return "process"
         case .custom(let name): return name
+        case .heapHolder(_, let description): return description
         }
     }
+}
+
+/// The kinds of holders a heap census names (see ``RootKind/heapHolder(_:description:)``).
+public enum HeapHolderKind: String, Hashable, Sendable, Codable {
+    /// A global or static variable.
+    case globalVariable
+    /// A `Foundation.Timer` that is still valid (scheduled on a run loop).
+    case scheduledTimer
+    /// A `Foundation.Timer` that was invalidated or never scheduled (never freed on Linux).
+    case foundationTimer
+    /// A `Task` the concurrency runtime keeps while it runs or sleeps.
+    case task
+    /// A block libdispatch keeps: a dispatch source's handler, or work on a queue.
+    case dispatchBlock
+    /// References from outside the Swift heap the census cannot attribute.
+    case outside
 }
 
 /// What the graph knows about a timer node: enough to tell a pending one-shot timer (a

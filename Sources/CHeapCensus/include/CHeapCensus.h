@@ -59,6 +59,10 @@ bool rg_census_mark(uintptr_t address, uintptr_t flags);
 /// stripe's lock, so the block cannot be freed meanwhile), else 0; its flags in `flags`.
 uintptr_t rg_census_metadata_if_live(uintptr_t address, uintptr_t *_Nullable flags);
 
+/// Retains (+1 strong) the live Swift object at `address` unless it is not in the census, is a
+/// block, or began deinitialising. The check and the retain happen under the stripe's lock.
+bool rg_census_try_retain(uintptr_t address);
+
 /// Live entries, and the bytes the table itself uses.
 size_t rg_census_count(void);
 size_t rg_census_table_bytes(void);

@@ -1,0 +1,148 @@
+import Dispatch
+import Foundation
+import HeapCensus
+import LeakTracking
+import Testing
+
+/// The census explains leaks in code that uses no RetainGraph type: each test watches an owner
+/// the way the README shows (`HeapCensus.start()`, a `LeakWatcher`, `expectDeallocation`),
+/// and asserts the report's path: its first reference leaves the outside holder, its last one
+/// is the property or capture that keeps the owner.
+@Suite(.serialized) struct CensusLeakReportTests {
+    init() { HeapCensus.start() }
+
+    /// Watches what `make` returns (no local variable of the caller keeps it) and checks.
+    private func verdict(
+        reason: String = "owner closed", _ make: () -> AnyObject
+    ) -> WatchVerdict? {
+        let watcher = LeakWatcher(defaultGrace: .zero)
+        watch(make, with: watcher, reason: reason)
+        return watcher.check().first
+    }
+
+    @inline(never)
+    private func watch(_ make: () -> AnyObject, with watcher: LeakWatcher, reason: String) {
+        watcher.expectDeallocation(of: make(), reason: reason)
+    }
+
+    private func leakPath(_ verdict: WatchVerdict?) throws -> [ReportReference] {
+        let verdict = try #require(verdict)
+        #expect(verdict.verdict == .leak)
+        let report = try #require(verdict.report)
+        return report.path
+    }
+
+    @Test func aPlainFoundationTimerIsExplainedFromTheRunLoop() throws {
+        var timer: Timer?
+        defer { timer?.invalidate() }
+        let result = verdict {
+            let owner = TimerOwner()
+            owner.start(weakly: false)
+            timer = owner.timer
+            return owner
+        }
+        let path = try leakPath(result)
+        #expect(path.first?.description == "scheduled in mode \"a run loop\"")
+        #expect(path.last?.description == "._fire")
+        #expect(path.allSatisfy { $0.foundIn == "heap" })
+        #expect(result?.report?.hint.code == .foundationTimer)
+    }
+
+    @Test func aFoundationTimerCapturingWeaklyLetsItsOwnerDie() throws {
+        var timer: Timer?
+        defer { timer?.invalidate() }
+        let result = try #require(
+            verdict {
+                let owner = TimerOwner()
+                owner.start(weakly: true)
+                timer = owner.timer
+                return owner
+            })
+        #expect(result.verdict == .ok)
+    }
+
+    @Test func aDispatchSourceHandlerIsExplainedFromLibdispatch() throws {
+        var source: DispatchSourceTimer?
+        defer { source?.cancel() }
+        let result = verdict {
+            let owner = DispatchOwner()
+            owner.start(weakly: false)
+            source = owner.source
+            return owner
+        }
+        let path = try leakPath(result)
+        #expect(path.first?.description == "keeps the block")
+        #expect(path.last?.description == "captures DispatchOwner")
+        #expect(result?.report?.hint.code == .dispatchBlockCapture)
+    }
+
+    @Test func aDispatchSourceCapturingWeaklyLetsItsOwnerDie() throws {
+        var source: DispatchSourceTimer?
+        defer { source?.cancel() }
+        let result = try #require(
+            verdict {
+                let owner = DispatchOwner()
+                owner.start(weakly: true)
+                source = owner.source
+                return owner
+            })
+        #expect(result.verdict == .ok)
+    }
+
+    @Test func aTaskSleepLoopIsExplainedFromTheTask() throws {
+        var task: Task<Void, Never>?
+        defer { task?.cancel() }
+        let result = verdict {
+            let owner = TaskOwner()
+            owner.start()
+            task = owner.task
+            return owner
+        }
+        let path = try leakPath(result)
+        #expect(path.first?.description == "runs or sleeps")
+        #expect(path.last?.description == "captures TaskOwner")
+        #expect(result?.report?.hint.code == .taskCapture)
+        #expect(result?.report?.hint.text.contains("cancel the task") == true)
+    }
+
+    @Test func aGlobalCacheIsExplainedByItsVariable() throws {
+        defer { entryCache.removeAll() }
+        let result = verdict {
+            let entry = Entry()
+            entryCache.append(entry)
+            return entry
+        }
+        let path = try leakPath(result)
+        #expect(path.first?.description.contains("entryCache") == true)
+        #expect(path.last?.description == ".element of an array")
+        #expect(result?.report?.hint.code == .globalVariable)
+    }
+
+    @Test func aClosureInASingletonsDictionaryIsExplained() throws {
+        defer { Callbacks.shared.byName.removeAll() }
+        let result = verdict {
+            let entry = Entry()
+            Callbacks.shared.byName["refresh"] = { _ = entry }
+            return entry
+        }
+        let path = try leakPath(result)
+        #expect(path.first?.description.contains("Callbacks.shared") == true)
+        #expect(path.map(\.description).contains(".byName"))
+        #expect(path.last?.description == ".value of [String: () -> ()]")
+    }
+
+    @Test func aWorkItemOnAQueueIsExplainedFromLibdispatch() throws {
+        var owner: WorkItemOwner?
+        defer { owner?.stop() }
+        let queue = DispatchQueue(label: "census.work")
+        let result = verdict {
+            let made = WorkItemOwner()
+            made.start(on: queue)
+            owner = made
+            return made
+        }
+        let path = try leakPath(result)
+        #expect(path.first?.description == "keeps the block")
+        #expect(path.last?.description == "captures WorkItemOwner")
+    }
+}

@@ -108,8 +108,8 @@ extension HeapHolder {
     var role: ReferenceRole {
         switch self {
         case .globalVariable(let name): return .storedProperty(name: name)
-        case .scheduledTimer: return .scheduled(mode: "a run loop")
-        case .foundationTimer: return .declared("keeps itself alive (corelibs Foundation)")
+        case .scheduledTimer: return .declared("valid until invalidated, never freed on Linux")
+        case .foundationTimer: return .declared("never freed on Linux")
         case .task: return .declared("runs or sleeps")
         case .dispatchBlock: return .declared("keeps the block")
         case .outside(let count): return .declared("\(count) reference\(count == 1 ? "" : "s")")

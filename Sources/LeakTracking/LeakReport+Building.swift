@@ -113,9 +113,11 @@ extension LeakReport {
             let source =
                 reference.foundIn == "heap"
                 ? "found in the heap by the census" : "found by inspecting memory"
-            notes.append(
+            let note =
                 "\(from) \(reference.arrow) \(to) (\(reference.description)) was \(source), "
-                    + "not declared")
+                + "not declared"
+            // A reference on both the path and the cycle is noted once.
+            if !notes.contains(note) { notes.append(note) }
         }
         return notes
     }

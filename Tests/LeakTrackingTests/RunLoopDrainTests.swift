@@ -44,7 +44,8 @@ struct RunLoopDrainTests {
     @Test("settled() in async code waits out a short grace and reports the leak")
     func settledAsync() async throws {
         let graph = LiveGraph()
-        let watcher = LeakWatcher(graph: graph, defaultGrace: .milliseconds(20))
+        // No discovery: another suite's heap census must not explain this object.
+        let watcher = LeakWatcher(graph: graph, defaultGrace: .milliseconds(20), discovery: .none)
         let kept = Owner()
         watcher.expectDeallocation(of: kept, reason: "test ended")
         let verdicts = await watcher.settled(timeout: .seconds(30))

@@ -83,7 +83,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "seed-demo",
-            dependencies: ["SeedScenarios"],
+            dependencies: ["SeedScenarios", "HeapCensus"],
             path: "Examples/SeedDemo"
         ),
         .target(

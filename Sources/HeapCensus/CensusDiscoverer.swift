@@ -121,13 +121,15 @@ extension HeapReference {
     /// The role a report shows: a capture or a stored property. Memory read without a layout
     /// (a block's or a task's) names what it captures by the target's type.
     func role(target: HeapObjectRecord) -> ReferenceRole {
-        let targetName = target.typeName.split(separator: ".").last.map(String.init)
-            ?? target.typeName
+        let targetName =
+            target.typeName.hasPrefix("closure context")
+            ? "a closure"
+            : target.typeName.split(separator: ".").last.map(String.init) ?? target.typeName
         switch label {
         case "captures": return .capture(name: targetName)
         case "captures (read conservatively)":
             return .capture(name: "\(targetName) (read conservatively)")
-        case "runs": return .declared("runs \(target.typeName)")
+        case "runs": return .declared("runs \(targetName)")
         default:
             if label.hasPrefix("captures ") { return .capture(name: String(label.dropFirst(9))) }
             return .storedProperty(name: label)

@@ -21,7 +21,8 @@ public enum HeapHolder: Hashable, Sendable {
     /// A C block on the heap, which is how libdispatch keeps a dispatch source's event
     /// handler and work submitted to a queue (`asyncAfter`, a `DispatchWorkItem`).
     case dispatchBlock
-    /// References the census cannot attribute: a thread's stack, or C code.
+    /// References the census cannot attribute: a thread's stack, C code, or an object
+    /// allocated before the census started (the census does not know it).
     case outside(references: Int)
 
     /// A one-line description, as reports print it.
@@ -35,7 +36,8 @@ public enum HeapHolder: Hashable, Sendable {
         case .dispatchBlock:
             return "a block libdispatch holds (a dispatch source's handler or work on a queue)"
         case .outside(let count):
-            return "held from outside the Swift heap (\(count) reference\(count == 1 ? "" : "s"))"
+            return "held from outside the Swift heap, or by an object older than the census "
+                + "(\(count) reference\(count == 1 ? "" : "s"))"
         }
     }
 }

@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized) struct RetentionPathTests {
     init() { HeapCensus.start() }
 
-    private func retentionPath(toObjectAt address: UInt) -> RetentionPath? {
+    func retentionPath(toObjectAt address: UInt) -> RetentionPath? {
         let heap = HeapCensus.snapshot()
         guard let id = heap.id(ofObjectAt: address) else { return nil }
         return heap.retentionPath(to: id)
@@ -102,5 +102,20 @@ import Testing
         #expect(path.holder == .dispatchBlock)
         #expect(path.references.last?.label == "captures")
         #expect(path.target?.typeName == "HeapCensusTests.WorkItemOwner")
+    }
+}
+
+extension RetentionPathTests {
+    @Test func aNotificationObserverBlockIsHeldFromTheDefaultCenter() throws {
+        var token: NSObjectProtocol?
+        let (_, address) = makeOwner(Owner.init) { owner in
+            token = NotificationCenter.default.addObserver(
+                forName: Notification.Name("census.test"), object: nil, queue: nil
+            ) { _ in owner.tick() }
+        }
+        defer { token.map(NotificationCenter.default.removeObserver) }
+        let path = try #require(retentionPath(toObjectAt: address))
+        print(path.description)
+        #expect(path.target?.typeName == "HeapCensusTests.Owner")
     }
 }

@@ -78,7 +78,12 @@ package enum HeapLayouts {
     ) {
         for field in RuntimeABI.storedFields(of: metadata) {
             let label = prefix.isEmpty ? field.name : prefix + "." + field.name
-            let fieldType = TypeMetadata(field.type)
+            var fieldType = TypeMetadata(field.type)
+            if field.type == Void.self, let pointer = field.namePointer,
+                let declared = RuntimeABI.declaredFieldType(ofFieldNamed: pointer, in: metadata)
+            {
+                fieldType = TypeMetadata(declared)
+            }
             if case .unknown = fieldType.kind { continue }
             if field.isStrong {
                 appendValue(
@@ -127,6 +132,12 @@ package enum HeapLayouts {
                 return
             }
             if isOpaqueStruct(descriptor) { return }
+            if isRawLayoutCell(descriptor), let value = metadata.valueGenericArgument(0) {
+                // Synchronization's `_Cell<Value>` (inside `Mutex`, `Atomic`) has a raw layout
+                // with no fields: it is laid out exactly like its `Value`.
+                appendValue(value, at: offset, label: label, into: &layout, nesting: nesting + 1)
+                return
+            }
             appendFields(of: metadata, at: offset, prefix: label, into: &layout, nesting: nesting)
         case .enum:
             guard !RuntimeABI.valueLayout(of: metadata.type).isPOD else { return }
@@ -202,18 +213,17 @@ package enum HeapLayouts {
         }
     }
 
-    /// Structs whose storage never explains a leak: `String`, `Substring`, `Character` and
-    /// other standard-library or Foundation values that are not collections.
+    /// Structs whose storage never explains a leak: `String`, `Substring`, `Character` and the
+    /// standard library's other values that are not collections. Foundation's and
+    /// Synchronization's structs are read (a `NotificationCenter` keeps its observers in a
+    /// `Mutex`-guarded dictionary).
     private static func isOpaqueStruct(_ descriptor: TypeDescriptor) -> Bool {
-        if StandardCollection.isStandardLibrary(descriptor) { return true }
-        guard let module = descriptor.moduleName else { return false }
-        return opaqueModules.contains(module)
+        StandardCollection.isStandardLibrary(descriptor)
     }
 
-    private static let opaqueModules: Set<String> = [
-        "Swift", "Foundation", "FoundationEssentials", "FoundationInternationalization",
-        "Dispatch", "Synchronization",
-    ]
+    private static func isRawLayoutCell(_ descriptor: TypeDescriptor) -> Bool {
+        descriptor.name == "_Cell" && descriptor.moduleName == "Synchronization"
+    }
 
     static func isClassExistential(_ metadata: TypeMetadata) -> Bool {
         guard metadata.kind == .existential else { return false }

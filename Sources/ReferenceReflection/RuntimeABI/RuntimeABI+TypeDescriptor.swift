@@ -147,3 +147,37 @@ extension RuntimeABI {
         return byName
     }
 }
+
+extension RuntimeABI {
+    /// The type of a stored property, resolved from its field record's mangled name in the
+    /// context of the type that declares it.
+    ///
+    /// The runtime's reflection reports a noncopyable field (a `Mutex`, say) as `()`; the
+    /// mangled name in the field record still names the real type.
+    ///
+    /// - Returns: nil when the record is not found or the name does not resolve (a generic
+    ///   class's parameters are not passed).
+    static func declaredFieldType(
+        ofFieldNamed namePointer: UnsafeRawPointer, in metadata: TypeMetadata
+    ) -> Any.Type? {
+        var current: TypeMetadata? = metadata
+        var hops = 0
+        while let type = current, hops < 64 {
+            if let descriptor = type.nominalDescriptor, let fields = descriptor.fields {
+                for index in 0..<fields.count where fields.namePointer(at: index) == namePointer {
+                    guard let name = fields.mangledTypeName(at: index), let length = name.length,
+                        length > 0
+                    else { return nil }
+                    let arguments: UnsafeRawPointer? =
+                        type.kind == .struct ? type.address + 16 : nil
+                    return _getTypeByMangledNameInContext(
+                        name.start.assumingMemoryBound(to: UInt8.self), UInt(length),
+                        genericContext: descriptor.address, genericArguments: arguments)
+                }
+            }
+            current = type.superclass
+            hops += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import HeapCensus
+import Testing
+
+/// A node of the structures the stress threads build, mutate and drop.
+final class StressNode: @unchecked Sendable {
+    var next: StressNode?
+    var children: [StressNode] = []
+    var byName: [String: StressNode] = [:]
+    var action: (() -> Void)?
+    weak var parent: StressNode?
+}
+
+/// Held by a global for the whole test: the census must name the global as its holder.
+nonisolated(unsafe) var stressAnchor: [StressNode] = []
+
+@Suite("Heap census stress")
+struct HeapCensusStressTests {
+    /// Iterations per thread; `RETAINGRAPH_STRESS_CENSUS` overrides it.
+    static let iterations: Int = {
+        ProcessInfo.processInfo.environment["RETAINGRAPH_STRESS_CENSUS"].flatMap(Int.init) ?? 10_000
+    }()
+
+    @Test("Stress: 8 threads allocate, mutate and free while another takes snapshots")
+    func stressSnapshotsWhileThreadsMutate() throws {
+        HeapCensus.start()
+        let anchor = StressNode()
+        stressAnchor = [anchor]
+        defer { stressAnchor = [] }
+        let threads = 8
+        let finished = DispatchSemaphore(value: 0)
+        let remaining = Remaining(threads)
+        for index in 0..<threads {
+            let thread = Thread {
+                Self.churn(seed: index)
+                remaining.decrement()
+                finished.signal()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        var snapshots = 0
+        var consistent = true
+        // Snapshot until every worker is done (and at least a few times).
+        while !remaining.isZero || snapshots < 3 {
+            let heap = HeapCensus.snapshot()
+            snapshots += 1
+            for index in 0..<min(heap.objectCount, 2_000) {
+                let id = HeapObjectID(rawValue: Int32(index))
+                for reference in heap.references(from: id)
+                where Int(reference.to.rawValue) >= heap.objectCount {
+                    consistent = false
+                }
+            }
+        }
+        for _ in 0..<threads { finished.wait() }
+        #expect(consistent)
+        #expect(snapshots >= 3)
+        let heap = HeapCensus.snapshot()
+        let path = try #require(heap.retentionPath(to: anchor))
+        guard case .globalVariable(let name) = path.holder else {
+            Issue.record("holder is \(path.holder.description)")
+            return
+        }
+        #expect(name.contains("stressAnchor"))
+    }
+
+    /// Builds small structures of every shape the census reads, mutates them, drops them.
+    private static func churn(seed: Int) {
+        var live: [StressNode] = []
+        for step in 0..<iterations {
+            let node = StressNode()
+            node.children = [StressNode(), StressNode()]
+            node.byName["\(step % 7)"] = node.children[0]
+            node.children[1].parent = node
+            let captured = node.children[0]
+            node.action = { _ = captured }
+            if let last = live.last { last.next = node }
+            live.append(node)
+            if live.count > 64 {
+                live.removeFirst(32)
+            }
+            if step % 5 == seed % 5 { live.last?.children.removeAll() }
+        }
+        live.removeAll()
+    }
+}
+
+/// A countdown the snapshot loop reads while workers finish.
+final class Remaining: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count: Int
+    init(_ count: Int) { self.count = count }
+    func decrement() { lock.withLock { count -= 1 } }
+    var isZero: Bool { lock.withLock { count == 0 } }
+}

@@ -110,9 +110,11 @@ extension LeakReport {
         for reference in references where reference.isDiscovered {
             let from = objects.first { $0.id == reference.from }?.shortName ?? reference.from
             let to = objects.first { $0.id == reference.to }?.shortName ?? reference.to
-            notes.append(
+            let note =
                 "\(from) \(reference.arrow) \(to) (\(reference.description)) was found by "
-                    + "inspecting memory, not declared")
+                + "inspecting memory, not declared"
+            // A reference on both the path and the cycle is noted once.
+            if !notes.contains(note) { notes.append(note) }
         }
         return notes
     }

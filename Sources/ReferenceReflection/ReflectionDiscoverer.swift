@@ -24,6 +24,11 @@ import RetainGraph
 /// pointer back to its run loop) is left out, and the lock boxes behind a tracked timer's
 /// state are looked through, so reports read `DispatchTimer ⇒ .state.action ⇒ closure`.
 ///
+/// Objects the graph does not know (closure contexts, captured `var` boxes, plain objects) get
+/// the request's identities, so other discoverers of the same check name them alike. A closure
+/// whose context is its one captured object has no heap object of its own: its node is made
+/// afresh at each walk.
+///
 /// The discoverer keeps weak references only, and every method may be called from any thread.
 public final class ReflectionDiscoverer: ReferenceDiscoverer {
     /// The default bounds on each walk: 2,000 objects, 12 references deep, enough for an

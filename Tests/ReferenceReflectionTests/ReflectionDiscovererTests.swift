@@ -124,7 +124,7 @@ struct ReflectionDiscovererTests {
         #expect(discoveredIDs(other).isDisjoint(with: first))
     }
 
-    @Test(".reflection runs the reflection discoverer first, then the registered ones")
+    @Test(".reflection places the reflection discoverer at its order among the registered ones")
     func reflectionDiscovery() {
         let registry = DiscoveryRegistry()
         registry.register(

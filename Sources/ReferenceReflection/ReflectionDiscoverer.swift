@@ -1,7 +1,7 @@
 import Locking
 import RetainGraph
 
-/// A ``RetainGraph/ReferenceDiscoverer`` that reads the watched objects' memory: before a leak
+/// A `ReferenceDiscoverer` that reads the watched objects' memory: before a leak
 /// watcher analyses a snapshot, it walks from the watched objects still alive and adds the
 /// stored properties and closure captures it finds as discovered references.
 ///
@@ -101,9 +101,9 @@ public final class ReflectionDiscoverer: ReferenceDiscoverer {
 }
 
 extension ReferenceDiscovery {
-    /// The registered discoverers (see ``RetainGraph/DiscoveryRegistry/shared``) plus a
+    /// The registered discoverers (see `DiscoveryRegistry.shared`) plus a
     /// ``ReflectionDiscoverer`` with its default limits, run first
-    /// (``RetainGraph/DiscoveryOrder/reflection``).
+    /// (`DiscoveryOrder.reflection`).
     ///
     /// The discovery the test helpers use by default.
     ///
@@ -114,7 +114,7 @@ extension ReferenceDiscovery {
         .registered.adding(ReflectionDiscoverer(), named: "ReferenceReflection", order: .reflection)
     }
 
-    /// This discovery with `discoverer` run first (``RetainGraph/DiscoveryOrder/reflection``),
+    /// This discovery with `discoverer` run first (`DiscoveryOrder.reflection`),
     /// replacing any discoverer named `ReferenceReflection`.
     ///
     /// ```swift

@@ -88,7 +88,7 @@ let package = Package(
         ),
         .target(
             name: "_TestSupport",
-            dependencies: ["RetainGraph", "TrackedTimers"],
+            dependencies: ["RetainGraph"],
             path: "Tests/_TestSupport"
         ),
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),
@@ -104,22 +104,28 @@ let package = Package(
         ),
         .testTarget(
             name: "ReferenceReflectionTests",
-            dependencies: ["ReferenceReflection", "RetainGraph", "TrackedTimers", "_TestSupport"]
-        ),
-        .testTarget(
-            name: "LeakTrackingTests",
             dependencies: [
-                "LeakTracking", "RetainGraph", "TrackedTimers", "RetainGraphTesting",
-                "_TestSupport",
+                "ReferenceReflection", "RetainGraph", "TrackedTimers", "Locking", "_TestSupport",
             ]
         ),
         .testTarget(
+            name: "LeakTrackingTests",
+            dependencies: ["LeakTracking", "RetainGraph", "StackTraces"]
+        ),
+        .testTarget(
             name: "RetainGraphTestingTests",
-            dependencies: ["RetainGraphTesting", "LeakTracking", "TrackedTimers"]
+            dependencies: ["RetainGraphTesting", "LeakTracking", "RetainGraph", "TrackedTimers"]
         ),
         .testTarget(
             name: "SeedScenariosTests",
             dependencies: ["SeedScenarios", "LeakTracking", "seed-demo"]
         ),
+        // Uses only what README.md's "Use it in your package" shows.
+        .testTarget(
+            name: "ReadmeTests",
+            dependencies: ["RetainGraphTesting", "LeakTracking", "TrackedTimers"]
+        ),
+        // Checks that the manifest and README.md tell the truth about the code.
+        .testTarget(name: "RepositoryTests"),
     ]
 )

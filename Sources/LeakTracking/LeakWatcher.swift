@@ -78,7 +78,7 @@ public final class LeakWatcher: Sendable {
     ///   - knownLeaks: Leaks to accept (reported, but not failures).
     ///   - sinks: Where ``check()`` sends new leak reports.
     ///   - discovery: The discoverers that add undeclared references to each snapshot before
-    ///     it is analysed. By default, whatever ``RetainGraph/DiscoveryRegistry/shared`` holds
+    ///     it is analysed. By default, whatever `DiscoveryRegistry.shared` holds
     ///     at each check (a started heap census, for instance); `.reflection` (from
     ///     ReferenceReflection) adds reading the watched objects' memory; `.none` uses the
     ///     declared graph only.

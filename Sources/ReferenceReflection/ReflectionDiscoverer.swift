@@ -1,7 +1,7 @@
 import Locking
 import RetainGraph
 
-/// A ``RetainGraph/ReferenceDiscoverer`` that reads the watched objects' memory: before a leak
+/// A `ReferenceDiscoverer` that reads the watched objects' memory: before a leak
 /// watcher analyses a snapshot, it walks from the watched objects still alive and adds the
 /// stored properties and closure captures it finds as discovered references.
 ///
@@ -23,6 +23,11 @@ import RetainGraph
 /// What the library's own recording machinery holds (a timer's tracker, the graph, a timer's
 /// pointer back to its run loop) is left out, and the lock boxes behind a tracked timer's
 /// state are looked through, so reports read `DispatchTimer ⇒ .state.action ⇒ closure`.
+///
+/// Objects the graph does not know (closure contexts, captured `var` boxes, plain objects) get
+/// the request's identities, so other discoverers of the same check name them alike. A closure
+/// whose context is its one captured object has no heap object of its own: its node is made
+/// afresh at each walk.
 ///
 /// The discoverer keeps weak references only, and every method may be called from any thread.
 public final class ReflectionDiscoverer: ReferenceDiscoverer {
@@ -96,9 +101,9 @@ public final class ReflectionDiscoverer: ReferenceDiscoverer {
 }
 
 extension ReferenceDiscovery {
-    /// The registered discoverers (see ``RetainGraph/DiscoveryRegistry/shared``) plus a
+    /// The registered discoverers (see `DiscoveryRegistry.shared`) plus a
     /// ``ReflectionDiscoverer`` with its default limits, run first
-    /// (``RetainGraph/DiscoveryOrder/reflection``).
+    /// (`DiscoveryOrder.reflection`).
     ///
     /// The discovery the test helpers use by default.
     ///
@@ -109,7 +114,7 @@ extension ReferenceDiscovery {
         .registered.adding(ReflectionDiscoverer(), named: "ReferenceReflection", order: .reflection)
     }
 
-    /// This discovery with `discoverer` run first (``RetainGraph/DiscoveryOrder/reflection``),
+    /// This discovery with `discoverer` run first (`DiscoveryOrder.reflection`),
     /// replacing any discoverer named `ReferenceReflection`.
     ///
     /// ```swift

@@ -17,7 +17,7 @@ public struct LeakDetectionOptions: Sendable {
     /// pending one-shot timers).
     public var timeout: Duration
     /// The discoverers that find references nobody declared: reflection (the watched objects'
-    /// stored properties and closure captures) plus whatever ``RetainGraph/DiscoveryRegistry``
+    /// stored properties and closure captures) plus whatever `DiscoveryRegistry`
     /// holds, unless given.
     public var discovery: ReferenceDiscovery
 

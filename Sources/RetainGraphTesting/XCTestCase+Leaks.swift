@@ -12,7 +12,7 @@ extension XCTestCase {
     /// loop until every tracked object died or its grace is over, fails the test once per leak
     /// or zombie with the text report, and drops the watcher whatever happened. The watcher
     /// discovers undeclared references (stored properties, closure captures) by reflection,
-    /// plus whatever ``RetainGraph/DiscoveryRegistry/shared`` holds.
+    /// plus whatever `DiscoveryRegistry.shared` holds.
     ///
     /// ```swift
     /// func testClosingReleasesTheScreen() {

@@ -12,7 +12,7 @@
 // - Teardown check (10k nodes, all holding the owner): the worst case for a scoped snapshot:
 //   every chain's tail also holds the owner strongly, so all 10,000 nodes are its holders.
 // - Teardown check (10k nodes, whole-graph snapshot): the check as it was before scoped
-//   snapshots, and as it still is with an enricher: `LiveGraph.snapshot()` + analysis + report.
+//   snapshots, and as it still is with a discoverer: `LiveGraph.snapshot()` + analysis + report.
 // - Scoped snapshot (10k holders) and Full snapshot (10k holders): the two copies alone, on
 //   the worst-case graph, to split the check's cost between copying and analysing.
 // - Expect deallocation (10k nodes): `expectDeallocation(of:within:reason:)` + `forget`.
@@ -81,13 +81,18 @@ struct LeakFixture {
     }
 }
 
+/// A discoverer that finds nothing, to measure the whole-graph snapshot a discoverer causes.
+struct AddsNothing: ReferenceDiscoverer {
+    func discoverReferences(into snapshot: inout GraphSnapshot, for request: DiscoveryRequest) {}
+}
+
 /// Measures `verdicts()` of a watcher whose one watch, on the fixture's owner, is past its
 /// deadline: exactly the check a test's teardown runs.
 func measureTeardownCheck(
-    _ benchmark: Benchmark, fixture: LeakFixture, enricher: SnapshotEnricher? = nil
+    _ benchmark: Benchmark, fixture: LeakFixture, discovery: ReferenceDiscovery = .none
 ) {
     let clock = ManualWatchClock()
-    let watcher = LeakWatcher(graph: fixture.graph, clock: clock, enricher: enricher)
+    let watcher = LeakWatcher(graph: fixture.graph, clock: clock, discovery: discovery)
     watcher.expectDeallocation(of: fixture.owner, within: .milliseconds(10), reason: "closed")
     clock.advance(by: .seconds(1))
     benchmark.startMeasurement()
@@ -114,9 +119,10 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("Teardown check (10k nodes, whole-graph snapshot)") { benchmark in
-        // An enricher that adds nothing: the watcher then snapshots the whole graph.
+        // A discoverer that adds nothing: the watcher then snapshots the whole graph.
         measureTeardownCheck(
-            benchmark, fixture: LeakFixture(count: 10_000), enricher: { snapshot, _ in snapshot })
+            benchmark, fixture: LeakFixture(count: 10_000),
+            discovery: .none.adding(AddsNothing(), named: "nothing", order: .custom))
     }
 
     Benchmark("Scoped snapshot (10k holders)") { benchmark in

@@ -123,7 +123,7 @@ let package = Package(
         // Uses only what README.md's "Use it in your package" shows.
         .testTarget(
             name: "ReadmeTests",
-            dependencies: ["RetainGraphTesting", "LeakTracking", "TrackedTimers"]
+            dependencies: ["RetainGraphTesting", "LeakTracking", "TrackedTimers", "HeapCensus"]
         ),
         // Checks that the manifest and README.md tell the truth about the code.
         .testTarget(name: "RepositoryTests"),

@@ -41,7 +41,7 @@ struct ReadmeSectionTests {
         #expect(identity == "RetainGraph")
         let libraries = Set(try Repository.manifest().libraries)
         let named = manifest.matches(of: /\.product\(name: "([^"]+)", package: "([^"]+)"\)/)
-        #expect(named.count == 3)
+        #expect(named.count == 4)
         for product in named {
             #expect(libraries.contains(String(product.1)), "\(product.1) is a library product")
             #expect(product.2 == "RetainGraph")
@@ -71,7 +71,7 @@ struct ReadmeSectionTests {
             atPath: Repository.root.appendingPathComponent("Tests/ReadmeTests").path
         ).filter { $0.hasSuffix(".swift") }.map { try Repository.text("Tests/ReadmeTests/\($0)") }
         let code = try Self.swiftBlocks().filter { !$0.contains(".package(url:") }
-        #expect(code.count == 2)
+        #expect(code.count == 3)
         for block in code {
             let found = sources.contains { source in
                 source.contains("// README:begin\n" + block + "\n// README:end")
@@ -88,8 +88,12 @@ struct ReadmeSectionTests {
         #expect(section.contains("trackForLeaks(ticker)"))
     }
 
-    @Test("It leaves a marked place for the heap census section")
-    func censusSpot() throws {
-        #expect(try Self.section().contains("<!-- heap-census:"))
+    @Test("It shows how to turn the heap census on, with a real report")
+    func censusSection() throws {
+        let section = try Self.section()
+        #expect(section.contains("### Who holds it: the heap census"))
+        #expect(section.contains("HeapCensus.start()"))
+        #expect(section.contains("RETAINGRAPH_CENSUS=1"))
+        #expect(section.contains("│ GC root: a Task (the concurrency runtime holds it while it runs or sleeps)"))
     }
 }

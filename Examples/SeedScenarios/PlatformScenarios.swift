@@ -10,14 +10,15 @@ import LeakTracking
 /// ```
 public enum PlatformScenarios {
     /// Each primitive, leaking (`a`) then fixed (`b`).
-    public static let table: [Scenario] = [
-        owner("P1", "plain Foundation.Timer", TimerRefresher.init) { $0.start(fixed: $1) },
-        owner("P2", "DispatchSourceTimer", DispatchRefresher.init) { $0.start(fixed: $1) },
-        owner("P3", "Task sleep loop", TaskRefresher.init) { $0.start(fixed: $1) },
-        owner("P4", "NotificationCenter block observer", NotificationListener.init) {
-            $0.start(fixed: $1)
-        },
-    ].flatMap { $0 } + [globalCache(fixed: false), globalCache(fixed: true)]
+    public static let table: [Scenario] =
+        [
+            owner("P1", "plain Foundation.Timer", TimerRefresher.init) { $0.start(fixed: $1) },
+            owner("P2", "DispatchSourceTimer", DispatchRefresher.init) { $0.start(fixed: $1) },
+            owner("P3", "Task sleep loop", TaskRefresher.init) { $0.start(fixed: $1) },
+            owner("P4", "NotificationCenter block observer", NotificationListener.init) {
+                $0.start(fixed: $1)
+            },
+        ].flatMap { $0 } + [globalCache(fixed: false), globalCache(fixed: true)]
 
     /// The leaking and fixed scenarios of one kind of owner.
     static func owner<Owner: AnyObject>(
@@ -47,7 +48,8 @@ public enum PlatformScenarios {
     /// A session kept in a global array; the fixed form removes it when it closes.
     static func globalCache(fixed: Bool) -> Scenario {
         Scenario(
-            id: fixed ? "P5b" : "P5a", title: fixed ? "global cache, removed on close" : "global cache",
+            id: fixed ? "P5b" : "P5a",
+            title: fixed ? "global cache, removed on close" : "global cache",
             expected: fixed ? .ok : .leak
         ) { context in
             var session: CachedSession? = CachedSession()

@@ -45,7 +45,8 @@ public struct CensusDiscoverer: ReferenceDiscoverer {
         for watched in request.watched {
             guard snapshot.shortestStrongPath(to: watched.id) == nil,
                 let target = heap.id(of: watched.object),
-                let path = heap.retentionPath(to: target, ignoring: requestStorage.map { [$0] } ?? [])
+                let path = heap.retentionPath(
+                    to: target, ignoring: requestStorage.map { [$0] } ?? [])
             else { continue }
             var ids: [ObjectID] = []
             for (index, object) in path.objects.enumerated() {

@@ -39,13 +39,15 @@ enum CensusDoor {
         withoutActuallyEscaping(body) { body in
             var box = body
             withUnsafeMutablePointer(to: &box) { pointer in
-                rg_census_visit_stripe(stripe, { context, entries, count in
-                    guard let context else { return }
-                    let body = context.assumingMemoryBound(
-                        to: ((UnsafeBufferPointer<UInt>) -> Void).self
-                    ).pointee
-                    body(UnsafeBufferPointer(start: entries, count: count))
-                }, UnsafeMutableRawPointer(pointer))
+                rg_census_visit_stripe(
+                    stripe,
+                    { context, entries, count in
+                        guard let context else { return }
+                        let body = context.assumingMemoryBound(
+                            to: ((UnsafeBufferPointer<UInt>) -> Void).self
+                        ).pointee
+                        body(UnsafeBufferPointer(start: entries, count: count))
+                    }, UnsafeMutableRawPointer(pointer))
             }
         }
     }
@@ -116,11 +118,12 @@ enum CensusDoor {
     static func writableSegments(_ body: (ClosedRange<UInt>, String) -> Void) {
         var segments: [(UInt, UInt, String)] = []
         withUnsafeMutablePointer(to: &segments) { pointer in
-            rg_census_writable_segments({ context, start, end, image in
-                guard let context, end > start else { return }
-                let list = context.assumingMemoryBound(to: [(UInt, UInt, String)].self)
-                list.pointee.append((start, end, image.map { String(cString: $0) } ?? ""))
-            }, UnsafeMutableRawPointer(pointer))
+            rg_census_writable_segments(
+                { context, start, end, image in
+                    guard let context, end > start else { return }
+                    let list = context.assumingMemoryBound(to: [(UInt, UInt, String)].self)
+                    list.pointee.append((start, end, image.map { String(cString: $0) } ?? ""))
+                }, UnsafeMutableRawPointer(pointer))
         }
         for (start, end, image) in segments { body(start...(end - 1), image) }
     }

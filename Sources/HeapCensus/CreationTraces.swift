@@ -22,7 +22,8 @@ final class CreationTraces: @unchecked Sendable {
     private var added = 0
 
     func setTypes(_ classes: [AnyClass]) {
-        let metadata = Set(classes.map { UInt(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) })
+        let metadata = Set(
+            classes.map { UInt(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) })
         CensusDoor.internally { lock.withLock { types = metadata } }
         if metadata.isEmpty {
             CensusDoor.setTracing(false)

@@ -160,7 +160,8 @@ extension HeapSnapshot {
             objects.append(self[HeapObjectID(rawValue: next)])
             node = next
         }
-        let holder = outsideHolders(of: HeapObjectID(rawValue: Int32(root))).first
+        let holder =
+            outsideHolders(of: HeapObjectID(rawValue: Int32(root))).first
             ?? .outside(references: 0)
         return RetentionPath(holder: holder, objects: objects, references: references)
     }

@@ -117,17 +117,21 @@ struct HeapScan {
             if entry & CensusDoor.blockFlag != 0 {
                 let (references, captureEnd) = CensusDoor.blockInfo(address)
                 record(address, layout: -1, retainCount: references, kind: .block)
-                readConservatively(address, from: 32, to: captureEnd, source: source, label: blockLabel)
+                readConservatively(
+                    address, from: 32, to: captureEnd, source: source, label: blockLabel)
                 continue
             }
             if entry & CensusDoor.taskFlag != 0 {
-                record(address, layout: -1, retainCount: CensusDoor.retainCount(address), kind: .task)
+                record(
+                    address, layout: -1, retainCount: CensusDoor.retainCount(address), kind: .task)
                 let end = min(CensusDoor.blockSize(address), 8 * Self.taskWords)
                 readConservatively(address, from: 16, to: end, source: source, label: taskLabel)
                 continue
             }
             let layoutIndex = indexByMetadata[isa] ?? -1
-            record(address, layout: layoutIndex, retainCount: CensusDoor.retainCount(address), kind: .object)
+            record(
+                address, layout: layoutIndex, retainCount: CensusDoor.retainCount(address),
+                kind: .object)
             guard layoutIndex >= 0 else { continue }
             let layout = layouts[Int(layoutIndex)]
             readSlots(layout.slots, dynamics: layout.dynamics, base: address, source: source)
@@ -166,8 +170,7 @@ struct HeapScan {
         }
     }
 
-    private mutating func readRegion(_ region: CompiledLayout.Region, object: UInt, source: Int32)
-    {
+    private mutating func readRegion(_ region: CompiledLayout.Region, object: UInt, source: Int32) {
         let blockEnd = object &+ UInt(CensusDoor.blockSize(object))
         switch region.counting {
         case .prefix(let countOffset, let start):

@@ -132,7 +132,8 @@ extension HeapSnapshot {
 
         self.init(
             addresses: addresses, typeIndex: typeIndex, typeNames: typeNames, labels: labelTable,
-            retainCounts: retainCounts, entryKinds: entryKinds, outStart: outStart, outTarget: outTarget,
+            retainCounts: retainCounts, entryKinds: entryKinds, outStart: outStart,
+            outTarget: outTarget,
             outKind: outKind, outLabel: outLabel, inStart: inStart, inSource: inSource,
             inEdge: inEdge, globals: globals, outsideCounts: outside,
             timerTypes: Set(

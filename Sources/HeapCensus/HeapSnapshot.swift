@@ -128,6 +128,7 @@ public struct HeapObjectID: Hashable, Comparable, Sendable {
     /// Creates an identity from an index.
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
+    /// Orders identities by index (that is, by address).
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 

@@ -79,7 +79,8 @@ final class LayoutRegistry: @unchecked Sendable {
             value.slots.map { .init(offset: $0.offset, kind: $0.kind, label: intern($0.label)) }
         }
         return CompiledLayout(
-            metadata: metadata, typeName: layout.typeName, shape: layout.shape, slots: slots(layout.fields),
+            metadata: metadata, typeName: layout.typeName, shape: layout.shape,
+            slots: slots(layout.fields),
             dynamics: layout.fields.dynamics,
             regions: layout.regions.map {
                 .init(

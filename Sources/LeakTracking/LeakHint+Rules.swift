@@ -25,7 +25,8 @@ enum HintRules {
                     + "or capture [weak self] in the task")
         }
         if case .heapHolder(let holder, let description)? = rootKind {
-            return heapHolder(holder, description: description, path: path, snapshot: snapshot,
+            return heapHolder(
+                holder, description: description, path: path, snapshot: snapshot,
                 subject: subject)
         }
         if let capture = all.first(where: { $0.kind == .strong && $0.role.name == "capture" }) {
@@ -94,8 +95,11 @@ enum HintRules {
         _ holder: HeapHolderKind, description: String, path: [Reference],
         snapshot: GraphSnapshot, subject: String
     ) -> LeakHint {
-        let last = path.last.map { "\(snapshot.node($0.from)?.shortTypeName ?? "?") ⇒ "
-            + "\($0.role.description) ⇒ \(subject)" } ?? subject
+        let last =
+            path.last.map {
+                "\(snapshot.node($0.from)?.shortTypeName ?? "?") ⇒ "
+                    + "\($0.role.description) ⇒ \(subject)"
+            } ?? subject
         switch holder {
         case .task:
             return LeakHint(

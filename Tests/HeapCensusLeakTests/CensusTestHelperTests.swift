@@ -35,7 +35,11 @@ final class Timers: @unchecked Sendable {
     private let lock = NSLock()
     private var timers: [Timer] = []
     func keep(_ timer: Timer?) { lock.withLock { timers += timer.map { [$0] } ?? [] } }
-    func invalidateAll() { lock.withLock { timers.forEach { $0.invalidate() } } }
+    func invalidateAll() {
+        lock.withLock {
+            for timer in timers { timer.invalidate() }
+        }
+    }
 }
 
 /// Starts a `TimerOwner` whose timer captures it strongly and watches it; no local variable of

@@ -1,10 +1,10 @@
-import Foundation
+// The census code of README.md's "Use it in your package", verbatim between the markers
+// (RepositoryTests checks that README.md shows exactly this).
+// README:begin
+import HeapCensus
 import LeakTracking
 import RetainGraphTesting
 import Testing
-
-// README:begin
-import HeapCensus
 
 /// Your code: a session that refreshes itself from a `Task` loop.
 final class Session: @unchecked Sendable {
@@ -35,43 +35,3 @@ func closingTheSessionReleasesIt() {
     LeakWatcher.current.expectDeallocation(of: session, reason: "session closed")
 }
 // README:end
-
-/// The README's census test without `session.close()`: the report starts from the `Task`.
-@Suite("README: a session never closed fails the test with the path from its Task")
-struct ForgottenCloseTests {
-    @Test("The report's path runs from the Task to the capture of the session")
-    func reportShowsThePathFromTheTask() async throws {
-        HeapCensus.start()
-        let kept = KeptSessions()
-        let test = try #require(Test.current)
-        try await withKnownIssue("a session that is never closed leaks") {
-            try await LeakDetectionTrait.detectsLeaks.provideScope(
-                for: test, testCase: Test.Case.current
-            ) {
-                let session = Session()
-                session.start()
-                kept.keep(session)
-                LeakWatcher.current.expectDeallocation(of: session, reason: "session closed")
-            }
-        } matching: { issue in
-            kept.record(issue.comments.map(\.rawValue).joined(separator: "\n"))
-            return issue.comments.contains { $0.rawValue.hasPrefix("LEAK: ReadmeTests.Session") }
-        }
-        kept.closeAll()
-        let text = try #require(kept.text)
-        #expect(text.contains("│ GC root: a Task (the concurrency runtime holds it while it runs or sleeps)"))
-        #expect(text.contains("↓ strong · captures Session (found in the heap)"))
-        #expect(text.contains("Hint: the Task's closure captures Session strongly"))
-    }
-}
-
-/// Sessions kept past the trait's scope (weakly) and the issue text.
-final class KeptSessions: @unchecked Sendable {
-    private let lock = NSLock()
-    private var sessions: [() -> Session?] = []
-    private(set) var text: String?
-
-    func keep(_ session: Session) { lock.withLock { sessions.append { [weak session] in session } } }
-    func record(_ text: String) { lock.withLock { self.text = self.text ?? text } }
-    func closeAll() { lock.withLock { sessions.forEach { $0()?.close() } } }
-}

@@ -94,6 +94,8 @@ struct ReadmeSectionTests {
         #expect(section.contains("### Who holds it: the heap census"))
         #expect(section.contains("HeapCensus.start()"))
         #expect(section.contains("RETAINGRAPH_CENSUS=1"))
-        #expect(section.contains("│ GC root: a Task (the concurrency runtime holds it while it runs or sleeps)"))
+        #expect(
+            section.contains(
+                "│ GC root: a Task (the concurrency runtime holds it while it runs or sleeps)"))
     }
 }

@@ -123,7 +123,10 @@ struct SeedDemoExecutableTests {
         #expect(status == 0)
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for (id, start) in [
-            ("P1a", "LEAK       Foundation.Timer: a Foundation.Timer scheduled on a run loop ⇒ Timer ⇒ TimerRefresher"),
+            (
+                "P1a",
+                "LEAK       Foundation.Timer: a Foundation.Timer scheduled on a run loop ⇒ Timer ⇒ TimerRefresher"
+            ),
             ("P1b", "OK         died: plain Foundation.Timer, [weak self]"),
             ("P2a", "LEAK       dispatch block captures self: a block libdispatch holds"),
             ("P2b", "OK         died: DispatchSourceTimer, [weak self]"),
@@ -139,7 +142,9 @@ struct SeedDemoExecutableTests {
         }
         #expect(lines.first { $0.hasPrefix("P3a ") }?.hasSuffix("⇒ TaskRefresher") == true)
         #expect(lines.first { $0.hasPrefix("P4a ") }?.hasSuffix("⇒ NotificationListener") == true)
-        #expect(output.contains("│ GC root: a Task (the concurrency runtime holds it while it runs or sleeps)"))
+        #expect(
+            output.contains(
+                "│ GC root: a Task (the concurrency runtime holds it while it runs or sleeps)"))
         #expect(output.contains("│    ↓ strong · captures TaskRefresher (found in the heap)"))
         #expect(output.contains("Hint: the Task's closure captures TaskRefresher strongly"))
     }

@@ -19,7 +19,8 @@ package enum DynamicValues {
     package static let maximumCopy = 512
 
     private typealias GetEnumTag = @convention(c) (UnsafeRawPointer, UnsafeRawPointer) -> UInt32
-    private typealias ProjectEnumData = @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer)
+    private typealias ProjectEnumData =
+        @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer)
         -> Void
 
     private struct CaseKey: Hashable {
@@ -57,14 +58,16 @@ package enum DynamicValues {
         switch slot.shape {
         case .existential:
             let type = copy.loadUnaligned(fromByteOffset: 24, as: UInt.self)
-            guard RuntimeABI.isPlausiblePointer(type), let dynamic = UnsafeRawPointer(bitPattern: type),
+            guard RuntimeABI.isPlausiblePointer(type),
+                let dynamic = UnsafeRawPointer(bitPattern: type),
                 let witnesses = RuntimeABI.pointer(at: dynamic, offset: -8)
             else { return }
             let flags = witnesses.loadUnaligned(fromByteOffset: 80, as: UInt32.self)
             if flags & 0x2_0000 != 0 {
                 visit(copy.loadUnaligned(as: UInt.self), .strong, slot.label)
             } else {
-                apply(HeapLayouts.valueLayout(of: dynamic), to: copy, label: slot.label,
+                apply(
+                    HeapLayouts.valueLayout(of: dynamic), to: copy, label: slot.label,
                     nesting: nesting, visit)
             }
         case .enumValue:

@@ -69,7 +69,8 @@ extension HeapLayouts {
             let isObjects = element.type == AnyObject.self
             let name = isObjects ? "array" : "[\(_typeName(element.type, qualified: false))]"
             var layout = HeapObjectLayout(
-                shape: .collectionStorage, typeName: isObjects ? "array storage" : "\(name) storage")
+                shape: .collectionStorage, typeName: isObjects ? "array storage" : "\(name) storage"
+            )
             let shape = RuntimeABI.valueLayout(of: element.type)
             guard !shape.isPOD else { return layout }
             var elementLayout = ValueReferenceLayout()
@@ -119,7 +120,8 @@ extension HeapLayouts {
             }
             guard !RuntimeABI.valueLayout(of: element.type).isPOD else { return layout }
             var elementLayout = ValueReferenceLayout()
-            appendValue(element, at: 0, label: "member of \(name)", into: &elementLayout, nesting: 0)
+            appendValue(
+                element, at: 0, label: "member of \(name)", into: &elementLayout, nesting: 0)
             layout.regions = [
                 ElementRegion(
                     counting: .hashed(
@@ -156,7 +158,8 @@ extension HeapLayouts {
         if !isGenericBox {
             // Contexts with generic bindings have per-instance layouts (the bindings are read
             // from the object); the census reads no object while compiling.
-            guard let descriptor = RuntimeABI.pointer(at: metadata.address, offset: 16, alignment: 4)
+            guard
+                let descriptor = RuntimeABI.pointer(at: metadata.address, offset: 16, alignment: 4)
             else {
                 layout.problem = "no capture descriptor (reflection metadata not emitted)"
                 return layout
@@ -185,7 +188,8 @@ extension HeapLayouts {
                         TypeMetadata(type), at: slot.offset, label: label, into: &layout.fields,
                         nesting: 0)
                 case .weak:
-                    layout.fields.slots.append(HeapSlot(offset: slot.offset, kind: .weak, label: label))
+                    layout.fields.slots.append(
+                        HeapSlot(offset: slot.offset, kind: .weak, label: label))
                 case .unowned:
                     layout.fields.slots.append(
                         HeapSlot(offset: slot.offset, kind: .unowned, label: label))

@@ -45,7 +45,10 @@ final class Shapes: @unchecked Sendable {
         unsafeRef = kept
         weakRef = kept
         let captured = Leaf()
-        closure = { _ = captured; _ = kept }
+        closure = {
+            _ = captured
+            _ = kept
+        }
     }
 }
 
@@ -85,7 +88,8 @@ final class Shapes: @unchecked Sendable {
         }
         #expect(elements(of: "array") == ["element of an array", "element of an array"])
         #expect(elements(of: "contiguous").count == 1)
-        #expect(elements(of: "dictionary") == ["value of [String: Leaf]", "value of [String: Leaf]"])
+        #expect(
+            elements(of: "dictionary") == ["value of [String: Leaf]", "value of [String: Leaf]"])
         #expect(elements(of: "boxes") == ["element of [Pair].first"])
         // The closure's context captures both leaves.
         let context = try #require(targets("closure").first?.to)

@@ -13,6 +13,7 @@
 //   ReferenceReflection  discovers undeclared references from runtime metadata (opt-in)
 //   CHeapCensus          C door 3: the census's interposed allocation functions and its table
 //   HeapCensus           a census of live Swift heap objects and the heap's reference graph
+//   HeapGrowth           what repeated work leaves behind on the heap (census snapshots diffed)
 //   LeakTracking         expected death, verdicts, leak reports (text, JSON, DOT) and sinks
 //   RetainGraphTesting   XCTest helpers and a Swift Testing trait
 //   retain-graph         command-line tool: render and compare JSON reports
@@ -26,6 +27,7 @@ let package = Package(
         .library(name: "TrackedTimers", targets: ["TrackedTimers"]),
         .library(name: "ReferenceReflection", targets: ["ReferenceReflection"]),
         .library(name: "HeapCensus", targets: ["HeapCensus"]),
+        .library(name: "HeapGrowth", targets: ["HeapGrowth"]),
         .library(name: "LeakTracking", targets: ["LeakTracking"]),
         .library(name: "RetainGraphTesting", targets: ["RetainGraphTesting"]),
         .executable(name: "retain-graph", targets: ["retain-graph"]),
@@ -53,6 +55,7 @@ let package = Package(
                 "CHeapCensus", "RetainGraph", "ReferenceReflection", "StackTraces", "Locking",
             ]
         ),
+        .target(name: "HeapGrowth", dependencies: ["HeapCensus", "StackTraces"]),
         .target(
             name: "LeakTracking",
             dependencies: [
@@ -93,6 +96,7 @@ let package = Package(
         ),
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),
         .testTarget(name: "HeapCensusTests", dependencies: ["HeapCensus"]),
+        .testTarget(name: "HeapGrowthTests", dependencies: ["HeapGrowth", "HeapCensus"]),
         .testTarget(
             name: "HeapCensusLeakTests",
             dependencies: ["HeapCensus", "LeakTracking", "RetainGraphTesting"]

@@ -9,6 +9,7 @@ struct RawHeap {
     var addresses: [UInt] = []
     var layoutIndex: [Int32] = []
     var retainCounts: [UInt32] = []
+    var sizes: [UInt32] = []
     var entryKinds: [HeapEntryKind] = []
 
     var edgeSource: [Int32] = []
@@ -213,6 +214,7 @@ struct HeapScan {
         heap.addresses.append(address)
         heap.layoutIndex.append(layout)
         heap.retainCounts.append(UInt32(clamping: retainCount))
+        heap.sizes.append(UInt32(clamping: CensusDoor.blockSize(address)))
         heap.entryKinds.append(kind)
     }
 

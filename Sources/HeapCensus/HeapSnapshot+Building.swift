@@ -104,6 +104,7 @@ extension HeapSnapshot {
         typeNames.append("block")
         var typeIndex = [Int32](repeating: 0, count: count)
         var retainCounts = [UInt32](repeating: 0, count: count)
+        var sizes = [UInt32](repeating: 0, count: count)
         var entryKinds = [HeapEntryKind](repeating: .object, count: count)
         for old in 0..<count {
             let new = Int(newIndex[old])
@@ -114,6 +115,7 @@ extension HeapSnapshot {
             case .object: typeIndex[new] = layout >= 0 ? layout : unknownType
             }
             retainCounts[new] = scan.retainCounts[old]
+            sizes[new] = scan.sizes[old]
             entryKinds[new] = scan.entryKinds[old]
         }
 
@@ -132,10 +134,11 @@ extension HeapSnapshot {
 
         self.init(
             addresses: addresses, typeIndex: typeIndex, typeNames: typeNames, labels: labelTable,
-            retainCounts: retainCounts, entryKinds: entryKinds, outStart: outStart,
+            retainCounts: retainCounts, sizes: sizes, entryKinds: entryKinds, outStart: outStart,
             outTarget: outTarget,
             outKind: outKind, outLabel: outLabel, inStart: inStart, inSource: inSource,
             inEdge: inEdge, globals: globals, outsideCounts: outside,
+            typeMetadata: layouts.map(\.metadata) + [0, 0, 0],
             timerTypes: Set(
                 layouts.indices.filter { TimerProbe.isTimerClass(metadata: layouts[$0].metadata) }
                     .map { Int32($0) }),

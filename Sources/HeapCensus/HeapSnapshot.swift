@@ -1,4 +1,5 @@
 import ReferenceReflection
+import StackTraces
 
 /// Every live Swift heap object the census knows, with the references between them, at one
 /// moment: the heap's reference graph.
@@ -26,6 +27,8 @@ public struct HeapSnapshot: Sendable {
     let typeNames: [String]
     let labels: [String]
     let retainCounts: [UInt32]
+    /// Each object's block size in bytes (malloc's usable size).
+    let sizes: [UInt32]
     let entryKinds: [HeapEntryKind]
     /// Out-edges: `outStart[i]..<outStart[i + 1]` index `outTarget`, `outKind`, `outLabel`.
     let outStart: [Int32]
@@ -41,6 +44,8 @@ public struct HeapSnapshot: Sendable {
     /// Strong references from outside the Swift heap, per object (retain count − the strong
     /// references found in the heap and in globals).
     let outsideCounts: [UInt32]
+    /// Each type's metadata address (0 for tasks, blocks and unread objects).
+    let typeMetadata: [UInt]
     /// The type indices of `Foundation.Timer` and its subclasses.
     let timerTypes: Set<Int32>
     /// What the scan could not read, once per type.
@@ -101,20 +106,49 @@ public struct HeapSnapshot: Sendable {
         }
     }
 
-    /// Live object counts by type name, largest first.
+    /// Live object counts by type name, largest first (types that share a name, such as
+    /// closure contexts with the same captures, count together).
     ///
     /// - Complexity: O(*n*).
     public func countsByType() -> [(typeName: String, count: Int)] {
-        var counts = [Int](repeating: 0, count: typeNames.count)
-        for type in typeIndex { counts[Int(type)] += 1 }
-        return zip(typeNames, counts).filter { $0.1 > 0 }.map { ($0.0, $0.1) }
+        var perType = [Int](repeating: 0, count: typeNames.count)
+        for type in typeIndex { perType[Int(type)] += 1 }
+        var byName: [String: Int] = [:]
+        for (type, count) in perType.enumerated() where count > 0 {
+            byName[typeNames[type], default: 0] += count
+        }
+        return byName.map { ($0.key, $0.value) }
             .sorted { $0.count != $1.count ? $0.count > $1.count : $0.typeName < $1.typeName }
     }
 
+    /// The bytes the object's block takes (the allocator's usable size).
+    public func size(of id: HeapObjectID) -> Int { Int(sizes[Int(id.rawValue)]) }
+
+    /// Where the object was created, if its type was traced (``HeapCensus/traceCreation(of:)``)
+    /// when it was and it is still alive.
+    public func creationTrace(of id: HeapObjectID) -> StackTrace? {
+        CreationTraces.shared.trace(at: addresses[Int(id.rawValue)])
+    }
+
+    /// The class whose instances have the type name `typeName`, if it is a class.
+    public func instanceClass(named typeName: String) -> AnyClass? {
+        guard
+            let index = typeNames.indices.first(where: {
+                typeNames[$0] == typeName && typeMetadata[$0] != 0
+            }),
+            let metadata = UnsafeRawPointer(bitPattern: typeMetadata[index]),
+            RuntimeKind.isClass(metadata)
+        else { return nil }
+        return unsafeBitCast(metadata, to: AnyClass.self)
+    }
+
     /// The identities of every object whose type name is `typeName`.
+    ///
+    /// - Complexity: O(*n*).
     public func objects(ofType typeName: String) -> [HeapObjectID] {
-        guard let type = typeNames.firstIndex(of: typeName) else { return [] }
-        return typeIndex.indices.filter { typeIndex[$0] == Int32(type) }.map {
+        let types = Set(typeNames.indices.filter { typeNames[$0] == typeName }.map { Int32($0) })
+        guard !types.isEmpty else { return [] }
+        return typeIndex.indices.filter { types.contains(typeIndex[$0]) }.map {
             HeapObjectID(rawValue: Int32($0))
         }
     }

@@ -1,0 +1,98 @@
+import Foundation
+import HeapCensus
+import HeapGrowth
+import Testing
+
+final class Request: @unchecked Sendable {
+    var payload = [UInt8](repeating: 0, count: 16)
+}
+
+/// A global log that keeps every request: the leak.
+nonisolated(unsafe) var requestLog: [Request] = []
+
+final class WarmCache: @unchecked Sendable {
+    nonisolated(unsafe) static var entries: [Request] = []
+    /// Fills once, up to 8 entries.
+    static func fill() {
+        if entries.count < 8 { entries.append(Request()) }
+    }
+}
+
+final class PooledBuffer: @unchecked Sendable {}
+
+/// A pool that grows while a burst runs and gives everything back at the end of it.
+final class Pool: @unchecked Sendable {
+    nonisolated(unsafe) static var free: [PooledBuffer] = []
+    static func burst() {
+        var taken: [PooledBuffer] = []
+        for _ in 0..<4 { taken.append(free.popLast() ?? PooledBuffer()) }
+        free.append(contentsOf: taken)
+        free.removeAll()
+    }
+}
+
+@Suite(.serialized) struct HeapGrowthTests {
+    @Test func aLeakingLoopIsReportedWithItsPathFromTheGlobal() throws {
+        defer { requestLog.removeAll() }
+        let report = try HeapGrowth.measure(repeating: 20) {
+            requestLog.append(Request())
+        }
+        let grown = try #require(report.grown.first { $0.typeName == "HeapGrowthTests.Request" })
+        #expect(grown.growth == [20, 20])
+        #expect(grown.perRepetition == 1)
+        #expect(grown.newInstanceBytes >= 20 * 16)
+        #expect(grown.holder?.hasPrefix("global variable HeapGrowthTests.requestLog") == true)
+        #expect(grown.path.last?.label == "element of an array")
+        #expect(grown.path.last?.typeName == "HeapGrowthTests.Request")
+        #expect(grown.creationTrace.contains { $0.contains("aLeakingLoopIsReported") })
+        #expect(report.text.contains("HeapGrowthTests.Request: +20, +20 (1.0 per repetition)"))
+    }
+
+    @Test func aCacheFilledInTheWarmUpIsNotReported() throws {
+        let report = try HeapGrowth.measure(repeating: 20, warmUp: 8) { WarmCache.fill() }
+        #expect(report.isEmpty, "\(report.text)")
+    }
+
+    @Test func aPoolThatGrowsThenShrinksIsNotReported() throws {
+        let report = try HeapGrowth.measure(repeating: 20) { Pool.burst() }
+        #expect(!report.grown.contains { $0.typeName.contains("PooledBuffer") }, "\(report.text)")
+    }
+
+    @Test func aLeakInAsyncWorkIsReported() async throws {
+        defer { requestLog.removeAll() }
+        let report = try await HeapGrowth.measure(repeating: 10) {
+            await Task.yield()
+            requestLog.append(Request())
+        }
+        #expect(report.grown.map(\.typeName).contains("HeapGrowthTests.Request"))
+    }
+
+    @Test func theReportRoundTripsThroughJSON() throws {
+        defer { requestLog.removeAll() }
+        let report = try HeapGrowth.measure(repeating: 10) { requestLog.append(Request()) }
+        let decoded = try GrowthReport(jsonData: report.jsonData())
+        #expect(decoded == report)
+        #expect(report.dot.contains("digraph heapGrowth"))
+        #expect(report.dot.contains("HeapGrowthTests.Request"))
+        #expect(throws: GrowthReportError.notAGrowthReport) {
+            try GrowthReport(
+                jsonData: Data(
+                    #"{"schemaVersion":1,"kind":"leak","repetitions":1,"threshold":1,"grown":[],"liveObjects":0}"#
+                        .utf8))
+        }
+    }
+
+    @Test func theTraitRecordsTheGrowth() async throws {
+        let test = try #require(Test.current)
+        defer { requestLog.removeAll() }
+        try await withKnownIssue("every repetition leaks a request") {
+            try await HeapGrowthTrait.heapMustNotGrow(repeating: 10).provideScope(
+                for: test, testCase: Test.Case.current
+            ) {
+                requestLog.append(Request())
+            }
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("HeapGrowthTests.Request: +10, +10") }
+        }
+    }
+}

@@ -309,7 +309,7 @@ void rg_census_visit_stripe(size_t index,
 void rg_census_enter_internal(void) { rg_internal_depth++; }
 void rg_census_leave_internal(void) { rg_internal_depth--; }
 
-__attribute__((no_sanitize("thread"))) void rg_census_copy(void *destination, const void *source,
+__attribute__((no_sanitize("thread", "address"))) void rg_census_copy(void *destination, const void *source,
                                                              size_t size) {
     const volatile unsigned char *from = source;
     unsigned char *to = destination;

@@ -70,6 +70,12 @@ enum CensusDoor {
         rg_census_copy(buffer, source, count)
     }
 
+    /// Whether `count` bytes (at most 256) at `address` can be read without a fault.
+    static func isReadable(_ address: UInt, count: Int) -> Bool {
+        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return false }
+        return rg_census_is_readable(pointer, count)
+    }
+
     static func blockSize(_ address: UInt) -> Int {
         guard let pointer = UnsafeRawPointer(bitPattern: address) else { return 0 }
         return rg_census_block_size(pointer)

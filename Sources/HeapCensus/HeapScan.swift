@@ -129,11 +129,12 @@ struct HeapScan {
                 readConservatively(address, from: 16, to: end, source: source, label: taskLabel)
                 continue
             }
-            let layoutIndex = indexByMetadata[isa] ?? -1
+            // Only a block whose first word is known metadata is read (its counts included):
+            // anything else was allocated during this scan, or is not an object any more.
+            guard let layoutIndex = indexByMetadata[isa] else { continue }
             record(
                 address, layout: layoutIndex, retainCount: CensusDoor.retainCount(address),
                 kind: .object)
-            guard layoutIndex >= 0 else { continue }
             let layout = layouts[Int(layoutIndex)]
             readSlots(layout.slots, dynamics: layout.dynamics, base: address, source: source)
             for region in layout.regions { readRegion(region, object: address, source: source) }

@@ -40,10 +40,24 @@ final class LayoutRegistry: @unchecked Sendable {
     private var labelIDs: [String: Int32] = [:]
     private(set) var labels: [String] = []
 
-    /// The index of the layout of `metadata`, compiling it first if needed.
+    /// Words that were not metadata when checked (a block whose first word was not written by
+    /// the runtime yet, or that was freed without the census seeing it); cleared when large.
+    private var rejected: Set<UInt> = []
+
+    /// The index of the layout of `metadata`, compiling it first if needed; nil when the word
+    /// is not the address of Swift metadata the census can read.
     func index(ofMetadata metadata: UInt) -> Int32? {
         if let known = lock.withLock({ indexByMetadata[metadata] }) { return known }
-        guard let pointer = UnsafeRawPointer(bitPattern: metadata) else { return nil }
+        if lock.withLock({ rejected.contains(metadata) }) { return nil }
+        guard MetadataCheck.isMetadata(metadata),
+            let pointer = UnsafeRawPointer(bitPattern: metadata)
+        else {
+            lock.withLock {
+                if rejected.count > 4096 { rejected.removeAll() }
+                rejected.insert(metadata)
+            }
+            return nil
+        }
         let layout = HeapLayouts.objectLayout(isa: pointer)
         return lock.withLock {
             if let known = indexByMetadata[metadata] { return known }

@@ -87,13 +87,17 @@ void rg_census_leave_internal(void);
 /// A load of another thread's memory that ThreadSanitizer must not instrument: the census
 /// reads objects that their own threads may be writing (a benign race by design; the object
 /// cannot be freed meanwhile).
-__attribute__((no_sanitize("thread"))) static inline uintptr_t
+__attribute__((no_sanitize("thread", "address"))) static inline uintptr_t
 rg_census_load_word(const void *_Nonnull address) {
     return *(const volatile uintptr_t *)address;
 }
 
 /// Copies `size` bytes of another thread's memory, uninstrumented (see rg_census_load_word).
 void rg_census_copy(void *_Nonnull destination, const void *_Nonnull source, size_t size);
+
+/// Whether `size` bytes (at most 256) at `address` can be read, checked without touching them
+/// (process_vm_readv on this process).
+bool rg_census_is_readable(const void *_Nonnull address, size_t size);
 
 /// The usable size of a block malloc returned (glibc's malloc_usable_size), 0 if unknown.
 size_t rg_census_block_size(const void *_Nonnull block);

@@ -107,9 +107,10 @@ extension LeakReport {
                 "raw Foundation.Timer\(object.address.map { " at \($0)" } ?? ""): on Linux it is "
                     + "never freed and keeps what its block captures strongly")
         }
+        let index = ReportObjectIndex(objects)
         for reference in references where reference.isDiscovered {
-            let from = objects.first { $0.id == reference.from }?.shortName ?? reference.from
-            let to = objects.first { $0.id == reference.to }?.shortName ?? reference.to
+            let from = index[reference.from]?.shortName ?? reference.from
+            let to = index[reference.to]?.shortName ?? reference.to
             notes.append(
                 "\(from) \(reference.arrow) \(to) (\(reference.description)) was found by "
                     + "inspecting memory, not declared")

@@ -78,21 +78,39 @@ public struct LeakReport: Sendable, Hashable, Codable {
 
     /// The object with the given report-local identity.
     ///
+    /// Reports made by this library number their objects `o0`, `o1`, … in order, so the object
+    /// is found at once; a report whose objects are numbered otherwise is searched.
+    ///
     /// - Parameter id: An ``ReportObject/id``.
     /// - Returns: The object, or `nil` if the report does not mention it.
+    /// - Complexity: O(1) for a report this library made; O(*o*) otherwise.
     public func object(_ id: String) -> ReportObject? {
-        objects.first { $0.id == id }
+        if id.hasPrefix("o"), let position = Int(id.dropFirst()),
+            objects.indices.contains(position), objects[position].id == id
+        {
+            return objects[position]
+        }
+        return objects.first { $0.id == id }
     }
 
     /// A one-line explanation: the hint's short name and the chain of types, such as
     /// `strong target: run loop ⇒ RunLoopTimer ⇒ Owner ⇒ RunLoopTimer`.
+    ///
+    /// - Complexity: O(*o* + *r*).
     public var summary: String {
         "\(hint.code.shortDescription): \(chain)"
     }
 
     /// The path's objects by short name, joined by `⇒` (strong) or `→` (weak), continued one
     /// step around the cycle when there is one.
+    ///
+    /// A chain of more than ten links is shortened in the middle, to fit on a line:
+    /// `Node ⇒ Node ⇒ Node ⇒ Node ⇒ Node … 9,990 more … ⇒ Node ⇒ Node ⇒ Node ⇒ Node ⇒ Node`.
+    ///
+    /// - Complexity: O(*o* + *r*).
     public var chain: String {
+        let index = ReportObjectIndex(objects)
+        func shortName(_ id: String) -> String { index[id]?.shortName ?? id }
         var names: [String] = []
         var links: [String] = []
         let references = path.isEmpty ? (cycle ?? []) : path
@@ -112,12 +130,13 @@ public struct LeakReport: Sendable, Hashable, Codable {
             names.append(subject.shortName + " (dead)")
         }
         guard !names.isEmpty else { return subject.shortName }
+        // Names after the first, each with the link before it; the first is always shown.
+        let elision = Elision(count: links.count, limit: 10)
         var text = names[0]
-        for (link, name) in zip(links, names.dropFirst()) { text += " \(link) \(name)" }
+        for position in elision.shownIndices {
+            if elision.gapBefore(position) { text += " … \(grouped(elision.omitted)) more …" }
+            text += " \(links[position]) \(names[position + 1])"
+        }
         return text
-    }
-
-    private func shortName(_ id: String) -> String {
-        object(id)?.shortName ?? id
     }
 }

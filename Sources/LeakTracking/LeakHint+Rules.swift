@@ -148,12 +148,14 @@ enum HintRules {
                 + "weak wrapper only hides this")
     }
 
-    static func pendingOneShot(timer: String, subject: String, fireDate: Double?) -> LeakHint {
-        let when = fireDate.map { " at " + isoDate($0) } ?? ""
+    static func pendingOneShot(
+        timer: String, subject: String, fireDate: Double?, now: Double?
+    ) -> LeakHint {
+        let when = fireDate.map { ", which " + LeakReport.describeFire(at: $0, from: now) } ?? ""
         return LeakHint(
             code: .pendingOneShot,
-            text: "\(subject) is held only by the one-shot \(timer), due to fire\(when): it is "
-                + "released then, provided its run loop or queue runs")
+            text: "\(subject) is held only by the one-shot \(timer)\(when): it is released when "
+                + "it fires, provided its run loop or queue runs")
     }
 
     static func isMainThread(_ name: String) -> Bool {

@@ -142,8 +142,12 @@ extension LeakReport: CustomStringConvertible {
             lines.append("╰→ back to \(describe(last, index))")
         } else {
             lines.append("╰→ \(describe(last, index))")
-            let leaking =
-                verdict == .transient ? "NOT YET (a one-shot timer will release it)" : "YES"
+            var leaking = "YES"
+            if verdict == .transient {
+                leaking =
+                    "NOT YET, a one-shot timer "
+                    + (releaseDescription.map { "\($0) and releases it" } ?? "will release it")
+            }
             lines.append("     Leaking: \(leaking) (\(reason))")
         }
         return lines

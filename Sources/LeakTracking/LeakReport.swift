@@ -61,6 +61,10 @@ public struct LeakReport: Sendable, Hashable, Codable {
     public var hint: LeakHint
     /// Remarks, such as raw Foundation timers or references found by inspecting memory.
     public var notes: [String]
+    /// When the report was made, in seconds since 1970, read from the watcher's ``WatchClock``
+    /// (so a test with a ``ManualWatchClock`` gets exact relative times). Absent in reports
+    /// written before it existed.
+    public var reportedAt: Double?
 
     /// What keeps an object alive, as written in reports.
     public enum RetentionKind: String, Sendable, Hashable, Codable {
@@ -98,7 +102,29 @@ public struct LeakReport: Sendable, Hashable, Codable {
     ///
     /// - Complexity: O(*o* + *r*).
     public var summary: String {
-        "\(hint.code.shortDescription): \(chain)"
+        guard verdict == .transient, let release = releaseDescription else {
+            return "\(hint.code.shortDescription): \(chain)"
+        }
+        return "\(hint.code.shortDescription), \(release): \(chain)"
+    }
+
+    /// For a transient retention, when the one-shot timer fires, relative to when the report was
+    /// made and as a date: `fires in 9.9 s (at 2026-11-23T16:00:09.900Z)`.
+    ///
+    /// A fire date already past when the report was made reads `was due 0.2 s ago (at …)`: the
+    /// timer's run loop or queue has not run since. A report without ``reportedAt`` (written
+    /// by an older version) gives the date alone: `fires at …`.
+    public var releaseDescription: String? {
+        guard let releaseDate else { return nil }
+        return Self.describeFire(at: releaseDate, from: reportedAt)
+    }
+
+    /// `fires in 9.9 s (at …Z)`, `was due 0.2 s ago (at …Z)`, or `fires at …Z` without `now`.
+    static func describeFire(at date: Double, from now: Double?) -> String {
+        guard let now else { return "fires at \(isoDate(date))" }
+        let delay = date - now
+        if delay < 0 { return "was due \(seconds(-delay)) ago (at \(isoDate(date)))" }
+        return "fires in \(seconds(delay)) (at \(isoDate(date)))"
     }
 
     /// The path's objects by short name, joined by `⇒` (strong) or `→` (weak), continued one

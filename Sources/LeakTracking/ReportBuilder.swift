@@ -9,6 +9,8 @@ struct ReportSubject {
     var reason: String
     var graceSeconds: Double
     var secondsPastDeadline: Double
+    /// When the report is made, in seconds since 1970, by the watcher's clock.
+    var reportedAt: Double?
 }
 
 /// Turns graph nodes and references into a report's objects and references, giving each node a

@@ -37,7 +37,9 @@ struct ReportBuilder {
         localIDs[id] = local
         let node = snapshot.node(id)
         var root: String?
-        if case .root(let kind)? = node?.kind { root = kind.description }
+        if case .root(let kind)? = node?.kind {
+            root = kind.description + (node?.note.map { " (\($0))" } ?? "")
+        }
         objects.append(
             ReportObject(
                 id: local, typeName: node?.typeName ?? "?", label: node?.label ?? label,

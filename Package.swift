@@ -99,6 +99,11 @@ let package = Package(
             name: "RetainGraphTestingTests",
             dependencies: ["RetainGraphTesting", "LeakTracking", "TrackedTimers"]
         ),
+        // Runs the built `retain-graph` on report JSON made from real leaks.
+        .testTarget(
+            name: "RetainGraphToolTests",
+            dependencies: ["retain-graph", "LeakTracking", "RetainGraph", "TrackedTimers"]
+        ),
         .testTarget(
             name: "SeedScenariosTests",
             dependencies: ["SeedScenarios", "LeakTracking", "seed-demo"]

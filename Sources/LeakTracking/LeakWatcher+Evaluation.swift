@@ -6,7 +6,7 @@ extension LeakWatcher {
     ///
     /// Nothing is forgotten or reported: call ``check()`` for that. A graph snapshot is taken
     /// only if some watched object is alive past its deadline, or died while timers called it,
-    /// and it copies only what can hold those objects (``SnapshotScope/retention(of:)``),
+    /// and it copies only what can hold those objects (``/RetainGraph/SnapshotScope/retention(of:)``),
     /// unless an enricher needs the whole graph.
     ///
     /// - Returns: One verdict per watch.

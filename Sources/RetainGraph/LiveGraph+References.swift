@@ -134,7 +134,7 @@ extension LiveGraph {
     }
 
     /// Runs `body` under the graph's lock, after applying the timer trackers' queued changes
-    /// (see ``TimerTracker``): every read and write of the graph goes through here or
+    /// (see `TimerTracker`): every read and write of the graph goes through here or
     /// ``withLockParkingLoads(_:)``, so that none sees the graph without a timer's latest state.
     func withSyncedStorage<Result>(_ body: (inout GraphStorage) -> Result) -> Result {
         withLockParkingLoads { graph, _ in body(&graph) }

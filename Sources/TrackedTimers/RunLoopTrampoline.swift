@@ -152,7 +152,7 @@ struct RunLoopPlacement {
 /// swift-corelibs-foundation has no `.tracking` mode, and `RunLoop.Mode.common` there covers only
 /// `.default`: a custom mode cannot be made "common" through Foundation's public API. So when an
 /// instrumented timer is added in `.common`, it is added to Foundation's `.common` **and** to every
-/// mode in ``extraCommonModes`` (by default ``Foundation/RunLoop/Mode/tracking``), which is what
+/// mode in ``extraCommonModes`` (by default `RunLoop.Mode.tracking`), which is what
 /// `NSRunLoopCommonModes` does on Apple platforms (S15). The graph records one edge, role
 /// `.scheduled(mode: "kCFRunLoopCommonModes")`.
 public enum TrackedRunLoopModes {

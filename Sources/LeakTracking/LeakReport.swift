@@ -100,7 +100,7 @@ public struct LeakReport: Sendable, Hashable, Codable {
     /// A one-line explanation: the hint's short name and the chain of types, such as
     /// `strong target: run loop ⇒ RunLoopTimer ⇒ Owner ⇒ RunLoopTimer`.
     ///
-    /// - Complexity: O(*o* + *r*).
+    /// - Complexity: O(*r*) for a report this library made (O(*o*) per name shown otherwise).
     public var summary: String {
         guard verdict == .transient, let release = releaseDescription else {
             return "\(hint.code.shortDescription): \(chain)"
@@ -133,35 +133,40 @@ public struct LeakReport: Sendable, Hashable, Codable {
     /// A chain of more than ten links is shortened in the middle, to fit on a line:
     /// `Node ⇒ Node ⇒ Node ⇒ Node ⇒ Node … 9,990 more … ⇒ Node ⇒ Node ⇒ Node ⇒ Node ⇒ Node`.
     ///
-    /// - Complexity: O(*o* + *r*).
+    /// - Complexity: O(*r*) for a report this library made (O(*o*) per name shown otherwise).
     public var chain: String {
-        let index = ReportObjectIndex(objects)
-        func shortName(_ id: String) -> String { index[id]?.shortName ?? id }
-        var names: [String] = []
+        // Identities first (cheap), names only for the links shown: `object(_:)` finds each in
+        // O(1) in the library's own numbering, so a 10,000-link chain costs its walk alone.
+        var ids: [String] = []
         var links: [String] = []
         let references = path.isEmpty ? (cycle ?? []) : path
         for reference in references {
-            if names.isEmpty { names.append(shortName(reference.from)) }
+            if ids.isEmpty { ids.append(reference.from) }
             links.append(reference.arrow)
-            names.append(shortName(reference.to))
+            ids.append(reference.to)
         }
         if !path.isEmpty, let last = path.last,
             let next = cycle?.first(where: { $0.from == last.to })
         {
             links.append(next.arrow)
-            names.append(shortName(next.to))
+            ids.append(next.to)
         }
-        if verdict == .zombie {
+        let deadSubject = verdict == .zombie ? ids.count : nil
+        if deadSubject != nil {
             links.append("→")
-            names.append(subject.shortName + " (dead)")
+            ids.append(subject.id)
         }
-        guard !names.isEmpty else { return subject.shortName }
+        guard !ids.isEmpty else { return subject.shortName }
+        func name(_ position: Int) -> String {
+            if position == deadSubject { return subject.shortName + " (dead)" }
+            return object(ids[position])?.shortName ?? ids[position]
+        }
         // Names after the first, each with the link before it; the first is always shown.
         let elision = Elision(count: links.count, limit: 10)
-        var text = names[0]
+        var text = name(0)
         for position in elision.shownIndices {
             if elision.gapBefore(position) { text += " … \(grouped(elision.omitted)) more …" }
-            text += " \(links[position]) \(names[position + 1])"
+            text += " \(links[position]) \(name(position + 1))"
         }
         return text
     }

@@ -7,10 +7,11 @@ import Locking
 /// thread that owns it: its own pthread name, or `tid 4242 (unnamed)` when it only inherited
 /// the process's. On Linux a thread's name is fragile: Foundation drops a name set on a
 /// `Thread` before `start()`, a new thread inherits its creator's pthread name (a dispatch
-/// worker's, such as `"oot.default-qos"`), and under ThreadSanitizer even setting
-/// `Thread.current.name` from inside the thread does not stick. A name given here wins over the
-/// thread's; given on the run loop's own thread, it also lets the root say when the thread
-/// exits.
+/// worker's, such as `"oot.default-qos"`), `Thread.current.name = …` inside the thread names
+/// the pthread only if `start()` has already stored the thread's handle (a race with the
+/// thread's first lines), and under ThreadSanitizer it does not stick at all. A name given here
+/// wins over the thread's; given on the run loop's own thread, it also lets the root say when
+/// the thread exits.
 ///
 /// ```swift
 /// let worker = Thread {

@@ -99,10 +99,13 @@ let package = Package(
             name: "RetainGraphTestingTests",
             dependencies: ["RetainGraphTesting", "LeakTracking", "TrackedTimers"]
         ),
-        // Runs the built `retain-graph` on report JSON made from real leaks.
+        // Real threads, run loops and timers, through a watcher's report to the built
+        // `retain-graph`: run-loop roots' names, GitHub annotations on real report JSON.
         .testTarget(
-            name: "RetainGraphToolTests",
-            dependencies: ["retain-graph", "LeakTracking", "RetainGraph", "TrackedTimers"]
+            name: "EndToEndTests",
+            dependencies: [
+                "retain-graph", "LeakTracking", "RetainGraph", "TrackedTimers", "_TestSupport",
+            ]
         ),
         .testTarget(
             name: "SeedScenariosTests",

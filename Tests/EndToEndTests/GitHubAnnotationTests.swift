@@ -12,7 +12,7 @@ final class Poller {
 /// file, reported by a watcher, written as JSON, read back by the built tool.
 @Suite("GitHub annotations")
 struct GitHubAnnotationTests {
-    /// The repository's root: this file is Tests/RetainGraphToolTests/<name>.swift.
+    /// The repository's root: this file is Tests/EndToEndTests/<name>.swift.
     static let workspace = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path
 
@@ -76,8 +76,8 @@ struct GitHubAnnotationTests {
         let annotations = output.split(separator: "\n").filter { $0.hasPrefix("::") }
         #expect(annotations.count == 1, "\(output)")
         let expected =
-            "::error file=Tests/RetainGraphToolTests/GitHubAnnotationTests.swift,line=\(line),"
-            + "title=LEAK%3A RetainGraphToolTests.Poller (background run loop)::"
+            "::error file=Tests/EndToEndTests/GitHubAnnotationTests.swift,line=\(line),"
+            + "title=LEAK%3A EndToEndTests.Poller (background run loop)::"
             + "background run loop: run loop ⇒ RunLoopTimer ⇒ Poller%0AHint: "
         #expect(annotations.first?.hasPrefix(expected) == true, "\(output)")
         #expect(annotations.first?.hasSuffix("%0AFingerprint: \(report.fingerprint)") == true)
@@ -109,7 +109,7 @@ struct GitHubAnnotationTests {
         let (report, _, timer) = try Self.realReport()
         #expect(report.userSourceLocation(workspace: "/nonexistent") == nil)
         let annotation = report.githubAnnotation(workspace: "/nonexistent")
-        #expect(annotation.hasPrefix("::error title=LEAK%3A RetainGraphToolTests.Poller"))
+        #expect(annotation.hasPrefix("::error title=LEAK%3A EndToEndTests.Poller"))
         // Dependencies built under .build/ are not the user's code either.
         var dependency = report
         dependency.creationTraces = report.creationTraces.map { trace in

@@ -60,4 +60,8 @@ for module in "${modules[@]}"; do
     fi
     dependencies+=(--dependency "$out/$module.doccarchive")
 done
+if ((status != 0)); then
+    echo 'docs.sh: a link to another module'"'"'s symbol must be absolute (``/RetainGraph/LiveGraph``);' \
+        'a package-internal or Foundation symbol is plain code voice' >&2
+fi
 exit $status

@@ -7,6 +7,7 @@
 #                    RETAINGRAPH_STRESS_TIMERS=1000 for a quick run)
 #   make werror      build everything, tests included, with warnings as errors
 #   make bench       run the benchmarks (nested package in Benchmarks/)
+#   make docs        build every DocC catalog with warnings as errors (Scripts/docs.sh)
 #   make format      format in place; `make lint` only checks
 #
 # SCRATCH=.build-mine puts the main build somewhere other than .build; SWIFT_FLAGS adds build
@@ -21,7 +22,7 @@ SCRATCH_FLAG := $(if $(SCRATCH),--scratch-path $(SCRATCH),)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 
-.PHONY: demo test test-tsan werror bench bench-build format lint deps deps-optional
+.PHONY: demo test test-tsan werror bench bench-build docs format lint deps deps-optional
 
 # libunwind's headers and pkg-config file (Sources/CLibunwind) are required to build at all.
 deps:
@@ -51,6 +52,10 @@ bench-build: deps
 
 bench: deps
 	cd Benchmarks && $(SWIFT) package --scratch-path ../.build-bench benchmark
+
+# Symbol graphs from the build in SCRATCH (with SWIFT_FLAGS, so CI reuses its werror build).
+docs: deps
+	Scripts/docs.sh $(SCRATCH_FLAG) $(SWIFT_FLAGS)
 
 format:
 	Scripts/format.sh

@@ -120,6 +120,14 @@ let package = Package(
             name: "RetainGraphTestingTests",
             dependencies: ["RetainGraphTesting", "LeakTracking", "RetainGraph", "TrackedTimers"]
         ),
+        // Real threads, run loops and timers, through a watcher's report to the built
+        // `retain-graph`: run-loop roots' names, GitHub annotations on real report JSON.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "retain-graph", "LeakTracking", "RetainGraph", "TrackedTimers", "_TestSupport",
+            ]
+        ),
         .testTarget(
             name: "SeedScenariosTests",
             dependencies: ["SeedScenarios", "LeakTracking", "seed-demo"]

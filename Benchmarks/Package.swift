@@ -99,6 +99,17 @@ let package = Package(
             path: "Benchmarks/LeakCheck",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Rendering a report on an object in a 10,000-reference cycle: text, JSON, summary.
+        .executableTarget(
+            name: "ReportRendering",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "LeakTracking", package: "RetainGraph"),
+                .product(name: "RetainGraph", package: "RetainGraph"),
+            ],
+            path: "Benchmarks/ReportRendering",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // Edge insert/remove, snapshot cost, SCC + root paths at 10k/100k/1M nodes, memory per edge.
         .executableTarget(
             name: "GraphDetection",

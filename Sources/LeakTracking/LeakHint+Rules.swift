@@ -12,8 +12,12 @@ enum HintRules {
         let all = path + (cycle ?? [])
         func name(_ id: ObjectID) -> String { snapshot.node(id)?.shortTypeName ?? "?" }
         var rootKind: RootKind?
-        if let first = path.first, case .root(let kind)? = snapshot.node(first.from)?.kind {
+        var rootNote: String?
+        if let first = path.first, let root = snapshot.node(first.from),
+            case .root(let kind) = root.kind
+        {
             rootKind = kind
+            rootNote = root.note
         }
 
         if let entry = all.first(where: { $0.role.name == "registryEntry" }) {
@@ -67,7 +71,8 @@ enum HintRules {
                 || holder.typeName == ReportBuilder.foundationTimer
         }), let holder = snapshot.node(target.from) {
             return timerTarget(
-                holder: holder, path: path, cycle: cycle, rootKind: rootKind, subject: subject)
+                holder: holder, path: path, cycle: cycle, rootKind: rootKind, rootNote: rootNote,
+                subject: subject)
         }
         if all.contains(where: { snapshot.node($0.from)?.typeName == ReportBuilder.foundationTimer }
         ) {
@@ -131,7 +136,7 @@ enum HintRules {
 
     private static func timerTarget(
         holder: Node, path: [Reference], cycle: [Reference]?, rootKind: RootKind?,
-        subject: String
+        rootNote: String?, subject: String
     ) -> LeakHint {
         let timer = holder.shortTypeName
         if holder.typeName == ReportBuilder.foundationTimer {
@@ -150,6 +155,15 @@ enum HintRules {
                 text: "\(timer) was never scheduled (not added to a run loop), so it never "
                     + "fires, yet it holds its target \(subject) strongly: invalidate it, or "
                     + "create it only when it is added to a run loop")
+        }
+        if case .runLoop(let thread)? = rootKind, !isMainThread(thread), let rootNote {
+            return LeakHint(
+                code: .backgroundRunLoop,
+                text:
+                    "\(timer) is scheduled on the run loop of thread \"\(thread)\" (\(rootNote)): "
+                    + "that run loop will never run again, so the timer never fires and never "
+                    + "lets go of \(subject): invalidate the timer before the thread ends "
+                    + "(invalidate works from any thread), or use a weak target")
         }
         if case .runLoop(let thread)? = rootKind, !isMainThread(thread) {
             return LeakHint(
@@ -193,12 +207,14 @@ enum HintRules {
                 + "weak wrapper only hides this")
     }
 
-    static func pendingOneShot(timer: String, subject: String, fireDate: Double?) -> LeakHint {
-        let when = fireDate.map { " at " + isoDate($0) } ?? ""
+    static func pendingOneShot(
+        timer: String, subject: String, fireDate: Double?, now: Double?
+    ) -> LeakHint {
+        let when = fireDate.map { ", which " + LeakReport.describeFire(at: $0, from: now) } ?? ""
         return LeakHint(
             code: .pendingOneShot,
-            text: "\(subject) is held only by the one-shot \(timer), due to fire\(when): it is "
-                + "released then, provided its run loop or queue runs")
+            text: "\(subject) is held only by the one-shot \(timer)\(when): it is released when "
+                + "it fires, provided its run loop or queue runs")
     }
 
     static func isMainThread(_ name: String) -> Bool {

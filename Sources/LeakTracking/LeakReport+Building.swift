@@ -32,7 +32,7 @@ extension LeakReport {
             releaseDate = snapshot.node(pendingTimer)?.timer?.nextFireDate
             hint = HintRules.pendingOneShot(
                 timer: snapshot.node(pendingTimer)?.shortTypeName ?? "timer",
-                subject: subjectName, fireDate: releaseDate)
+                subject: subjectName, fireDate: releaseDate, now: subject.reportedAt)
         } else {
             hint = HintRules.leak(
                 path: path, cycle: cycle, snapshot: snapshot, subject: subjectName)
@@ -54,7 +54,8 @@ extension LeakReport {
             retention: RetentionKind(retention), objects: objects, path: pathSteps,
             cycle: cycleSteps, context: context, zombieTimer: nil, releaseDate: releaseDate,
             creationTraces: builder.creationTraces(of: mentioned + [id]), hint: hint,
-            notes: notes(objects: objects, references: pathSteps + (cycleSteps ?? []) + context))
+            notes: notes(objects: objects, references: pathSteps + (cycleSteps ?? []) + context),
+            reportedAt: subject.reportedAt)
     }
 
     /// A report on a timer still firing at an owner that died.
@@ -97,7 +98,8 @@ extension LeakReport {
             hint: HintRules.zombie(
                 timer: timerName, subject: ownerName,
                 firesIntoDeadTarget: node?.timer?.firesIntoDeadTarget ?? 0),
-            notes: notes(objects: builder.objects, references: pathSteps + context))
+            notes: notes(objects: builder.objects, references: pathSteps + context),
+            reportedAt: subject.reportedAt)
     }
 
     private static func notes(objects: [ReportObject], references: [ReportReference]) -> [String] {
@@ -107,9 +109,11 @@ extension LeakReport {
                 "raw Foundation.Timer\(object.address.map { " at \($0)" } ?? ""): on Linux it is "
                     + "never freed and keeps what its block captures strongly")
         }
+        let index = ReportObjectIndex(objects)
+        var noted = Set<String>()
         for reference in references where reference.isDiscovered {
-            let from = objects.first { $0.id == reference.from }?.shortName ?? reference.from
-            let to = objects.first { $0.id == reference.to }?.shortName ?? reference.to
+            let from = index[reference.from]?.shortName ?? reference.from
+            let to = index[reference.to]?.shortName ?? reference.to
             let source =
                 reference.foundIn == "heap"
                 ? "found in the heap by the census" : "found by inspecting memory"
@@ -117,7 +121,7 @@ extension LeakReport {
                 "\(from) \(reference.arrow) \(to) (\(reference.description)) was \(source), "
                 + "not declared"
             // A reference on both the path and the cycle is noted once.
-            if !notes.contains(note) { notes.append(note) }
+            if noted.insert(note).inserted { notes.append(note) }
         }
         return notes
     }

@@ -21,7 +21,36 @@ extension LeakReport: CustomStringConvertible {
     /// ╰→ Demo.Owner "S1" at 0x55d0c8a3e2f0
     ///      Leaking: YES (owner closed)
     /// ```
-    public var text: String {
+    ///
+    /// A path or cycle longer than ``textReferenceLimit`` references is shortened in the middle
+    /// (its first and last references are shown, and a line says how many were left out);
+    /// ``jsonData()`` keeps them all. Use ``text(maximumReferences:)`` to choose the limit.
+    ///
+    /// - Complexity: O(*o* + *r* + *f*) for the report's objects, references and trace frames.
+    public var text: String { text(maximumReferences: Self.textReferenceLimit) }
+
+    /// How many references of a path, a cycle or a chain ``text`` and ``summary`` show at most:
+    /// longer ones are shortened in the middle.
+    public static let textReferenceLimit = 30
+
+    /// The report as text, showing at most `maximumReferences` references of the path and of
+    /// the cycle.
+    ///
+    /// A longer path or cycle is shortened in the middle: its first and last references are
+    /// shown, with a line in between that says how many were left out, as LeakCanary does
+    /// with long traces. The same limit applies to the creation traces and the notes.
+    ///
+    /// ```swift
+    /// print(report.text(maximumReferences: .max))   // every reference
+    /// ```
+    ///
+    /// - Parameter maximumReferences: The most references shown per path or cycle; values
+    ///   below 2 mean 2 (the first and the last).
+    /// - Returns: The text, as ``text`` describes it.
+    /// - Complexity: O(*o* + *r* + *f*) for the report's objects, references and trace frames,
+    ///   whatever the limit.
+    public func text(maximumReferences: Int) -> String {
+        let index = ReportObjectIndex(objects)
         var lines: [String] = []
         let state = subject.isDeallocated ? " (deallocated)" : ""
         lines.append("\(verdict.rawValue): \(subject.displayName)\(state)")
@@ -29,20 +58,31 @@ extension LeakReport: CustomStringConvertible {
             "  expected to die \(seconds(graceSeconds + secondsPastDeadline)) ago "
                 + "(grace \(seconds(graceSeconds))): \(reason)")
         lines.append("  " + retentionSentence)
-        lines += traceLines()
+        lines += traceLines(index, limit: maximumReferences)
         lines.append("")
-        lines += cycleLines()
+        lines += cycleLines(index, limit: maximumReferences)
         if !creationTraces.isEmpty {
             lines.append("")
             lines.append("Created at:")
-            for trace in creationTraces {
-                lines.append("  \(object(trace.object)?.displayName ?? trace.object):")
-                for (index, frame) in trace.frames.enumerated() {
-                    lines.append("    #\(index)  \(frame)")
+            let elision = Elision(count: creationTraces.count, limit: maximumReferences)
+            for position in elision.shownIndices {
+                if elision.gapBefore(position) {
+                    lines.append("  … \(counted(elision.omitted, "creation trace")) left out …")
+                }
+                let trace = creationTraces[position]
+                lines.append("  \(index[trace.object]?.displayName ?? trace.object):")
+                for (frame, text) in trace.frames.enumerated() {
+                    lines.append("    #\(frame)  \(text)")
                 }
             }
         }
-        for note in notes { lines.append("Note: \(note)") }
+        let noteElision = Elision(count: notes.count, limit: maximumReferences)
+        for position in noteElision.shownIndices {
+            if noteElision.gapBefore(position) {
+                lines.append("Note: … \(counted(noteElision.omitted, "note")) left out …")
+            }
+            lines.append("Note: \(notes[position])")
+        }
         lines.append("")
         lines.append("Hint: \(hint.text)")
         let count = occurrences > 1 ? " (seen \(occurrences)×)" : ""
@@ -64,17 +104,27 @@ extension LeakReport: CustomStringConvertible {
         }
     }
 
-    private func traceLines() -> [String] {
+    private func traceLines(_ index: ReportObjectIndex, limit: Int) -> [String] {
         let chain = path.isEmpty ? (cycle ?? []) : path
         guard let first = chain.first else { return [] }
         var lines = ["┬───"]
-        if let root = object(first.from)?.root {
+        if let root = index[first.from]?.root {
             lines += ["│ GC root: \(root)", "│"]
         } else {
             lines += ["│ no root reaches it: the cycle below keeps it", "│"]
         }
-        for reference in chain {
-            lines.append("├─ \(describe(reference.from))")
+        let elision = Elision(count: chain.count, limit: limit)
+        for position in elision.shownIndices {
+            if elision.gapBefore(position) {
+                lines += [
+                    "┆",
+                    "┆  … \(counted(elision.omitted, "reference")) left out (of "
+                        + "\(grouped(chain.count)); the JSON report has them all) …",
+                    "┆",
+                ]
+            }
+            let reference = chain[position]
+            lines.append("├─ \(describe(reference.from, index))")
             let head = "│    ↓ \(reference.kind.rawValue) · "
             lines.append(
                 head + reference.description + reference.discoveryMark)
@@ -86,38 +136,47 @@ extension LeakReport: CustomStringConvertible {
         }
         let last = chain.last?.to ?? subject.id
         if verdict == .zombie {
-            lines.append("╰→ \(describe(last))")
+            lines.append("╰→ \(describe(last, index))")
             lines.append("     Zombie: YES (fires into \(subject.typeName), which died)")
         } else if path.isEmpty {
-            lines.append("╰→ back to \(describe(last))")
+            lines.append("╰→ back to \(describe(last, index))")
         } else {
-            lines.append("╰→ \(describe(last))")
-            let leaking =
-                verdict == .transient ? "NOT YET (a one-shot timer will release it)" : "YES"
+            lines.append("╰→ \(describe(last, index))")
+            var leaking = "YES"
+            if verdict == .transient {
+                leaking =
+                    "NOT YET, a one-shot timer "
+                    + (releaseDescription.map { "\($0) and releases it" } ?? "will release it")
+            }
             lines.append("     Leaking: \(leaking) (\(reason))")
         }
         return lines
     }
 
-    private func cycleLines() -> [String] {
+    private func cycleLines(_ index: ReportObjectIndex, limit: Int) -> [String] {
         guard let cycle, let first = cycle.first else {
             if retention == .unexplained { return ["No strong path and no cycle recorded."] }
             return ["No cycle: held from a root."]
         }
-        var lines = ["Cycle (\(cycle.count) reference\(cycle.count == 1 ? "" : "s")):"]
-        for (index, reference) in cycle.enumerated() {
-            let mark = index == 0 ? "┌─" : "│ "
+        var lines = ["Cycle (\(counted(cycle.count, "reference"))):"]
+        let elision = Elision(count: cycle.count, limit: limit)
+        for position in elision.shownIndices {
+            if elision.gapBefore(position) {
+                lines.append("  ┆  … \(counted(elision.omitted, "reference")) left out …")
+            }
+            let reference = cycle[position]
+            let mark = position == 0 ? "┌─" : "│ "
             let suspect = reference.isSuspect ? "   ← suspect" : ""
             lines.append(
-                "  \(mark) \(object(reference.from)?.typeName ?? reference.from) "
+                "  \(mark) \(index[reference.from]?.typeName ?? reference.from) "
                     + "\(reference.arrow) \(reference.description)\(suspect)")
         }
-        lines.append("  └→ \(object(first.from)?.typeName ?? first.from)")
+        lines.append("  └→ \(index[first.from]?.typeName ?? first.from)")
         return lines
     }
 
-    private func describe(_ id: String) -> String {
-        guard let object = object(id) else { return id }
+    private func describe(_ id: String, _ index: ReportObjectIndex) -> String {
+        guard let object = index[id] else { return id }
         var text = object.displayName
         if let timer = object.timer { text += " (\(timer.description))" }
         if object.isDeallocated { text += " (deallocated)" }

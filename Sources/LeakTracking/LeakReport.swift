@@ -61,6 +61,10 @@ public struct LeakReport: Sendable, Hashable, Codable {
     public var hint: LeakHint
     /// Remarks, such as raw Foundation timers or references found by inspecting memory.
     public var notes: [String]
+    /// When the report was made, in seconds since 1970, read from the watcher's ``WatchClock``
+    /// (so a test with a ``ManualWatchClock`` gets exact relative times). Absent in reports
+    /// written before it existed.
+    public var reportedAt: Double?
 
     /// What keeps an object alive, as written in reports.
     public enum RetentionKind: String, Sendable, Hashable, Codable {
@@ -78,46 +82,92 @@ public struct LeakReport: Sendable, Hashable, Codable {
 
     /// The object with the given report-local identity.
     ///
+    /// Reports made by this library number their objects `o0`, `o1`, … in order, so the object
+    /// is found at once; a report whose objects are numbered otherwise is searched.
+    ///
     /// - Parameter id: An ``ReportObject/id``.
     /// - Returns: The object, or `nil` if the report does not mention it.
+    /// - Complexity: O(1) for a report this library made; O(*o*) otherwise.
     public func object(_ id: String) -> ReportObject? {
-        objects.first { $0.id == id }
+        if id.hasPrefix("o"), let position = Int(id.dropFirst()),
+            objects.indices.contains(position), objects[position].id == id
+        {
+            return objects[position]
+        }
+        return objects.first { $0.id == id }
     }
 
     /// A one-line explanation: the hint's short name and the chain of types, such as
     /// `strong target: run loop ⇒ RunLoopTimer ⇒ Owner ⇒ RunLoopTimer`.
+    ///
+    /// - Complexity: O(*r*) for a report this library made (O(*o*) per name shown otherwise).
     public var summary: String {
-        "\(hint.code.shortDescription): \(chain)"
+        guard verdict == .transient, let release = releaseDescription else {
+            return "\(hint.code.shortDescription): \(chain)"
+        }
+        return "\(hint.code.shortDescription), \(release): \(chain)"
+    }
+
+    /// For a transient retention, when the one-shot timer fires, relative to when the report was
+    /// made and as a date: `fires in 9.9 s (at 2026-11-23T16:00:09.900Z)`.
+    ///
+    /// A fire date already past when the report was made reads `was due 0.2 s ago (at …)`: the
+    /// timer's run loop or queue has not run since. A report without ``reportedAt`` (written
+    /// by an older version) gives the date alone: `fires at …`.
+    public var releaseDescription: String? {
+        guard let releaseDate else { return nil }
+        return Self.describeFire(at: releaseDate, from: reportedAt)
+    }
+
+    /// `fires in 9.9 s (at …Z)`, `was due 0.2 s ago (at …Z)`, or `fires at …Z` without `now`.
+    static func describeFire(at date: Double, from now: Double?) -> String {
+        guard let now else { return "fires at \(isoDate(date))" }
+        let delay = date - now
+        if delay < 0 { return "was due \(seconds(-delay)) ago (at \(isoDate(date)))" }
+        return "fires in \(seconds(delay)) (at \(isoDate(date)))"
     }
 
     /// The path's objects by short name, joined by `⇒` (strong) or `→` (weak), continued one
     /// step around the cycle when there is one.
+    ///
+    /// A chain of more than ten links is shortened in the middle, to fit on a line:
+    /// `Node ⇒ Node ⇒ Node ⇒ Node ⇒ Node … 9,990 more … ⇒ Node ⇒ Node ⇒ Node ⇒ Node ⇒ Node`.
+    ///
+    /// - Complexity: O(*r*) for a report this library made (O(*o*) per name shown otherwise).
     public var chain: String {
-        var names: [String] = []
+        // Identities first (cheap), names only for the links shown: `object(_:)` finds each in
+        // O(1) in the library's own numbering, so a 10,000-link chain costs its walk alone.
+        var ids: [String] = []
         var links: [String] = []
         let references = path.isEmpty ? (cycle ?? []) : path
         for reference in references {
-            if names.isEmpty { names.append(shortName(reference.from)) }
+            if ids.isEmpty { ids.append(reference.from) }
             links.append(reference.arrow)
-            names.append(shortName(reference.to))
+            ids.append(reference.to)
         }
         if !path.isEmpty, let last = path.last,
             let next = cycle?.first(where: { $0.from == last.to })
         {
             links.append(next.arrow)
-            names.append(shortName(next.to))
+            ids.append(next.to)
         }
-        if verdict == .zombie {
+        let deadSubject = verdict == .zombie ? ids.count : nil
+        if deadSubject != nil {
             links.append("→")
-            names.append(subject.shortName + " (dead)")
+            ids.append(subject.id)
         }
-        guard !names.isEmpty else { return subject.shortName }
-        var text = names[0]
-        for (link, name) in zip(links, names.dropFirst()) { text += " \(link) \(name)" }
+        guard !ids.isEmpty else { return subject.shortName }
+        func name(_ position: Int) -> String {
+            if position == deadSubject { return subject.shortName + " (dead)" }
+            return object(ids[position])?.shortName ?? ids[position]
+        }
+        // Names after the first, each with the link before it; the first is always shown.
+        let elision = Elision(count: links.count, limit: 10)
+        var text = name(0)
+        for position in elision.shownIndices {
+            if elision.gapBefore(position) { text += " … \(grouped(elision.omitted)) more …" }
+            text += " \(links[position]) \(name(position + 1))"
+        }
         return text
-    }
-
-    private func shortName(_ id: String) -> String {
-        object(id)?.shortName ?? id
     }
 }

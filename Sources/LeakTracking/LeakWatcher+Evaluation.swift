@@ -6,8 +6,9 @@ extension LeakWatcher {
     ///
     /// Nothing is forgotten or reported: call ``check()`` for that. A graph snapshot is taken
     /// only if some watched object is alive past its deadline, or died while timers called it,
-    /// and it copies only what can hold those objects (``SnapshotScope/retention(of:)``),
-    /// unless discoverers (``discovery``) need the whole graph.
+    /// and it copies only what can hold those objects
+    /// (``/RetainGraph/SnapshotScope/retention(of:)``), unless discoverers (``discovery``) need
+    /// the whole graph.
     ///
     /// - Returns: One verdict per watch.
     /// - Complexity: O(*w*) for *w* watches when none needs analysis; otherwise a snapshot and

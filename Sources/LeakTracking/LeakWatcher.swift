@@ -23,7 +23,7 @@ import RetainGraph
 /// A watcher never keeps anything alive, and every method may be called from any thread.
 /// Its sinks are called outside its lock.
 public final class LeakWatcher: Sendable {
-    /// The process-wide watcher: records into ``RetainGraph/LiveGraph/shared``, reads the system
+    /// The process-wide watcher: records into ``/RetainGraph/LiveGraph/shared``, reads the system
     /// clock, and gives five seconds of grace by default.
     public static let shared = LeakWatcher()
 
@@ -72,7 +72,7 @@ public final class LeakWatcher: Sendable {
     /// Creates a watcher.
     ///
     /// - Parameters:
-    ///   - graph: The graph to explain leaks with; ``RetainGraph/LiveGraph/shared`` by default.
+    ///   - graph: The graph to explain leaks with; ``/RetainGraph/LiveGraph/shared`` by default.
     ///   - clock: The clock; the system clock by default, a ``ManualWatchClock`` in tests.
     ///   - defaultGrace: The grace period of watches that give none.
     ///   - knownLeaks: Leaks to accept (reported, but not failures).

@@ -9,6 +9,8 @@ struct ReportSubject {
     var reason: String
     var graceSeconds: Double
     var secondsPastDeadline: Double
+    /// When the report is made, in seconds since 1970, by the watcher's clock.
+    var reportedAt: Double?
 }
 
 /// Turns graph nodes and references into a report's objects and references, giving each node a
@@ -35,7 +37,9 @@ struct ReportBuilder {
         localIDs[id] = local
         let node = snapshot.node(id)
         var root: String?
-        if case .root(let kind)? = node?.kind { root = kind.description }
+        if case .root(let kind)? = node?.kind {
+            root = kind.description + (node?.note.map { " (\($0))" } ?? "")
+        }
         objects.append(
             ReportObject(
                 id: local, typeName: node?.typeName ?? "?", label: node?.label ?? label,

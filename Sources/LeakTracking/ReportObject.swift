@@ -9,7 +9,7 @@ public struct ReportObject: Sendable, Hashable, Codable {
     public var typeName: String
     /// The label recorded in the graph or given to the watch, if any.
     public var label: String?
-    /// `object`, `timer`, `proxy`, `closure` or `root` (``RetainGraph/NodeKind/name``).
+    /// `object`, `timer`, `proxy`, `closure` or `root` (``/RetainGraph/NodeKind/name``).
     public var kind: String
     /// For a root, what it is, such as `run loop of thread "main"`.
     public var root: String?
@@ -104,7 +104,7 @@ public struct ReportReference: Sendable, Hashable, Codable {
     public var to: String
     /// How strongly it is held.
     public var kind: ReferenceKind
-    /// The role's machine name (``RetainGraph/ReferenceRole/name``), such as `target`.
+    /// The role's machine name (``/RetainGraph/ReferenceRole/name``), such as `target`.
     public var role: String
     /// The role's payload (property name, mode, key), if any.
     public var detail: String?

@@ -93,7 +93,8 @@ public struct WatchVerdict: Sendable {
     /// A one-line explanation, as the demo's verdict table prints it.
     ///
     /// For example `strong target: run loop ⇒ RunLoopTimer ⇒ Owner ⇒ RunLoopTimer` for a leak,
-    /// `died` for OK, `released when the one-shot timer fires at 12:00:03` for a transient.
+    /// `died` for OK, and for a transient `one-shot timer pending, fires in 9.9 s (at
+    /// 2026-11-23T16:00:11.900Z): run loop ⇒ RunLoopTimer ⇒ Owner`.
     public var summary: String {
         switch verdict {
         case .ok: return "died"

@@ -58,7 +58,8 @@ struct Watch: Sendable {
         ReportSubject(
             typeName: typeName, label: label, address: address, reason: reason,
             graceSeconds: grace.timeInterval,
-            secondsPastDeadline: max(0, now.timeIntervalSince(deadline)))
+            secondsPastDeadline: max(0, now.timeIntervalSince(deadline)),
+            reportedAt: now.timeIntervalSince1970)
     }
 
     func verdict(

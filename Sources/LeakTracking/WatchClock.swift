@@ -6,7 +6,7 @@ import Locking
 /// The watcher reads the clock only through this protocol, so tests can replace the system
 /// clock with a ``ManualWatchClock`` and decide exactly when a grace period is over, without
 /// sleeping. Times are wall-clock `Date`s because timer fire dates recorded in the graph
-/// (``RetainGraph/TimerInfo/nextFireDate``) are wall-clock seconds since 1970.
+/// (``/RetainGraph/TimerInfo/nextFireDate``) are wall-clock seconds since 1970.
 ///
 /// ```swift
 /// let clock = ManualWatchClock()

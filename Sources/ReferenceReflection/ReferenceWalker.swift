@@ -3,7 +3,7 @@ import RetainGraph
 /// Discovers the references nobody declared — stored properties and closure captures — by
 /// reading objects' runtime metadata, with their kind (strong, weak, unowned).
 ///
-/// Instrumented timers record their own edges in a ``LiveGraph``; an owner that stores a timer
+/// Instrumented timers record their own edges in a ``/RetainGraph/LiveGraph``; an owner that stores a timer
 /// in a property, a closure that captures its owner, or a plain `Foundation.Timer` are only
 /// visible to the graph if someone declares them. The walker finds them: starting from some
 /// objects (the watched ones and their timers), it reads every stored property (inherited ones
@@ -42,8 +42,8 @@ public struct ReferenceWalker: Sendable {
     /// Creates a walker.
     ///
     /// - Parameters:
-    ///   - graph: The live graph whose ``ObjectID``s reached objects keep (looked up with
-    ///     ``LiveGraph/id(of:)``). Pass nil to number every object freshly.
+    ///   - graph: The live graph whose ``/RetainGraph/ObjectID``s reached objects keep (looked up with
+    ///     ``/RetainGraph/LiveGraph/id(of:)``). Pass nil to number every object freshly.
     ///   - limits: Bounds on each walk.
     public init(graph: LiveGraph? = .shared, limits: WalkLimits = .default) {
         self.graph = graph

@@ -3,7 +3,7 @@ import RetainGraph
 /// What one reflection walk found: nodes, discovered references and what it could not read.
 ///
 /// The result holds no objects: every object the walk retained was released when the walk
-/// returned. Objects the ``LiveGraph`` knows keep their ``ObjectID``; the others have fresh
+/// returned. Objects the ``/RetainGraph/LiveGraph`` knows keep their ``/RetainGraph/ObjectID``; the others have fresh
 /// identities at or above ``ReferenceWalker/discoveredIDBase``, which live graphs never reach.
 ///
 /// ```swift

@@ -134,7 +134,7 @@ extension LiveGraph {
     }
 
     /// Runs `body` under the graph's lock, after applying the timer trackers' queued changes
-    /// (see ``TimerTracker``): every read and write of the graph goes through here or
+    /// (see `TimerTracker`): every read and write of the graph goes through here or
     /// ``withLockParkingLoads(_:)``, so that none sees the graph without a timer's latest state.
     func withSyncedStorage<Result>(_ body: (inout GraphStorage) -> Result) -> Result {
         withLockParkingLoads { graph, _ in body(&graph) }
@@ -175,12 +175,17 @@ extension LiveGraph {
             .sorted { $0.id < $1.id }.map(\.position)
         let computedNames = TypeNames.names(
             of: sorted.map { entries[$0].typeName == nil ? entries[$0].type : nil })
+        let notes = RootNotes.current()
         let named = zip(sorted, computedNames).map { position, computed in
             let entry = entries[position]
+            var note: String?
+            if !notes.isEmpty, entry.kind.isRoot, let address = entry.address {
+                note = notes[address]
+            }
             return Node(
                 id: entry.id, typeName: entry.typeName ?? computed,
                 label: entry.label, kind: entry.kind, address: entry.address,
-                creationTrace: entry.trace, timer: entry.timer)
+                creationTrace: entry.trace, timer: entry.timer, note: note)
         }
         return GraphSnapshot(nodes: named, references: references)
     }

@@ -35,7 +35,7 @@ import Darwin
 /// ```
 ///
 /// Instrumented timers and proxies do not write into the graph's tables as events happen: each
-/// event updates the timer's tracker and queues it (see ``TimerTracker``), and every method of
+/// event updates the timer's tracker and queues it (see `TimerTracker`), and every method of
 /// the graph first applies the queued trackers' latest state. What any method sees is the same
 /// as if every event had been recorded when it happened; a timer made and released between two
 /// reads costs the graph nothing.

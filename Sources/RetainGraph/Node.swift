@@ -16,12 +16,17 @@ public struct Node: Hashable, Sendable, Identifiable {
     public let creationTrace: StackTrace?
     /// Timer state, for timer nodes.
     public let timer: TimerInfo?
+    /// A remark on a root that outlived what it stands for, such as `its thread has exited` on
+    /// the run loop of a thread that ended while a timer still holds the run loop.
+    public let note: String?
 
     /// Creates a node. Snapshots make their own; use this for synthetic graphs.
     public init(
         id: ObjectID, typeName: String, label: String? = nil, kind: NodeKind = .object,
-        address: UInt? = nil, creationTrace: StackTrace? = nil, timer: TimerInfo? = nil
+        address: UInt? = nil, creationTrace: StackTrace? = nil, timer: TimerInfo? = nil,
+        note: String? = nil
     ) {
+        self.note = note
         self.id = id
         self.typeName = typeName
         self.label = label

@@ -75,7 +75,10 @@ extension GraphSnapshot {
     /// The rotation starts at the reference whose holder's type name and role sort first, so
     /// the same cycle reads the same way whichever member it was asked for, run after run.
     ///
-    /// - Parameter components: The snapshot's components, if already computed.
+    /// - Parameters:
+    ///   - id: The node the cycle must pass through.
+    ///   - components: The snapshot's components, if already computed.
+    /// - Returns: The cycle's references, starting and ending at the same node, or `nil`.
     /// - Complexity: O(*n* + *r*) at worst; a search bounded to `id`'s component.
     public func cycle(through id: ObjectID, components: StrongComponents? = nil) -> [Reference]? {
         guard let origin = index(of: id) else { return nil }

@@ -9,7 +9,7 @@ import RetainGraph
 public struct LeakDetectionOptions: Sendable {
     /// The grace period of watches that give none. Short, so tests stay fast.
     public var grace: Duration
-    /// The graph that explains leaks; ``RetainGraph/LiveGraph/shared`` by default.
+    /// The graph that explains leaks; ``/RetainGraph/LiveGraph/shared`` by default.
     public var graph: LiveGraph
     /// Leaks that are reported but do not fail the test.
     public var knownLeaks: [KnownLeak]
@@ -25,7 +25,7 @@ public struct LeakDetectionOptions: Sendable {
     ///
     /// - Parameters:
     ///   - grace: The default grace period; 100 ms unless given.
-    ///   - graph: The graph; ``RetainGraph/LiveGraph/shared`` unless given.
+    ///   - graph: The graph; ``/RetainGraph/LiveGraph/shared`` unless given.
     ///   - knownLeaks: Leaks to accept, each with its reason.
     ///   - timeout: The longest the check waits; 10 s unless given.
     ///   - discovery: The discoverers; reflection plus the registered ones unless given
@@ -48,7 +48,7 @@ public struct LeakDetectionOptions: Sendable {
     }
 }
 
-/// Runs `body` with a fresh ``LeakTracking/LeakWatcher`` as ``LeakTracking/LeakWatcher/current``,
+/// Runs `body` with a fresh ``/LeakTracking/LeakWatcher`` as ``/LeakTracking/LeakWatcher/current``,
 /// then waits for the objects it was told to expect dead and returns the leaks and zombies
 /// no known leak allows.
 ///
@@ -68,7 +68,7 @@ public struct LeakDetectionOptions: Sendable {
 /// - Parameters:
 ///   - options: Grace, graph, accepted leaks and timeout.
 ///   - body: The code under test.
-/// - Returns: The unexpected ``LeakTracking/Verdict/leak`` and ``LeakTracking/Verdict/zombie``
+/// - Returns: The unexpected ``/LeakTracking/Verdict/leak`` and ``/LeakTracking/Verdict/zombie``
 ///   verdicts, each with its report. Empty when `body` throws (its error is rethrown).
 /// - Throws: What `body` throws.
 public func withLeakDetection(

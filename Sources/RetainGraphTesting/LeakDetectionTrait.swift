@@ -6,7 +6,7 @@ import Testing
 /// A Swift Testing trait that fails a test whose objects, expected to die, did not.
 ///
 /// Apply it to a test or a suite (it applies to every test of the suite). Inside the test,
-/// ``LeakTracking/LeakWatcher/current`` is a watcher of the test's own; after the test body
+/// ``/LeakTracking/LeakWatcher/current`` is a watcher of the test's own; after the test body
 /// returns, the trait waits for the watched objects (their grace period, driven
 /// deterministically by polling, never a blind sleep), and records one issue per leak or
 /// zombie at the line of the `expectDeallocation` call, with the text report as the issue's

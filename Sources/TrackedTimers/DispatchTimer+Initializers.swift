@@ -36,7 +36,7 @@ extension DispatchTimer {
     ///   - repeats: Whether the timer fires until invalidated, or once.
     ///   - queue: Where the handler runs; the main queue by default.
     ///   - label: A label for reports.
-    ///   - graph: The graph to record into; ``LiveGraph/shared`` by default.
+    ///   - graph: The graph to record into; ``/RetainGraph/LiveGraph/shared`` by default.
     ///   - handler: The action, called with the timer.
     /// - Throws: ``TimerError/invalidInterval(_:)`` for NaN, ∞, negative or (repeating) zero
     ///   intervals.

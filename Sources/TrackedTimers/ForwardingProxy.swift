@@ -51,7 +51,7 @@ public final class ForwardingProxy: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - label: A label for reports.
-    ///   - graph: The graph to record into; ``RetainGraph/LiveGraph/shared`` by default.
+    ///   - graph: The graph to record into; ``/RetainGraph/LiveGraph/shared`` by default.
     public init(label: String? = nil, graph: LiveGraph = .shared) {
         tracker =
             graph.isEnabled

@@ -4,7 +4,7 @@ import RetainGraph
 import Synchronization
 
 /// A `CADisplayLink` for Linux: a timer that fires once per frame, at a preferred frame rate,
-/// on a run loop, with frame timestamps; it records who holds whom into a ``LiveGraph``.
+/// on a run loop, with frame timestamps; it records who holds whom into a ``/RetainGraph/LiveGraph``.
 ///
 /// There is no display on a server, so the "display" is a refresh grid at ``refreshRate``
 /// refreshes per second (60 by default), driven by a Foundation `Timer` on the run loop the

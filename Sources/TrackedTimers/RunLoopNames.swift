@@ -4,10 +4,14 @@ import Locking
 /// Names run loops for reports, where a thread's own name cannot be trusted.
 ///
 /// The instrumented timers record a run loop as the root `.runLoop(thread:)`, named after the
-/// thread that owns it. On Linux, `Thread.name` is unreliable for that: a new thread inherits its
-/// creator's pthread name (a dispatch worker's, such as `"oot.default-qos"`), a name set before
-/// `start()` is not applied, and under ThreadSanitizer even setting `Thread.current.name` from
-/// inside the thread does not stick. A name given here wins over the thread's.
+/// thread that owns it: its own pthread name, or `tid 4242 (unnamed)` when it only inherited
+/// the process's. On Linux a thread's name is fragile: Foundation drops a name set on a
+/// `Thread` before `start()`, a new thread inherits its creator's pthread name (a dispatch
+/// worker's, such as `"oot.default-qos"`), `Thread.current.name = …` inside the thread names
+/// the pthread only if `start()` has already stored the thread's handle (a race with the
+/// thread's first lines), and under ThreadSanitizer it does not stick at all. A name given here
+/// wins over the thread's; given on the run loop's own thread, it also lets the root say when
+/// the thread exits.
 ///
 /// ```swift
 /// let worker = Thread {
@@ -38,6 +42,7 @@ public enum RunLoopNames {
             names = names.filter { $0.value.runLoop != nil }
             names[ObjectIdentifier(runLoop)] = Entry(runLoop: runLoop, name: name)
         }
+        if runLoop === RunLoop.current { RunLoopThreads.watchExit(of: runLoop) }
     }
 
     /// The name given to `runLoop`, if any (and if it is that same, living run loop).

@@ -6,7 +6,7 @@ extension RunLoopTimer {
     ///
     /// A timer belongs to one run loop but may be added in several of its modes; adding it in a
     /// mode it is already in does nothing. `.common` also covers
-    /// ``TrackedRunLoopModes/extraCommonModes`` (``Foundation/RunLoop/Mode/tracking`` by
+    /// ``TrackedRunLoopModes/extraCommonModes`` (`RunLoop.Mode.tracking` by
     /// default), as `NSRunLoopCommonModes` does. The first fire is at ``fireDate``. The graph
     /// records `runloop[root] ⇒ timer`, role `.scheduled(mode:)`. Safe from any thread (adding
     /// from another thread wakes the run loop).

@@ -4,7 +4,7 @@ import RetainGraph
 import Synchronization
 
 /// An `NSTimer` for Linux: a run-loop timer with a target and action (held strongly, as
-/// `NSTimer` does, or weakly) or a closure, that records who holds whom into a ``LiveGraph``.
+/// `NSTimer` does, or weakly) or a closure, that records who holds whom into a ``/RetainGraph/LiveGraph``.
 ///
 /// It runs on Foundation's `Timer` and `RunLoop`, with the behaviour of Apple's `NSTimer`:
 /// ``scheduled(interval:repeats:target:label:graph:action:)`` adds it to the current run loop in

@@ -152,7 +152,7 @@ struct RunLoopPlacement {
 /// swift-corelibs-foundation has no `.tracking` mode, and `RunLoop.Mode.common` there covers only
 /// `.default`: a custom mode cannot be made "common" through Foundation's public API. So when an
 /// instrumented timer is added in `.common`, it is added to Foundation's `.common` **and** to every
-/// mode in ``extraCommonModes`` (by default ``Foundation/RunLoop/Mode/tracking``), which is what
+/// mode in ``extraCommonModes`` (by default `RunLoop.Mode.tracking`), which is what
 /// `NSRunLoopCommonModes` does on Apple platforms (S15). The graph records one edge, role
 /// `.scheduled(mode: "kCFRunLoopCommonModes")`.
 public enum TrackedRunLoopModes {
@@ -182,23 +182,25 @@ extension RunLoop.Mode {
 
 /// The root kind for a run loop: `.runLoop(thread:)` named after the thread that owns it.
 ///
-/// The main run loop is `"main"`; the current thread's run loop is named after the thread
-/// (`Thread.current.name`, or `"thread 0x…"` with its pthread id); a run loop of another thread
-/// seen only from outside is `"run loop 0x…"` with its address. The graph keys the root by the
-/// `RunLoop` object, so the first name recorded for it sticks.
+/// The main run loop is `"main"`; the current thread's run loop is named after the thread's own
+/// pthread name, or `"tid 4242 (unnamed)"` when the thread only inherited the process's name
+/// (see ``RunLoopThreads``). A run loop scheduled on from another thread (or a `Task`) is named
+/// after its thread if it was ever seen there, else `"unknown, run loop at 0x…"` with its
+/// address. The graph keys the root by the `RunLoop` object, so the first name recorded sticks;
+/// once the thread exits, the root carries the note `its thread has exited`.
 ///
-/// A name given with ``RunLoopNames/setName(_:for:)`` wins: on Linux `Thread.current.name`
-/// reads the pthread's name, which a thread inherits from its creator (see ``RunLoopNames``).
+/// A name given with ``RunLoopNames/setName(_:for:)`` wins.
 func runLoopRoot(for runLoop: RunLoop) -> RootKind {
+    let isCurrent = runLoop === RunLoop.current
+    let threadName = isCurrent ? RunLoopThreads.nameCurrentThread(owning: runLoop) : nil
     if let name = RunLoopNames.name(for: runLoop) { return .runLoop(thread: name) }
-    if runLoop === RunLoop.main { return .runLoop(thread: "main") }
-    if runLoop === RunLoop.current {
-        if Thread.isMainThread { return .runLoop(thread: "main") }
-        if let name = Thread.current.name, !name.isEmpty { return .runLoop(thread: name) }
-        return .runLoop(thread: "thread 0x" + String(UInt(pthread_self()), radix: 16))
+    if runLoop === RunLoop.main || (isCurrent && Thread.isMainThread) {
+        return .runLoop(thread: "main")
     }
-    let address = UInt(bitPattern: ObjectIdentifier(runLoop).hashValue)
-    return .runLoop(thread: "run loop 0x" + String(address, radix: 16))
+    if let name = threadName ?? RunLoopThreads.knownName(of: runLoop) {
+        return .runLoop(thread: name)
+    }
+    return .runLoop(thread: RunLoopThreads.addressName(of: runLoop))
 }
 
 /// Input checks shared by the run-loop-driven timers.

@@ -57,7 +57,7 @@ public final class TimerRegistry: @unchecked Sendable {
     }
 
     /// The registry shared by the process; recorded as a root (`.custom(name:)`) in
-    /// ``LiveGraph/shared``, since it lives for the process.
+    /// ``/RetainGraph/LiveGraph/shared``, since it lives for the process.
     public static let shared = TimerRegistry(name: "TimerRegistry.shared", isRoot: true)
 
     /// The registry's name, used for its graph node and generated timer names.
@@ -75,7 +75,7 @@ public final class TimerRegistry: @unchecked Sendable {
     ///   - name: A name for reports and the prefix of generated timer names.
     ///   - isRoot: Whether the registry lives for the process (a global or singleton) and so is
     ///     recorded as a root; otherwise it is an ordinary object that whoever holds it keeps.
-    ///   - graph: The graph to record into; ``LiveGraph/shared`` by default.
+    ///   - graph: The graph to record into; ``/RetainGraph/LiveGraph/shared`` by default.
     public init(name: String = "TimerRegistry", isRoot: Bool = false, graph: LiveGraph = .shared) {
         self.name = name
         self.graph = graph

@@ -26,8 +26,8 @@ extension TimerTracker {
 
 /// Process-wide switches for the instrumented timers' tracking.
 ///
-/// Whether anything is recorded at all is ``LiveGraph/isEnabled`` of the graph a timer records
-/// into (``LiveGraph/shared`` by default: on in debug builds, off in release builds, overridable
+/// Whether anything is recorded at all is ``/RetainGraph/LiveGraph/isEnabled`` of the graph a timer records
+/// into (``/RetainGraph/LiveGraph/shared`` by default: on in debug builds, off in release builds, overridable
 /// with `RETAINGRAPH_TRACKING`).
 public enum TimerTracking {
     private static let traces = Atomic<Bool>(true)

@@ -51,7 +51,7 @@ public final class WeakProxy<Target: AnyObject>: @unchecked Sendable {
     /// - Parameters:
     ///   - target: The object calls are forwarded to. Not retained.
     ///   - label: A label for reports.
-    ///   - graph: The graph to record into; ``RetainGraph/LiveGraph/shared`` by default.
+    ///   - graph: The graph to record into; ``/RetainGraph/LiveGraph/shared`` by default.
     public init(_ target: Target, label: String? = nil, graph: LiveGraph = .shared) {
         pin = ObjectPin(target)
         tracker =

@@ -71,7 +71,8 @@ struct Compare: ParsableCommand {
         discussion: """
             Exits with code 1 when NEW has a fingerprint that OLD lacks, so a CI job fails on \
             a new leak while tolerating the known ones. Example: \
-            retain-graph compare baseline/ leaks/
+            retain-graph compare baseline/ leaks/ --github-annotations \
+            (an empty OLD directory makes every leak new).
             """)
 
     @Argument(help: "The baseline reports (file or directory).")
@@ -80,9 +81,30 @@ struct Compare: ParsableCommand {
     @Argument(help: "The current reports (file or directory).")
     var new: String
 
+    @Flag(
+        help: """
+            Also print a GitHub Actions annotation (::error file=…,line=…) for each new leak, \
+            at the first line of its creation trace in the repository.
+            """)
+    var githubAnnotations = false
+
+    @Option(
+        help: """
+            The repository's root, for annotation file paths (default: $GITHUB_WORKSPACE, \
+            else the current directory).
+            """)
+    var workspace: String?
+
     func run() throws {
         let comparison = LeakReportComparison(old: try readReports(old), new: try readReports(new))
         print(comparison.text)
+        if githubAnnotations {
+            let environment = ProcessInfo.processInfo.environment
+            let root =
+                workspace ?? environment["GITHUB_WORKSPACE"]
+                ?? FileManager.default.currentDirectoryPath
+            for report in comparison.new { print(report.githubAnnotation(workspace: root)) }
+        }
         if comparison.hasNewLeaks { throw ExitCode(1) }
     }
 }

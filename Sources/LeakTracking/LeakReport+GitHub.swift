@@ -1,0 +1,109 @@
+import Foundation
+
+extension LeakReport {
+    /// The report as a GitHub Actions workflow command, so that a pull request shows the leak as
+    /// an annotation on the line that made the timer.
+    ///
+    /// The command is `::error` for a leak or a zombie and `::warning` for a transient. Its
+    /// `file` and `line` are those of the first frame of a creation trace that lies in the
+    /// user's code: inside `workspace`, outside `.build/` (dependencies), and not the library's
+    /// or the toolchain's (creation traces leave those out already). A report with no such
+    /// frame gets an annotation without a file. The message is the summary, the hint and the
+    /// fingerprint, one per line. Data and properties are escaped as GitHub's toolkit does:
+    /// `%`, CR and LF everywhere, and `:` and `,` in properties too.
+    ///
+    /// ```swift
+    /// for report in comparison.new {
+    ///     print(report.githubAnnotation(workspace: "/home/runner/work/app/app"))
+    /// }
+    /// // ::error file=Sources/App/Poller.swift,line=42,title=LEAK%3A App.Poller (strong target)::…
+    /// ```
+    ///
+    /// - Parameter workspace: The repository's root (`GITHUB_WORKSPACE`); file paths in the
+    ///   command are relative to it, as GitHub expects.
+    /// - Returns: One line, without a trailing newline.
+    /// - Complexity: O(*f*) for the frames of the creation traces, plus the summary's cost.
+    public func githubAnnotation(workspace: String) -> String {
+        let command = verdict == .transient ? "warning" : "error"
+        var properties: [(String, String)] = []
+        if let location = userSourceLocation(workspace: workspace) {
+            properties += [("file", location.file), ("line", String(location.line))]
+        }
+        properties.append(
+            ("title", "\(verdict.rawValue): \(subject.typeName) (\(hint.code.shortDescription))"))
+        let message = [summary, "Hint: \(hint.text)", "Fingerprint: \(fingerprint)"]
+            .joined(separator: "\n")
+        let list = properties.map { "\($0.0)=\(GitHubCommand.escapeProperty($0.1))" }
+            .joined(separator: ",")
+        return "::\(command) \(list)::\(GitHubCommand.escapeData(message))"
+    }
+
+    /// The first creation-trace frame in the user's code: a file inside `workspace` (relative to
+    /// it) and outside `.build/`, with its line.
+    ///
+    /// Frames are read from their text (`function + 12 at /path/File.swift:42 (image)`), so
+    /// reports written by any version of the library work.
+    ///
+    /// - Parameter workspace: The repository's root.
+    /// - Returns: The file, relative to `workspace`, and the 1-based line; `nil` when no frame
+    ///   of any creation trace is in the user's code.
+    public func userSourceLocation(workspace: String) -> (file: String, line: Int)? {
+        let root = workspace.hasSuffix("/") ? workspace : workspace + "/"
+        for trace in creationTraces {
+            for frame in trace.frames {
+                guard let (file, line) = GitHubCommand.fileAndLine(of: frame),
+                    file.hasPrefix(root)
+                else { continue }
+                let relative = String(file.dropFirst(root.count))
+                if relative.hasPrefix(".build") || relative.contains("/.build") { continue }
+                return (relative, line)
+            }
+        }
+        return nil
+    }
+}
+
+/// GitHub Actions workflow-command escaping, as `@actions/core`'s `command.ts` does it.
+enum GitHubCommand {
+    /// Escapes a command's message: `%`, CR and LF.
+    static func escapeData(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "%": result += "%25"
+            case "\r": result += "%0D"
+            case "\n": result += "%0A"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// Escapes a property's value: `%`, CR, LF, `:` and `,`.
+    static func escapeProperty(_ text: String) -> String {
+        var result = ""
+        for scalar in escapeData(text).unicodeScalars {
+            switch scalar {
+            case ":": result += "%3A"
+            case ",": result += "%2C"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// The file and line of a frame's text, `… at /path/File.swift:42 (image)`.
+    static func fileAndLine(of frame: String) -> (String, Int)? {
+        var text = Substring(frame)
+        // The image, in parentheses at the end.
+        if text.hasSuffix(")"), let open = text.range(of: " (", options: .backwards) {
+            text = text[..<open.lowerBound]
+        }
+        guard let colon = text.lastIndex(of: ":"),
+            let line = Int(text[text.index(after: colon)...]), line > 0,
+            let at = text[..<colon].range(of: " at ", options: .backwards)
+        else { return nil }
+        let file = String(text[at.upperBound..<colon])
+        return file.isEmpty ? nil : (file, line)
+    }
+}

@@ -13,6 +13,8 @@ extension XCTestCase {
     ///
     /// - Parameters:
     ///   - repetitions: Repetitions per round (at least 10).
+    ///   - file: The file the failure is recorded in; the caller's by default.
+    ///   - line: The line the failure is recorded at; the caller's by default.
     ///   - work: One repetition.
     /// - Returns: The report, for further checks.
     /// - Throws: What `work` throws.

@@ -35,7 +35,8 @@ struct LiveGraphMemoryBoundTests {
         for tag in 0..<30_000 {
             let dying = TestOwner(tag: tag)
             let id = graph.register(dying)
-            graph.addReference(from: holderID, to: id, kind: .weak, role: .storedProperty(name: "last"))
+            graph.addReference(
+                from: holderID, to: id, kind: .weak, role: .storedProperty(name: "last"))
         }
         for owner in living { #expect(graph.id(of: owner) != nil) }
         let snapshot = graph.snapshot()

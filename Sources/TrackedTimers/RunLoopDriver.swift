@@ -19,8 +19,11 @@ protocol RunLoopDriven: AnyObject, Sendable {
 final class RunLoopDriverEntry: @unchecked Sendable {
     /// The timer to call.
     let timer: any RunLoopDriven
-    /// The driver whose queue this entry is in.
-    let driver: RunLoopDriver
+    /// The driver whose queue this entry is in. Drivers are never freed (their Foundation
+    /// timer, which Foundation never frees, holds them), so no count is needed; and a reference
+    /// walk (ReferenceReflection) from a timer does not follow an unowned reference on to the
+    /// driver's other timers.
+    unowned(unsafe) let driver: RunLoopDriver
     /// When the timer is due, in seconds since the reference date; `.infinity` for never.
     @exclusivity(unchecked) var due: TimeInterval
     /// The entry's index in the driver's heap, or -1 while out of it.

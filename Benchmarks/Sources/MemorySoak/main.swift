@@ -3,17 +3,25 @@
 //
 //   MemorySoak [KIND...] [--count N]
 //
-// KIND is runloop, frame, dispatch or register (all four by default); N is 1,000,000 by
-// default. Each kind runs N lifecycles, no reads:
+// KIND is runloop, frame, dispatch or register (all four by default), or one of the bare
+// comparisons dispatch-bare and foundation-timer; N is 1,000,000 by default. Each kind runs N
+// lifecycles, no reads:
 //   runloop   RunLoopTimer with a strong target: create, add to the current run loop in
 //             .default, invalidate, release
 //   frame     FrameTimer with a strong target: the same
 //   dispatch  DispatchTimer with a strong target: create, schedule, invalidate, release
 //   register  LiveGraph.register of an object that dies at once, into an enabled LiveGraph
 //             (the shared graph is off in release builds)
+//   dispatch-bare     a DispatchSourceTimer: create, schedule, activate, cancel, release
+//   foundation-timer  a Foundation Timer: create, add to the run loop, invalidate, release
+//                     (what swift-corelibs-foundation never frees: about 400 bytes each)
 // Timers record into LiveGraph.shared as a user's would: on in debug builds, off in release
 // builds unless RETAINGRAPH_TRACKING=1. Resident memory is read from /proc/self/statm after a
 // warm-up of 10,000 lifecycles, every quarter, and at the end; growth is end minus warm-up.
+// libdispatch cancels a source asynchronously, on its queue: a loop that makes sources faster
+// than the queue retires them builds a backlog, which is memory in flight, not a leak. So every
+// 10,000 lifecycles the soak waits for the queue to catch up (`queue.sync {}`), as a server's
+// queue does between bursts.
 import BenchmarkSupport
 import Dispatch
 import Foundation
@@ -56,6 +64,18 @@ func lifecycle(_ kind: String, ticker: Ticker, queue: DispatchQueue, graph: Live
         }
         timer.schedule()
         timer.invalidate()
+    case "dispatch-bare":
+        let source = DispatchSource.makeTimerSource(queue: queue)
+        source.schedule(deadline: .now() + 1, repeating: 1)
+        source.setEventHandler { ticker.tick() }
+        source.activate()
+        source.cancel()
+    case "foundation-timer":
+        let timer = Timer(fire: Date(timeIntervalSinceNow: 1), interval: 1, repeats: true) { _ in
+            ticker.tick()
+        }
+        RunLoop.current.add(timer, forMode: .default)
+        timer.invalidate()
     default:
         graph.register(ShortLived())
     }
@@ -67,10 +87,14 @@ var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     if argument == "--count", let value = arguments.popFirst().flatMap({ Int($0) }), value > 0 {
         count = value
-    } else if ["runloop", "frame", "dispatch", "register"].contains(argument) {
+    } else if ["runloop", "frame", "dispatch", "register", "dispatch-bare", "foundation-timer"]
+        .contains(argument)
+    {
         kinds.append(argument)
     } else {
-        print("usage: MemorySoak [runloop|frame|dispatch|register]... [--count N]")
+        print(
+            "usage: MemorySoak [runloop|frame|dispatch|register|dispatch-bare|foundation-timer]...",
+            "[--count N]")
         exit(2)
     }
 }
@@ -93,15 +117,18 @@ var failed = false
 for kind in kinds {
     do {
         for _ in 0..<warmUp { try lifecycle(kind, ticker: ticker, queue: queue, graph: graph) }
+        queue.sync {}
         let before = residentMB()
         var line = "\(kind): after warm-up \(String(format: "%.1f", before)) MB"
         let quarter = max(1, count / 4)
         for index in 1...count {
             try lifecycle(kind, ticker: ticker, queue: queue, graph: graph)
+            if index % 10_000 == 0 { queue.sync {} }
             if index % quarter == 0, index < count {
                 line += ", \(index / 1000)k \(String(format: "%.1f", residentMB()))"
             }
         }
+        queue.sync {}
         let after = residentMB()
         line += ", end \(String(format: "%.1f", after)) MB; growth"
         line += " \(String(format: "%.1f", after - before)) MB"

@@ -20,7 +20,7 @@
 // warm-up of 10,000 lifecycles, every quarter, and at the end; growth is end minus warm-up.
 // libdispatch cancels a source asynchronously, on its queue: a loop that makes sources faster
 // than the queue retires them builds a backlog, which is memory in flight, not a leak. So every
-// 10,000 lifecycles the soak waits for the queue to catch up (`queue.sync {}`), as a server's
+// 1,000 lifecycles the soak waits for the queue to catch up (`queue.sync {}`), as a server's
 // queue does between bursts.
 import BenchmarkSupport
 import Dispatch
@@ -123,7 +123,7 @@ for kind in kinds {
         let quarter = max(1, count / 4)
         for index in 1...count {
             try lifecycle(kind, ticker: ticker, queue: queue, graph: graph)
-            if index % 10_000 == 0 { queue.sync {} }
+            if index % 1_000 == 0 { queue.sync {} }
             if index % quarter == 0, index < count {
                 line += ", \(index / 1000)k \(String(format: "%.1f", residentMB()))"
             }

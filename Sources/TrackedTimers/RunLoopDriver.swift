@@ -19,11 +19,13 @@ protocol RunLoopDriven: AnyObject, Sendable {
 final class RunLoopDriverEntry: @unchecked Sendable {
     /// The timer to call.
     let timer: any RunLoopDriven
-    /// The driver whose queue this entry is in. Drivers are never freed (their Foundation
-    /// timer, which Foundation never frees, holds them), so no count is needed; and a reference
-    /// walk (ReferenceReflection) from a timer does not follow an unowned reference on to the
-    /// driver's other timers.
-    unowned(unsafe) let driver: RunLoopDriver
+    /// The driver whose queue this entry is in, retained by hand: a reference walk
+    /// (ReferenceReflection) reads an `Unmanaged` as an unowned reference, so a walk from a
+    /// timer does not go on through the driver to the run loop's other timers.
+    private let retainedDriver: Unmanaged<RunLoopDriver>
+
+    /// The driver whose queue this entry is in.
+    var driver: RunLoopDriver { retainedDriver.takeUnretainedValue() }
     /// When the timer is due, in seconds since the reference date; `.infinity` for never.
     @exclusivity(unchecked) var due: TimeInterval
     /// The entry's index in the driver's heap, or -1 while out of it.
@@ -33,9 +35,11 @@ final class RunLoopDriverEntry: @unchecked Sendable {
 
     init(timer: any RunLoopDriven, driver: RunLoopDriver, due: TimeInterval) {
         self.timer = timer
-        self.driver = driver
+        retainedDriver = .passRetained(driver)
         self.due = due
     }
+
+    deinit { retainedDriver.release() }
 }
 
 /// Fires every instrumented timer of one run loop and one Foundation mode with a single

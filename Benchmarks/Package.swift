@@ -47,6 +47,17 @@ let package = Package(
             ],
             path: "Sources/LifecycleCount"
         ),
+        // Resident memory over a million timer lifecycles and graph registrations, no reads
+        // (issue 17): `swift run -c release --package-path Benchmarks MemorySoak`.
+        .executableTarget(
+            name: "MemorySoak",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "TrackedTimers", package: "RetainGraph"),
+                .product(name: "RetainGraph", package: "RetainGraph"),
+            ],
+            path: "Sources/MemorySoak"
+        ),
         .executableTarget(
             name: "TimerDispatch",
             dependencies: [

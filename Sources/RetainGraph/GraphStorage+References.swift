@@ -89,6 +89,22 @@ extension GraphStorage {
             }
         }
         if removalsSinceSweep > 0 { sweepReferences() }
+        pruneThreshold = max(Self.minimumPruneThreshold, 2 * nodes.count)
+    }
+
+    /// Prunes when the node count reached ``pruneThreshold``: what bounds the memory of a graph
+    /// that records and is never read.
+    ///
+    /// Dead objects cannot be counted as they die (the graph learns of a death only by loading
+    /// a pin), so the graph prunes when it has doubled since the last prune: a prune costs
+    /// O(*n* + *r*) and comes after at least *n* / 2 new nodes, O(1) amortised per node, and
+    /// the nodes kept (living or dead) never exceed twice the count the last prune left, or
+    /// ``minimumPruneThreshold``, whichever is larger.
+    ///
+    /// - Parameter survivors: As for ``prune(parkingIn:)``.
+    @inline(__always)
+    mutating func pruneIfDue(parkingIn survivors: inout [AnyObject]) {
+        if nodes.count >= pruneThreshold { prune(parkingIn: &survivors) }
     }
 
     /// Whether an object node's object is alive.

@@ -139,6 +139,13 @@ struct GraphStorage {
     let identities: IdentitySource
     /// The epoch of the last scoped search; node records carry marks from it.
     var searchEpoch: UInt32 = 0
+    /// The node count at which the graph prunes dead objects' nodes by itself, with no reader
+    /// (see ``pruneIfDue(parkingIn:)``): twice the count left by the last prune, and at least
+    /// ``minimumPruneThreshold``.
+    var pruneThreshold = GraphStorage.minimumPruneThreshold
+
+    /// The smallest node count at which the graph prunes by itself.
+    static let minimumPruneThreshold = 4_096
 
     /// Whether `id` is a recorded node. Unlike `nodes[id] != nil`, this copies no record (a
     /// record is a class, and copying a reference to it costs a retain and a release).

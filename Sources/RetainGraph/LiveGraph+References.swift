@@ -149,6 +149,9 @@ extension LiveGraph {
     /// Runs `body` under the graph's lock, after draining the trackers' journal, with an array
     /// for the strong references its loads make (see `GraphStorage.isAlive(_:parkingIn:)`),
     /// and releases them only after the lock is released, so that no `deinit` runs under it.
+    ///
+    /// Afterwards, when the graph has doubled since it was last pruned, dead objects' nodes are
+    /// pruned (see `GraphStorage.pruneIfDue(parkingIn:)`): the bound on a graph nobody reads.
     private func withLockParkingLoads<Result>(
         _ body: (inout GraphStorage, inout [AnyObject]) -> Result
     ) -> Result {
@@ -159,7 +162,9 @@ extension LiveGraph {
             journal.drain(
                 into: &graph, isRecording: isRecording, parkingIn: &survivors,
                 releasing: &drained)
-            return body(&graph, &survivors)
+            let result = body(&graph, &survivors)
+            graph.pruneIfDue(parkingIn: &survivors)
+            return result
         }
         survivors.removeAll()  // the last references to objects that died meanwhile go here
         drained.removeAll()  // and the trackers of timers that died

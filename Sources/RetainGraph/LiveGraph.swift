@@ -22,10 +22,17 @@ import Darwin
 /// the runtime's slow path, slowing down the very code being watched. A node whose object has
 /// died is pruned, with its references and its pin, at the next snapshot (or sooner); until
 /// then no other object can be born at its address, and identities (``ObjectID``) are never
-/// reused either. Reads are what free dead objects' nodes: a process that records for a long
-/// time without reading the graph (no snapshot, no leak check) keeps each dead object's node
-/// and its instance memory (what the object referred to was released by its `deinit`) until
-/// the next read.
+/// reused either.
+///
+/// ## Memory bound
+/// The graph prunes by itself, with no reader: whenever a call leaves it with at least twice
+/// the nodes the last prune left (and at least 4,096), it prunes dead objects' nodes, their
+/// references and their pins. So a process that records for a long time and never reads the
+/// graph (no snapshot, no leak check) keeps at most max(4,096, 2 × *L*) nodes, where *L* is
+/// the number of nodes alive at the last prune: the living ones, and dead ones whose node and
+/// instance memory (not what the object referred to, which its `deinit` released) wait for the
+/// next prune. A prune costs O(*n* + *r*) and follows at least *n* / 2 new nodes: O(1)
+/// amortised per registration.
 ///
 /// ```swift
 /// let graph = LiveGraph.shared

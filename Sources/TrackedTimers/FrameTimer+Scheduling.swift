@@ -17,33 +17,28 @@ extension FrameTimer {
     public func add(to runLoop: RunLoop, forMode mode: RunLoop.Mode) throws(TimerError) {
         let needsOrigin = state.withLock { $0.origin == nil }
         let reading = needsOrigin ? clock.now() : nil  // the clock is user code: lock-free
-        let decision = try state.withLock {
-            (state) throws(TimerError) -> RunLoopPlacement.Decision in
+        try state.withLock { (state) throws(TimerError) in
             guard state.phase != .invalidated else { throw .invalidated }
             let refresh = duration
-            // The closure runs inside `state.placement`'s mutating access: it must not touch
-            // `state` itself (overlapping access traps at run time).
-            let decision = try state.placement.place(on: runLoop, mode: mode) {
-                RunLoopTrampoline(
-                    state: self.state, fireDate: Date(timeIntervalSinceNow: refresh),
-                    interval: refresh, repeats: true)
+            if !state.placement.isPlaced {
+                state.refreshDate =
+                    state.isPaused ? .distantFuture : Date(timeIntervalSinceNow: refresh)
             }
-            if case .add(let timer, let isFirst) = decision {
-                if isFirst { state.handler = self }
-                if state.origin == nil, let reading {
-                    state.origin = reading
-                    state.targetTimestamp = reading + Double(state.frameInterval) * refresh
-                }
-                state.phase = .scheduled
-                tracker?.recordScheduled(
-                    on: runLoopRoot(for: runLoop), rootObject: runLoop,
-                    role: .scheduled(mode: mode.rawValue),
-                    nextFireDate: state.isPaused ? nil : timer.fireDate.timeIntervalSince1970)
+            guard
+                try state.placement.place(
+                    on: runLoop, mode: mode, timer: self,
+                    due: state.refreshDate.timeIntervalSinceReferenceDate)
+            else { return }
+            if state.origin == nil, let reading {
+                state.origin = reading
+                state.targetTimestamp = reading + Double(state.frameInterval) * refresh
             }
-            return decision
+            state.phase = .scheduled
+            tracker?.recordScheduled(
+                on: runLoopRoot(for: runLoop), rootObject: runLoop,
+                role: .scheduled(mode: mode.rawValue),
+                nextFireDate: state.isPaused ? nil : state.refreshDate.timeIntervalSince1970)
         }
-        guard case .add(let timer, _) = decision else { return }
-        RunLoopPlacement.add(timer, to: runLoop, forMode: mode)
     }
 
     /// Whether frames are suspended, as `CADisplayLink.isPaused`.
@@ -54,15 +49,15 @@ extension FrameTimer {
     public var isPaused: Bool {
         get { state.withLock { $0.isPaused } }
         set {
-            let timer = state.withLock { state -> Timer? in
-                guard state.phase != .invalidated, state.isPaused != newValue else { return nil }
+            state.withLock { state in
+                guard state.phase != .invalidated, state.isPaused != newValue else { return }
                 state.isPaused = newValue
-                return state.placement.foundationTimer
+                guard state.placement.isPlaced else { return }
+                let next = newValue ? Date.distantFuture : Date(timeIntervalSinceNow: duration)
+                state.refreshDate = next
+                state.placement.reschedule(to: next.timeIntervalSinceReferenceDate)
+                tracker?.recordNextFireDate(newValue ? nil : next.timeIntervalSince1970)
             }
-            guard let timer else { return }
-            let next = newValue ? Date.distantFuture : Date(timeIntervalSinceNow: duration)
-            timer.fireDate = next
-            tracker?.recordNextFireDate(newValue ? nil : next.timeIntervalSince1970)
         }
     }
 
@@ -72,20 +67,16 @@ extension FrameTimer {
     /// Safe from any thread, more than once, before scheduling and from inside the action.
     public func invalidate() {
         var action: Action?
-        var timer: Timer?
-        var handler: FrameTimer?
-        let invalidates = state.withLock { state in
-            guard state.phase != .invalidated else { return false }
+        var placement: RunLoopPlacement?
+        state.withLock { state in
+            guard state.phase != .invalidated else { return }
             state.phase = .invalidated
             tracker?.recordInvalidated()
             action = state.action.take()
-            timer = state.placement.clear()
-            handler = state.handler.take()
-            return true
+            placement = state.placement.clear()
         }
-        guard invalidates else { return }
-        timer?.invalidate()
-        withExtendedLifetime((action, handler)) {}
+        // The driver entries held `self`; the caller keeps it alive until this returns.
+        withExtendedLifetime((action, placement)) {}
     }
 
     /// Records that `owner` holds this timer in `property` (`owner ⇒ timer`).
@@ -100,40 +91,41 @@ extension FrameTimer {
 
     // MARK: Refreshes
 
-    /// Called by the trampoline at each refresh, on the run loop's thread.
-    func trampolineFired(_ foundationTimer: Timer) {
-        let now = clock.now()
-        let (action, isLive, isPaused) = state.withLock { state -> (Action?, Bool, Bool) in
-            guard state.phase == .scheduled, let origin = state.origin else {
-                return (nil, false, false)
+    /// Called by the run loop's driver at each refresh, on the run loop's thread.
+    func driverFired(_ entry: RunLoopDriverEntry, now: TimeInterval) {
+        let reading = clock.now()  // user code: lock-free
+        let (action, next) = state.withLock { state -> (Action?, Date?) in
+            guard state.phase == .scheduled, let origin = state.origin,
+                state.refreshDate.timeIntervalSinceReferenceDate <= now
+            else {
+                // Invalidated, or an out-of-date entry (the refresh date moved later after the
+                // entry was taken, which queued it again).
+                return (nil, nil)
             }
-            guard !state.isPaused else { return (nil, true, true) }
-            let elapsed = ((now - origin) * refreshRate + 1e-6).rounded(.down)
+            // Keep the refresh grid (missed refreshes are skipped), or park while paused.
+            state.refreshDate =
+                state.isPaused
+                ? .distantFuture
+                : RunLoopTiming.nextGridPoint(
+                    anchor: state.refreshDate, interval: duration,
+                    after: Date(timeIntervalSinceReferenceDate: now))
+            state.placement.reschedule(to: state.refreshDate.timeIntervalSinceReferenceDate)
+            guard !state.isPaused else { return (nil, nil) }
+            let elapsed = ((reading - origin) * refreshRate + 1e-6).rounded(.down)
             var refresh = elapsed.isFinite ? Int(max(0, min(elapsed, 1e15))) : state.lastRefresh
             refresh = max(refresh, state.lastRefresh + 1)  // each fire is a new refresh
             state.lastRefresh = refresh
-            guard refresh >= state.lastFrame + state.frameInterval else {
-                return (nil, true, false)
-            }
+            guard refresh >= state.lastFrame + state.frameInterval else { return (nil, nil) }
             state.lastFrame = refresh
             state.timestamp = origin + Double(refresh) * duration
             state.targetTimestamp = state.timestamp + Double(state.frameInterval) * duration
-            return (state.action, true, false)
+            return (state.action, state.refreshDate)
         }
-        guard isLive else { return }
-        // Keep Foundation's timer on the refresh grid (missed refreshes are skipped), or parked
-        // while paused (a pause racing with this fire is re-applied here).
-        foundationTimer.fireDate =
-            isPaused
-            ? .distantFuture
-            : RunLoopTiming.nextGridPoint(
-                anchor: foundationTimer.fireDate, interval: duration, after: Date())
-        guard let action else { return }
+        guard let action, let next else { return }
         let targetWasAlive = action(self)
         frames.add(1, ordering: .relaxed)
         tracker?.recordFire(
-            nextFireDate: foundationTimer.fireDate.timeIntervalSince1970,
-            targetWasAlive: targetWasAlive)
+            nextFireDate: next.timeIntervalSince1970, targetWasAlive: targetWasAlive)
         if !targetWasAlive && stopsWhenTargetDies { invalidate() }
     }
 }

@@ -7,8 +7,8 @@ import Synchronization
 /// on a run loop, with frame timestamps; it records who holds whom into a ``/RetainGraph/LiveGraph``.
 ///
 /// There is no display on a server, so the "display" is a refresh grid at ``refreshRate``
-/// refreshes per second (60 by default), driven by a Foundation `Timer` on the run loop the
-/// frame timer is added to. At each refresh the timer reads its ``FrameClock``; it calls the
+/// refreshes per second (60 by default), driven by the run loop the frame timer is added to
+/// (through the run loop's shared Foundation timer, as for ``RunLoopTimer``). At each refresh the timer reads its ``FrameClock``; it calls the
 /// action when at least ``frameInterval`` refreshes passed since the last frame, so a preferred
 /// rate of 30 on a 60 Hz grid fires every other refresh, and refreshes missed while the thread
 /// was busy are skipped (one call, with the latest timestamp). Like `CADisplayLink` it must be
@@ -34,16 +34,15 @@ import Synchronization
 /// frame is due at (`timestamp + frameInterval × duration`), ``duration`` the time between
 /// refreshes. Inject ``FrameClock/stepping(from:by:)`` to make them exact in tests.
 ///
-/// ## Ownership and what leaks on Linux
+/// ## Ownership and memory
 /// As for ``RunLoopTimer``: while in a run loop (paused or not, as with `CADisplayLink`) the run
 /// loop holds the timer (`runloop[root] ⇒ timer`), and the timer holds its target strongly
-/// (S12a) or weakly, or its closure. ``invalidate()`` releases all of it. Foundation's `Timer`
-/// is never freed on Linux, so each frame timer ever scheduled leaks one `Timer` (the
-/// trampoline subclass, whose block captures nothing), its CF timer and the frame timer's
-/// emptied state box, never the target or the action's captures.
+/// (S12a) or weakly, or its closure. ``invalidate()`` releases all of it. No Foundation `Timer`
+/// is made per frame timer (Foundation never frees one on Linux): once invalidated and
+/// released, nothing of it stays allocated.
 ///
 /// All methods may be called from any thread; the action runs on the run loop's thread.
-public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Sendable {
+public final class FrameTimer: TrackedTimer, RunLoopDriven, @unchecked Sendable {
     /// A frame's work.
     typealias Action = TimerAction<FrameTimer>
 
@@ -54,7 +53,7 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
     /// The clock timestamps are read from.
     public let clock: FrameClock
 
-    /// The timer's state and lock, in one box that the Foundation timer's trampoline shares.
+    /// The timer's state and lock, in one box.
     let state: Locked<State>
     let frames = Atomic<Int>(0)
     /// The graph recorder; `nil` when the graph was disabled at creation. Written once, in the
@@ -62,7 +61,7 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
     let tracker: TimerTracker?
 
     /// The lock-guarded state.
-    struct State: RunLoopFireState {
+    struct State {
         enum Phase { case idle, scheduled, invalidated }
         var phase = Phase.idle
         var action: Action?
@@ -73,9 +72,10 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
         var lastFrame = 0
         var timestamp: TimeInterval = 0
         var targetTimestamp: TimeInterval = 0
+        /// When the next refresh is due while in a run loop (`.distantFuture` while paused).
+        var refreshDate = Date.distantFuture
+        /// The run loop, modes and driver entries; the entries hold the timer while scheduled.
         var placement = RunLoopPlacement()
-        /// The timer, while in a run loop: the run loop holding it.
-        var handler: FrameTimer?
     }
 
     /// The designated initialiser every public one funnels into.
@@ -172,8 +172,8 @@ public final class FrameTimer: TrackedTimer, RunLoopFireHandler, @unchecked Send
     public var graphID: ObjectID? { tracker?.id }
 
     deinit {
-        // A scheduled timer cannot die (its state holds it) until invalidated, which stops and
-        // forgets the Foundation timer; what is left is to let the tracker go with the timer.
+        // A scheduled timer cannot die (its driver entries hold it) until invalidated, which
+        // takes it out of its drivers; what is left is to let the tracker go with the timer.
         tracker?.retire()
     }
 }

@@ -9,7 +9,8 @@ extension RunLoopTimer {
     /// ``TrackedRunLoopModes/extraCommonModes`` (`RunLoop.Mode.tracking` by
     /// default), as `NSRunLoopCommonModes` does. The first fire is at ``fireDate``. The graph
     /// records `runloop[root] ⇒ timer`, role `.scheduled(mode:)`. Safe from any thread (adding
-    /// from another thread wakes the run loop).
+    /// from another thread wakes the run loop). No Foundation timer is made per timer: the
+    /// run loop's shared one for that mode fires it (see the type's discussion).
     ///
     /// ```swift
     /// let timer = try RunLoopTimer(interval: 0.5, repeats: true, target: self) { me, _ in me.tick() }
@@ -21,31 +22,24 @@ extension RunLoopTimer {
     ///   - mode: The mode (`.default`, `.common` or a custom one).
     /// - Throws: ``TimerError/invalidated`` after ``invalidate()`` (an invalidated timer is never
     ///   revived); ``TimerError/scheduledOnAnotherRunLoop`` when it is already on another run loop.
+    /// - Complexity: O(log *n*) for the *n* instrumented timers on that run loop and mode; no
+    ///   Foundation call, except the first time a run loop and mode are used or when the timer
+    ///   is due before every other one there (the shared Foundation timer is re-armed).
     public func add(to runLoop: RunLoop, forMode mode: RunLoop.Mode) throws(TimerError) {
-        let decision = try state.withLock {
-            (state) throws(TimerError) -> RunLoopPlacement.Decision in
+        try state.withLock { (state) throws(TimerError) in
             guard state.phase != .invalidated else { throw .invalidated }
             let fireDate = state.fireDate
-            // The closure runs inside `state.placement`'s mutating access: it must not touch
-            // `state` itself (overlapping access traps at run time).
-            let decision = try state.placement.place(on: runLoop, mode: mode) {
-                RunLoopTrampoline(
-                    state: self.state, fireDate: fireDate, interval: interval, repeats: repeats)
-            }
-            if case .add(_, let isFirst) = decision {
-                if isFirst { state.handler = self }
-                state.phase = .scheduled
-                tracker?.recordScheduled(
-                    on: runLoopRoot(for: runLoop), rootObject: runLoop,
-                    role: .scheduled(mode: mode.rawValue),
-                    nextFireDate: fireDate.timeIntervalSince1970)
-            }
-            return decision
+            guard
+                try state.placement.place(
+                    on: runLoop, mode: mode, timer: self,
+                    due: fireDate.timeIntervalSinceReferenceDate)
+            else { return }
+            state.phase = .scheduled
+            tracker?.recordScheduled(
+                on: runLoopRoot(for: runLoop), rootObject: runLoop,
+                role: .scheduled(mode: mode.rawValue),
+                nextFireDate: fireDate.timeIntervalSince1970)
         }
-        // Outside the lock. Should an `invalidate()` have slipped in meanwhile, Foundation
-        // ignores adding an invalidated timer.
-        guard case .add(let timer, _) = decision else { return }
-        RunLoopPlacement.add(timer, to: runLoop, forMode: mode)
     }
 
     /// Adds the timer to the current thread's run loop, in `.default` unless told otherwise,
@@ -78,30 +72,26 @@ extension RunLoopTimer {
     /// action (and everything the action captured), as `NSTimer.invalidate()` does.
     ///
     /// Safe from any thread, more than once, before scheduling and from inside the action.
-    /// The Foundation timer is invalidated too (`Timer.invalidate()` from another thread stops
-    /// further fires on Linux); it and the emptied state box it holds stay allocated (see the
-    /// type's discussion). The graph drops the run-loop, target and action edges.
+    /// The timer leaves its run loop's queue at once: no fire starts after this returns, and
+    /// nothing of the timer stays allocated once you release it. The graph drops the run-loop,
+    /// target and action edges.
+    ///
+    /// - Complexity: O(log *n*) per mode, for the *n* instrumented timers on that run loop and
+    ///   mode.
     public func invalidate() {
         var action: Action?
-        var timer: Timer?
-        var handler: RunLoopTimer?
-        let invalidates = state.withLock { state in
-            guard state.phase != .invalidated else { return false }
-            if let timer = state.placement.foundationTimer, state.phase == .scheduled {
-                state.fireDate = timer.fireDate
-            }
+        var placement: RunLoopPlacement?
+        state.withLock { state in
+            guard state.phase != .invalidated else { return }
             state.phase = .invalidated
             tracker?.recordInvalidated()
             action = state.action.take()
-            timer = state.placement.clear()
-            handler = state.handler.take()
-            return true
+            placement = state.placement.clear()
         }
-        guard invalidates else { return }
-        timer?.invalidate()
-        // Dropping the state's strong reference may release `self`'s last owner; the caller
-        // keeps `self` alive until this method returns. User captures die here, lock-free.
-        withExtendedLifetime((action, handler)) {}
+        // Dropping the driver entries' strong references may release `self`'s last owner; the
+        // caller keeps `self` alive until this method returns. User captures die here,
+        // lock-free.
+        withExtendedLifetime((action, placement)) {}
     }
 
     /// Records that `owner` holds this timer in `property` (`owner ⇒ timer`).
@@ -116,18 +106,26 @@ extension RunLoopTimer {
 
     // MARK: Firing
 
-    /// Called by the trampoline on the run loop's thread.
-    func trampolineFired(_ foundationTimer: Timer) {
-        let action = state.withLock { $0.phase == .scheduled ? $0.action : nil }
-        guard let action else { return }
-        if repeats {
-            // Skip missed fire points instead of shifting the schedule (S17): the next fire is
-            // the first grid point after now. Set before the action so the action may override.
-            let next = RunLoopTiming.nextGridPoint(
-                anchor: foundationTimer.fireDate, interval: interval, after: Date())
-            foundationTimer.fireDate = next
-            state.withLock { $0.fireDate = next }
+    /// Called by the run loop's driver, on the run loop's thread, when an entry came due.
+    func driverFired(_ entry: RunLoopDriverEntry, now: TimeInterval) {
+        let action = state.withLock { state -> Action? in
+            guard state.phase == .scheduled else { return nil }
+            // Every entry of the timer moves with its fire date, so an entry that is out of
+            // date (its fire date moved later after it was taken) is already queued again.
+            guard state.fireDate.timeIntervalSinceReferenceDate <= now else { return nil }
+            if repeats {
+                // Skip missed fire points instead of shifting the schedule (S17): the next fire
+                // is the first grid point after now. Set before the action so the action may
+                // override.
+                let next = RunLoopTiming.nextGridPoint(
+                    anchor: state.fireDate, interval: interval,
+                    after: Date(timeIntervalSinceReferenceDate: now))
+                state.fireDate = next
+                state.placement.reschedule(to: next.timeIntervalSinceReferenceDate)
+            }
+            return state.action
         }
+        guard let action else { return }
         deliver(action)
     }
 

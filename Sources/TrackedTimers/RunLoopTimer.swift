@@ -11,9 +11,7 @@ import Synchronization
 /// `.default`; a timer made with an initialiser fires only after ``add(to:forMode:)``, yet holds
 /// its target from the start (S14). It fires only while that run loop runs in one of its modes
 /// (S15, S16). A repeating timer whose fire points were missed fires once and goes back to its
-/// original grid (`fireDate + k × interval`): missed points are skipped, not shifted (S17);
-/// swift-corelibs-foundation would shift the schedule, so the timer moves Foundation's fire date
-/// back onto the grid at every fire.
+/// original grid (`fireDate + k × interval`): missed points are skipped, not shifted (S17).
 ///
 /// ```swift
 /// final class Clock {
@@ -34,20 +32,28 @@ import Synchronization
 /// action closure (`.actionClosure`, with the declared capture). ``invalidate()`` drops all of
 /// it, and the timer then lives only as long as you hold it.
 ///
-/// ## What leaks on Linux, and why
+/// ## No Foundation timer per timer
 /// swift-corelibs-foundation never frees a `Timer` (its initialiser retains it for the CF
-/// context, which has no release callback) nor the block it was given. So each timer that was
-/// ever scheduled leaks one Foundation `Timer` (a small subclass, the trampoline, whose block
-/// captures nothing), its CF timer and this timer's lock box, which the trampoline holds (a
-/// few hundred bytes in all). The box is emptied on ``invalidate()``, so this timer, its
-/// target and everything its action captured are released. A timer that is never scheduled
-/// creates no Foundation timer and leaks nothing.
+/// context, which has no release callback) nor the block it was given: a `Timer` per timer
+/// would leak a few hundred bytes per timer, forever. So this timer makes none. Every
+/// instrumented timer of one run loop and mode is fired by one shared Foundation timer, made
+/// the first time that run loop and mode are used and never invalidated, whose fire date is
+/// moved to the earliest due time of the timers it drives (parked at `.distantFuture` when
+/// there is none). A timer's whole memory goes when it is invalidated and released; what stays
+/// is one Foundation timer (a few hundred bytes) per run loop and mode that ever ran an
+/// instrumented timer.
+///
+/// Two consequences of the shared timer: a run loop mode that ran an instrumented timer is
+/// never empty again, so `RunLoop.run()` without a deadline does not return after the last
+/// timer is invalidated (run with a deadline, `run(mode:before:)`, as on Linux you must
+/// anyway); and a run loop run again from inside a timer's action (a nested run in the same
+/// mode) fires that mode's other instrumented timers only after the action returns.
 ///
 /// ## Threads
 /// Every method may be called from any thread. The action runs on the thread of the run loop
 /// the timer was added to (or on the caller's thread for ``fire()``). After ``invalidate()``
 /// returns no fire *starts*; a fire already running on the run loop's thread may finish.
-public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Sendable {
+public final class RunLoopTimer: TrackedTimer, RunLoopDriven, @unchecked Sendable {
     /// A fire's work.
     typealias Action = TimerAction<RunLoopTimer>
 
@@ -58,7 +64,7 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
     /// Whether a fire that finds the target dead invalidates the timer (weak-target timers).
     public let stopsWhenTargetDies: Bool
 
-    /// The timer's state and lock, in one box that the Foundation timer's trampoline shares.
+    /// The timer's state and lock, in one box.
     let state: Locked<State>
     let fires = Atomic<Int>(0)
     /// The graph recorder; `nil` when the graph was disabled at creation. A `let`: reading it
@@ -66,15 +72,14 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
     let tracker: TimerTracker?
 
     /// The lock-guarded state.
-    struct State: RunLoopFireState {
+    struct State {
         enum Phase { case idle, scheduled, invalidated }
         var phase = Phase.idle
         var action: Action?
         var fireDate: Date
         var tolerance: TimeInterval = 0
+        /// The run loop, modes and driver entries; the entries hold the timer while scheduled.
         var placement = RunLoopPlacement()
-        /// The timer, while scheduled: the run loop holding it.
-        var handler: RunLoopTimer?
     }
 
     /// The designated initialiser every public one funnels into.
@@ -122,25 +127,20 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
     /// Apple platforms). Before scheduling it is creation time + ``interval``. After
     /// invalidation it keeps the last value and setting it does nothing. A NaN or +∞ date is
     /// stored as `Date.distantFuture` (the timer then waits), −∞ as `Date.distantPast` (it is
-    /// due at once). Once scheduled, the value read back is Foundation's, which clamps dates
-    /// beyond about the year 2129.
+    /// due at once).
+    ///
+    /// - Complexity: O(log *n*) per mode the timer is in, for the *n* instrumented timers
+    ///   scheduled on that run loop and mode.
     public var fireDate: Date {
-        get {
-            state.withLock { state in
-                guard state.phase == .scheduled, let timer = state.placement.foundationTimer
-                else { return state.fireDate }
-                return timer.fireDate
-            }
-        }
+        get { state.withLock { $0.fireDate } }
         set {
             let newValue = RunLoopTiming.sanitized(date: newValue)
-            let timer: Timer? = state.withLock { state in
-                guard state.phase != .invalidated else { return nil }
+            state.withLock { state in
+                guard state.phase != .invalidated else { return }
                 state.fireDate = newValue
+                state.placement.reschedule(to: newValue.timeIntervalSinceReferenceDate)
                 tracker?.recordNextFireDate(newValue.timeIntervalSince1970)
-                return state.placement.foundationTimer
             }
-            timer?.fireDate = newValue
         }
     }
 
@@ -159,8 +159,8 @@ public final class RunLoopTimer: TrackedTimer, RunLoopFireHandler, @unchecked Se
     }
 
     deinit {
-        // A scheduled timer cannot die (its state holds it) until invalidated, which stops and
-        // forgets the Foundation timer; what is left is to let the tracker go with the timer.
+        // A scheduled timer cannot die (its driver entries hold it) until invalidated, which
+        // takes it out of its drivers; what is left is to let the tracker go with the timer.
         tracker?.retire()
     }
 }

@@ -58,10 +58,16 @@ struct HeapCensusStressTests {
         #expect(snapshots >= 3)
         let heap = HeapCensus.snapshot()
         let path = try #require(heap.retentionPath(to: anchor))
+        #expect(path.target?.typeName == "HeapCensusTests.StressNode")
+        // Under a sanitizer the census misses what the standard library allocates itself (the
+        // global array's storage): the anchor is then held "from outside".
+        guard HeapCensus.availability == .complete else { return }
         guard case .globalVariable(let name) = path.holder else {
             Issue.record("holder is \(path.holder.description)")
             return
         }
+        #expect(name.contains("stressAnchor"))
+    }
         #expect(name.contains("stressAnchor"))
     }
 

@@ -21,7 +21,8 @@ let package = Package(
         // Identity by name: a clone of RetainGraph may sit in a folder of any name.
         .package(name: "RetainGraph", path: "../.."),
         // No traits: neither swift-configuration nor the full-Foundation extras are needed.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(
+            url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),

@@ -51,6 +51,17 @@ extension LiveSessionServer {
         return try JSONDecoder().decode(SessionCounts.self, from: data)
     }
 
+    /// Opens a session for `user` and ends it at once: one repetition of the work whose
+    /// leftovers a growth check counts. Fails unless both answers are the expected ones.
+    func openAndEndSession(user: String) async throws -> OpenedSession {
+        let session = try await openSession(user: user)
+        let status = try await endSession(id: session.id)
+        guard status == .noContent else {
+            throw Failure.unexpectedStatus("DELETE /sessions/\(session.id)", status, "")
+        }
+        return session
+    }
+
     /// Opens `count` sessions one request after another (users `user-1`…), then ends them all,
     /// checking every answer; returns the sessions.
     func openAndEndSessions(count: Int) async throws -> [OpenedSession] {

@@ -9,7 +9,7 @@ struct SessionLeakWatcherTests {
     static let sessionCount = 5
 
     /// Starts a server whose ended sessions go to `watcher`, opens and ends
-    /// ``sessionCount`` sessions, waits until the strategy's outcome is visible in the ledger,
+    /// ``sessionCount`` sessions one after the other, waits until the strategy's outcome is visible in the ledger,
     /// then returns the watcher's verdicts.
     private func verdicts(for strategy: RefreshStrategy) async throws -> [WatchVerdict] {
         let watcher = LeakWatcher(defaultGrace: .milliseconds(100))
@@ -21,7 +21,9 @@ struct SessionLeakWatcherTests {
         return try await LiveSessionServer.run(
             refresh: strategy, onSessionEnded: watchEndedSession
         ) { live in
-            _ = try await live.openAndEndSessions(count: count)
+            for index in 1...count {
+                _ = try await live.openAndEndSession(user: "user-\(index)")
+            }
             #expect(watcher.watchCount == count)
             let ledger = live.server.ledger
             let settled = try await live.drive {

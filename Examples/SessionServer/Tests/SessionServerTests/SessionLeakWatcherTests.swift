@@ -4,7 +4,9 @@ import Testing
 
 /// RetainGraph's `LeakWatcher` on the sessions `DELETE` ends, used as a server developer would:
 /// hand each ended session to the watcher, then ask for the verdicts.
-@Suite("LeakWatcher on ended sessions")
+///
+/// Every wait inside has its own deadline; the suite's time limit is the backstop.
+@Suite("LeakWatcher on ended sessions", .timeLimit(.minutes(5)))
 struct SessionLeakWatcherTests {
     static let sessionCount = 5
 

@@ -4,8 +4,9 @@ import Testing
 /// What ending a session over HTTP leaves behind, for each refresh strategy, on a real server.
 ///
 /// Each test starts the server on an ephemeral loopback port, opens and ends ``sessionCount``
-/// sessions with real requests, and reads the server's ledger of live session objects.
-@Suite("Session lifetimes over real HTTP")
+/// sessions with real requests, and reads the server's ledger of live session objects. Every
+/// wait has its own deadline; the suite's time limit is the backstop.
+@Suite("Session lifetimes over real HTTP", .timeLimit(.minutes(5)))
 struct SessionLifetimeTests {
     /// Sessions opened and ended per test.
     static let sessionCount = 20

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Runs the built `session-server` executable, as a person would from a shell.
-@Suite("session-server executable")
+@Suite("session-server executable", .timeLimit(.minutes(2)))
 struct SessionServerExecutableTests {
     /// `session-server` in the build products directory, next to the test bundle.
     static func executableURL() -> URL? {

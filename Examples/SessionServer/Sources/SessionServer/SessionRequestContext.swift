@@ -1,3 +1,4 @@
+public import Foundation
 public import Hummingbird
 public import NIOCore
 
@@ -13,6 +14,13 @@ public struct SessionRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The event loop of the connection the request arrived on.
     public let eventLoop: any EventLoop
+
+    /// Encodes responses as JSON with sorted keys, so answers read the same on every run.
+    public var responseEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
 
     /// Creates the context of one request.
     ///

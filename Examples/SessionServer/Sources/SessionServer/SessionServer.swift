@@ -7,9 +7,9 @@ public import NIOCore
 ///
 /// Routes:
 /// - `POST /sessions` with `{"user": "ada"}`: opens a session, starts its refresh, answers
-///   `201` with `{"id": "s1", "user": "ada", "refresh": "repeated-task-leaking"}`.
+///   `201` with `{"id":"s1","refresh":"repeated-task-leaking","user":"ada"}`.
 /// - `DELETE /sessions/:id`: ends the session and removes it from the table (`204`), or `404`.
-/// - `GET /sessions`: `{"open": 0, "alive": 20, "created": 20}`: the table's count against the
+/// - `GET /sessions`: `{"alive":20,"created":20,"open":0}`: the table's count against the
 ///   session objects still in memory. `alive` above `open` is the leak, seen from outside.
 ///
 /// ```swift

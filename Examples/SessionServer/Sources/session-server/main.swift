@@ -1,9 +1,9 @@
 // Runs the session server until SIGINT or SIGTERM.
 //
 //   swift run session-server --refresh task-loop-leaking --port 8080
-//   curl -X POST localhost:8080/sessions -d '{"user":"ada"}'   # {"id":"s1",…}
+//   curl -X POST localhost:8080/sessions -d '{"user":"ada"}'   # {"id":"s1",…,"user":"ada"}
 //   curl -X DELETE localhost:8080/sessions/s1
-//   curl localhost:8080/sessions                               # {"open":0,"alive":1,…}
+//   curl localhost:8080/sessions                               # {"alive":1,"created":1,"open":0}
 import Foundation
 import Hummingbird
 import SessionServer
@@ -20,7 +20,7 @@ do {
 
 let server = SessionServer(configuration: configuration)
 let app = server.makeApplication(onServerRunning: { channel in
-    let address = channel.localAddress.map { "\($0)" } ?? "?"
-    print("session-server: listening on \(address), refresh \(configuration.refresh)")
+    let port = channel.localAddress?.port.map(String.init) ?? "?"
+    print("session-server: http://\(configuration.host):\(port), refresh \(configuration.refresh)")
 })
 try await app.runService()

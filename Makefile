@@ -6,6 +6,8 @@
 #   make test-tsan   the Stress tests under ThreadSanitizer (8 threads x 10,000 timers per kind;
 #                    RETAINGRAPH_STRESS_TIMERS=1000 for a quick run)
 #   make werror      build everything, tests included, with warnings as errors
+#   make test-server the server example's tests (nested package Examples/SessionServer, on
+#                    Hummingbird and AsyncHTTPClient; scratch path .build-server)
 #   make bench       run the benchmarks (nested package in Benchmarks/)
 #   make docs        build every DocC catalog with warnings as errors (Scripts/docs.sh)
 #   make format      format in place; `make lint` only checks
@@ -22,7 +24,7 @@ SCRATCH_FLAG := $(if $(SCRATCH),--scratch-path $(SCRATCH),)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 
-.PHONY: demo test test-tsan werror bench bench-build docs format lint deps deps-optional
+.PHONY: demo test test-tsan test-server werror bench bench-build docs format lint deps deps-optional
 
 # libunwind's headers and pkg-config file (Sources/CLibunwind) are required to build at all.
 deps:
@@ -46,6 +48,12 @@ test-tsan: deps
 
 werror: deps
 	$(SWIFT) build --build-tests --scratch-path .build-werror $(WERROR_FLAGS)
+
+# A nested package, so the main package never depends on a server framework. Its targets treat
+# warnings as errors in their own Package.swift (SwiftPM's -warnings-as-errors flag would also
+# reach the server framework's sources).
+test-server: deps
+	$(SWIFT) test --package-path Examples/SessionServer --scratch-path .build-server
 
 bench-build: deps
 	$(SWIFT) build -c release --package-path Benchmarks --scratch-path .build-bench

@@ -68,8 +68,6 @@ struct HeapCensusStressTests {
         }
         #expect(name.contains("stressAnchor"))
     }
-        #expect(name.contains("stressAnchor"))
-    }
 
     /// Builds small structures of every shape the census reads, mutates them, drops them.
     private static func churn(seed: Int) {

@@ -51,6 +51,8 @@ let package = Package(
             name: "SessionServerTests",
             dependencies: [
                 "SessionServer",
+                .product(name: "HeapCensus", package: "RetainGraph"),
+                .product(name: "HeapGrowth", package: "RetainGraph"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -32,8 +32,8 @@ struct SessionLifetimeTests {
             #expect(refreshed, "\(ledger.sessionsRefreshedAfterEnd) of \(count) refreshed")
             #expect(ledger.liveSessions == count)
             #expect(try await live.counts() == SessionCounts(open: 0, alive: count, created: count))
-            // Growth check (issue 14, once the census of issue 13 lands): the session type grows
-            // by `count`, on a path from the event loop's scheduled task (or the Task) to it.
+            // SessionGrowthTests measures the same with HeapGrowth: the session type grows by
+            // one per request, on a path from the event loop's scheduled task (or the Task).
         }
     }
 
@@ -50,7 +50,7 @@ struct SessionLifetimeTests {
             let died = try await live.drive { ledger.liveSessions == 0 }
             #expect(died, "\(ledger.liveSessions) of \(count) ended sessions still alive")
             #expect(try await live.counts() == SessionCounts(open: 0, alive: 0, created: count))
-            // Growth check (issue 14): nothing grows.
+            // SessionGrowthTests: with HeapGrowth, no Session grows either.
         }
     }
 

@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+extern void *swift_allocObject(const void *metadata, size_t size, size_t alignment_mask);
+
 typedef struct {
     uintptr_t start, size;
     const char *name;
@@ -131,4 +133,16 @@ const char *rg_census_symbol_at(uintptr_t address, uintptr_t *symbol_start) {
     const char *name = image ? lookup(image, address, symbol_start) : NULL;
     pthread_mutex_unlock(&symbols_lock);
     return name;
+}
+
+void rg_census_allocation_hook_range(uintptr_t *start, uintptr_t *end) {
+    // The extent of this file's own swift_allocObject: a creation trace is cut after it.
+    void *function = (void *)&swift_allocObject;
+    Dl_info info;
+    const ElfW(Sym) *symbol = NULL;
+    *start = (uintptr_t)function;
+    *end = *start + 1;
+    if (dladdr1(function, &info, (void **)&symbol, RTLD_DL_SYMENT) && symbol &&
+        symbol->st_size > 0 && (uintptr_t)info.dli_saddr == *start)
+        *end = *start + symbol->st_size;
 }

@@ -120,6 +120,14 @@ enum CensusDoor {
 
     static func setTracing(_ on: Bool) { rg_census_set_tracing(on) }
 
+    /// The addresses of the census's own `swift_allocObject`.
+    static let allocationHook: Range<UInt> = {
+        var start: UInt = 0
+        var end: UInt = 0
+        rg_census_allocation_hook_range(&start, &end)
+        return start..<max(end, start + 1)
+    }()
+
     /// Calls `body` with the writable segments of every loaded image.
     static func writableSegments(_ body: (ClosedRange<UInt>, String) -> Void) {
         var segments: [(UInt, UInt, String)] = []

@@ -38,7 +38,12 @@ final class CreationTraces: @unchecked Sendable {
     func record(_ object: UnsafeMutableRawPointer, metadata: UnsafeRawPointer) {
         let type = UInt(bitPattern: metadata)
         guard lock.withLock({ types.contains(type) }) else { return }
-        let trace = StackTrace.capture(skipping: 2)
+        // Everything up to the census's swift_allocObject is the census's own.
+        let captured = StackTrace.capture(depth: StackTrace.defaultDepth + 8)
+        let hook = CensusDoor.allocationHook
+        let cut = captured.addresses.firstIndex { hook.contains($0 &- 1) }
+        let trace = StackTrace(
+            addresses: cut.map { Array(captured.addresses[($0 + 1)...]) } ?? captured.addresses)
         let address = UInt(bitPattern: object)
         let purge = lock.withLock { () -> Bool in
             traces[address] = Entry(metadata: type, trace: trace)

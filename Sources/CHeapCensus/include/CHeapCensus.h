@@ -63,6 +63,9 @@ uintptr_t rg_census_metadata_if_live(uintptr_t address, uintptr_t *_Nullable fla
 /// block, or began deinitialising. The check and the retain happen under the stripe's lock.
 bool rg_census_try_retain(uintptr_t address);
 
+/// The extent of the census's own swift_allocObject (creation traces are cut after it).
+void rg_census_allocation_hook_range(uintptr_t *_Nonnull start, uintptr_t *_Nonnull end);
+
 /// Live entries, and the bytes the table itself uses.
 size_t rg_census_count(void);
 size_t rg_census_table_bytes(void);

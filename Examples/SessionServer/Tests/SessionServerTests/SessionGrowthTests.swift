@@ -45,7 +45,8 @@ struct SessionGrowthTests {
             case .taskLoop:
                 #expect(session.holder?.hasPrefix("a Task") == true, "\(growth.text)")
             case .repeatedTask:
-                #expect(session.path.contains { $0.typeName.contains("RepeatedTask") },
+                #expect(
+                    session.path.contains { $0.typeName.contains("RepeatedTask") },
                     "\(growth.text)")
             }
         }
@@ -62,7 +63,8 @@ struct SessionGrowthTests {
             ) {
                 _ = try await live.openAndEndSession(user: "growth")
             }
-            #expect(!growth.grown.contains { $0.typeName == "SessionServer.Session" },
+            #expect(
+                !growth.grown.contains { $0.typeName == "SessionServer.Session" },
                 "\(growth.text)")
         }
     }

@@ -55,7 +55,7 @@ let package = Package(
                 "CHeapCensus", "RetainGraph", "ReferenceReflection", "StackTraces", "Locking",
             ]
         ),
-        .target(name: "HeapGrowth", dependencies: ["HeapCensus", "StackTraces"]),
+        .target(name: "HeapGrowth", dependencies: ["HeapCensus"]),
         .target(
             name: "LeakTracking",
             dependencies: [
@@ -70,7 +70,7 @@ let package = Package(
         .executableTarget(
             name: "retain-graph",
             dependencies: [
-                "LeakTracking",
+                "HeapGrowth", "LeakTracking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -125,7 +125,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "retain-graph", "LeakTracking", "RetainGraph", "TrackedTimers", "_TestSupport",
+                "retain-graph", "HeapGrowth", "LeakTracking", "RetainGraph", "TrackedTimers",
+                "_TestSupport",
             ]
         ),
         .testTarget(

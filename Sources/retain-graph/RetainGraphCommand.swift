@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeapGrowth
 import LeakTracking
 
 /// `retain-graph`: renders and compares the JSON leak reports that `LeakTracking` writes.
@@ -45,13 +46,25 @@ struct Render: ParsableCommand {
         case text, dot, json
     }
 
-    @Argument(help: "A report file, a collection file or a directory of reports.")
+    @Argument(
+        help: "A report file, a collection file, a directory of reports, or a heap growth report.")
     var path: String
 
     @Option(name: .shortAndLong, help: "Output format: text, dot or json.")
     var format: Format = .text
 
     func run() throws {
+        // A growth report (HeapGrowth's JSON, `"kind": "heapGrowth"`) renders as itself.
+        if let data = FileManager.default.contents(atPath: path),
+            let growth = try? GrowthReport(jsonData: data)
+        {
+            switch format {
+            case .text: print(growth.text)
+            case .dot: print(growth.dot)
+            case .json: FileHandle.standardOutput.write(try growth.jsonData())
+            }
+            return
+        }
         let reports = try readReports(path)
         switch format {
         case .text:

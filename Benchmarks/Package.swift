@@ -47,6 +47,12 @@ let package = Package(
             ],
             path: "Sources/LifecycleCount"
         ),
+        // Analysis at heap scale (issue 15): every figure of its table, with the load average.
+        .executableTarget(
+            name: "GraphScale",
+            dependencies: [.product(name: "RetainGraph", package: "RetainGraph")],
+            path: "Sources/GraphScale"
+        ),
         .executableTarget(
             name: "TimerDispatch",
             dependencies: [

@@ -1,0 +1,31 @@
+// Analysis at heap scale: the figures of issue 15, printed with the load average.
+//
+//   swift run -c release --package-path Benchmarks --scratch-path .build-bench GraphScale \
+//       compact 1000000
+//
+// Modes (each takes the node count; edges are twice that, one in five weak, 16 roots):
+//   compact N   CompactGraph alone: build (counting sort + locality numbering), strongly
+//               connected components, shortest root paths, 100 "who holds it" queries, and
+//               the graph's bytes per node and per edge.
+//
+// Wall-clock figures depend on the machine's load: every line starts with the 1-minute load
+// average, and a figure taken with a load above the number of cores is not a result.
+import RetainGraph
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let arguments = CommandLine.arguments.dropFirst()
+let mode = arguments.first ?? "compact"
+let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 1_000_000
+
+print("# GraphScale \(mode) \(count) nodes, \(2 * count) edges; \(Machine.loadAverage())")
+switch mode {
+case "compact":
+    CompactFigures.run(count: count)
+default:
+    print("unknown mode \(mode); use: compact")
+    exit(2)
+}
+print("# peak RSS \(Machine.peakResidentBytes() / 1_048_576) MB; \(Machine.loadAverage())")

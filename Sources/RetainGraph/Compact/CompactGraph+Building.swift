@@ -1,0 +1,198 @@
+extension CompactGraph.Builder {
+    /// Sorts the nodes and edges into a graph.
+    ///
+    /// With `numberingForLocality`, nodes are renumbered in breadth-first order from the roots
+    /// (then from each node no root reaches, in the order they were added), over edges of every
+    /// kind: nodes that a traversal visits one after the other end up next to each other in
+    /// memory, which is what makes the analysis of a million-node graph fast. Edges are placed
+    /// by counting sort, strong edges first in each node's group, and the in-edge index is
+    /// built from the out-edges in holder order. Edges naming a node that does not exist are
+    /// dropped; a node made a root twice keeps its first name.
+    ///
+    /// - Parameter numberingForLocality: Whether to renumber nodes in traversal order; without
+    ///   it, nodes keep the order they were added in.
+    /// - Returns: The graph. Map a provisional number to the graph's with
+    ///   ``CompactGraph/node(added:)``.
+    /// - Complexity: O(*n* + *e*) time; at most about 20 bytes per edge of extra memory while
+    ///   building.
+    public consuming func build(numberingForLocality: Bool = true) -> CompactGraph {
+        let nodeCount = kinds.count
+        let number =
+            numberingForLocality
+            ? localityNumbering() : (0..<UInt32(nodeCount)).map { $0 }
+
+        // Nodes, permuted into their new numbers.
+        let newKinds = Self.permuted(kinds, by: number, filler: .object)
+        kinds = []
+        let newTypeNames = Self.permuted(typeNames, by: number, filler: 0)
+        typeNames = []
+        let newLabels = Self.permuted(labels, by: number, filler: 0)
+        labels = []
+        let newAddresses = Self.permuted(addresses, by: number, filler: 0)
+        addresses = []
+        let newKeys = Self.permuted(keys, by: number, filler: 0)
+        keys = []
+
+        // Roots: renumbered, first name wins, ascending.
+        var rootName: [CompactGraph.NodeID: UInt32] = [:]
+        for (node, name) in zip(rootNodes, rootNames) where Int(node) < nodeCount {
+            if rootName[number[Int(node)]] == nil { rootName[number[Int(node)]] = name }
+        }
+        let sortedRoots = rootName.keys.sorted()
+
+        // Out-edges: count per holder (and strong ones apart), then place.
+        var outStart = [UInt32](repeating: 0, count: nodeCount + 1)
+        var strongOutEnd = [UInt32](repeating: 0, count: nodeCount)
+        for edge in sources.indices {
+            let from = Int(sources[edge])
+            guard from < nodeCount, Int(targets[edge]) < nodeCount else { continue }
+            let holder = Int(number[from])
+            outStart[holder + 1] &+= 1
+            if edgeFlags[edge] & 0x7F == 0 { strongOutEnd[holder] &+= 1 }
+        }
+        for node in 0..<nodeCount {
+            outStart[node + 1] &+= outStart[node]
+            strongOutEnd[node] &+= outStart[node]
+        }
+        let kept = Int(outStart[nodeCount])
+        var strongCursor = outStart
+        var otherCursor = strongOutEnd
+        var outTargets = [CompactGraph.NodeID](repeating: 0, count: kept)
+        var outFlags = [UInt8](repeating: 0, count: kept)
+        var outLabels = [UInt32](repeating: 0, count: kept)
+        var outTags = [UInt32](repeating: 0, count: edgeTags.isEmpty ? 0 : kept)
+        for edge in sources.indices {
+            let from = Int(sources[edge])
+            let to = Int(targets[edge])
+            guard from < nodeCount, to < nodeCount else { continue }
+            let holder = Int(number[from])
+            let flags = edgeFlags[edge]
+            let slot: Int
+            if flags & 0x7F == 0 {
+                slot = Int(strongCursor[holder])
+                strongCursor[holder] &+= 1
+            } else {
+                slot = Int(otherCursor[holder])
+                otherCursor[holder] &+= 1
+            }
+            outTargets[slot] = number[to]
+            outFlags[slot] = flags
+            outLabels[slot] = edgeLabels[edge]
+            if !outTags.isEmpty { outTags[slot] = edgeTags[edge] }
+        }
+        strongCursor = []
+        otherCursor = []
+        sources = []
+        targets = []
+        edgeFlags = []
+        edgeLabels = []
+        edgeTags = []
+
+        // In-edges, from the out-edges in holder order: strong ones first per target.
+        var inStart = [UInt32](repeating: 0, count: nodeCount + 1)
+        var strongInEnd = [UInt32](repeating: 0, count: nodeCount)
+        for slot in 0..<kept {
+            let target = Int(outTargets[slot])
+            inStart[target + 1] &+= 1
+            if outFlags[slot] & 0x7F == 0 { strongInEnd[target] &+= 1 }
+        }
+        for node in 0..<nodeCount {
+            inStart[node + 1] &+= inStart[node]
+            strongInEnd[node] &+= inStart[node]
+        }
+        var inStrongCursor = inStart
+        var inOtherCursor = strongInEnd
+        var inSources = [CompactGraph.NodeID](repeating: 0, count: kept)
+        var inEdges = [CompactGraph.EdgeID](repeating: 0, count: kept)
+        for holder in 0..<nodeCount {
+            for slot in Int(outStart[holder])..<Int(outStart[holder + 1]) {
+                let target = Int(outTargets[slot])
+                let position: Int
+                if outFlags[slot] & 0x7F == 0 {
+                    position = Int(inStrongCursor[target])
+                    inStrongCursor[target] &+= 1
+                } else {
+                    position = Int(inOtherCursor[target])
+                    inOtherCursor[target] &+= 1
+                }
+                inSources[position] = CompactGraph.NodeID(holder)
+                inEdges[position] = CompactGraph.EdgeID(slot)
+            }
+        }
+
+        return CompactGraph(
+            kinds: newKinds, typeNames: newTypeNames, labels: newLabels, addresses: newAddresses,
+            keys: newKeys, numberOfAdded: number, rootNodes: sortedRoots,
+            rootNames: sortedRoots.map { rootName[$0] ?? 0 }, outStart: outStart,
+            strongOutEnd: strongOutEnd, targets: outTargets, edgeFlags: outFlags,
+            edgeLabels: outLabels, edgeTags: outTags, inStart: inStart, strongInEnd: strongInEnd,
+            inSources: inSources, inEdges: inEdges, strings: strings)
+    }
+
+    /// `values` moved to the positions `number` gives.
+    private static func permuted<Value>(
+        _ values: [Value], by number: [CompactGraph.NodeID], filler: Value
+    ) -> [Value] {
+        var result = [Value](repeating: filler, count: values.count)
+        for position in values.indices { result[Int(number[position])] = values[position] }
+        return result
+    }
+
+    /// For each node, its number in breadth-first order from the roots over edges of every
+    /// kind, then from each unreached node in the order added.
+    ///
+    /// - Complexity: O(*n* + *e*) time; 4 bytes per edge and 12 per node of scratch memory.
+    private func localityNumbering() -> [CompactGraph.NodeID] {
+        let nodeCount = kinds.count
+        var start = [UInt32](repeating: 0, count: nodeCount + 1)
+        for edge in sources.indices
+        where Int(sources[edge]) < nodeCount && Int(targets[edge]) < nodeCount {
+            start[Int(sources[edge]) + 1] &+= 1
+        }
+        for node in 0..<nodeCount { start[node + 1] &+= start[node] }
+        var cursor = start
+        var adjacent = [UInt32](repeating: 0, count: Int(start[nodeCount]))
+        for edge in sources.indices
+        where Int(sources[edge]) < nodeCount && Int(targets[edge]) < nodeCount {
+            let from = Int(sources[edge])
+            adjacent[Int(cursor[from])] = targets[edge]
+            cursor[from] &+= 1
+        }
+        cursor = []
+
+        let unnumbered = CompactGraph.NodeID.max
+        var number = [CompactGraph.NodeID](repeating: unnumbered, count: nodeCount)
+        var queue = [CompactGraph.NodeID](repeating: 0, count: nodeCount)
+        var tail = 0
+        var head = 0
+        // All roots first (one breadth-first search from all of them), then each node no
+        // earlier search reached, in the order added.
+        for root in rootNodes where Int(root) < nodeCount && number[Int(root)] == unnumbered {
+            number[Int(root)] = CompactGraph.NodeID(tail)
+            queue[tail] = root
+            tail += 1
+        }
+        var nextUnreached = 0
+        while true {
+            if head == tail {
+                while nextUnreached < nodeCount, number[nextUnreached] != unnumbered {
+                    nextUnreached += 1
+                }
+                guard nextUnreached < nodeCount else { return number }
+                number[nextUnreached] = CompactGraph.NodeID(tail)
+                queue[tail] = CompactGraph.NodeID(nextUnreached)
+                tail += 1
+            }
+            let node = Int(queue[head])
+            head += 1
+            for slot in Int(start[node])..<Int(start[node + 1]) {
+                let next = Int(adjacent[slot])
+                if number[next] == unnumbered {
+                    number[next] = CompactGraph.NodeID(tail)
+                    queue[tail] = CompactGraph.NodeID(next)
+                    tail += 1
+                }
+            }
+        }
+    }
+}

@@ -34,6 +34,16 @@ enum CompactFigures {
         return builder
     }
 
+    /// Components and root paths alone, on a graph built beforehand (for callgrind).
+    static func runAnalysis(count: Int) {
+        let graph = measure("generate + build a CompactGraph (not a figure)") {
+            randomBuilder(count: count).build()
+        }
+        measure("CompactGraph SCC + root paths (analysis alone)") {
+            (graph.strongComponents().count, graph.rootPaths().isReachable(0))
+        }
+    }
+
     static func run(count: Int) {
         let builder = measure("generate (not part of any figure)") { randomBuilder(count: count) }
         let before = Machine.residentBytes()

@@ -4,6 +4,11 @@
 //       compact 1000000
 //
 // Modes (each takes the node count; edges are twice that, one in five weak, 16 roots):
+//   live N      a LiveGraph of N real objects: memory per node and per edge, snapshot,
+//               analysis alone, detection end to end (snapshot + analysis).
+//   live-end-to-end N   end to end only, for the process's peak RSS.
+//   analysis N  GraphSnapshot's components + root paths alone (callgrind-friendly).
+//   compact-analysis N  the same on a CompactGraph.
 //   compact N   CompactGraph alone: build (counting sort + locality numbering), strongly
 //               connected components, shortest root paths, 100 "who holds it" queries, and
 //               the graph's bytes per node and per edge.
@@ -24,8 +29,16 @@ print("# GraphScale \(mode) \(count) nodes, \(2 * count) edges; \(Machine.loadAv
 switch mode {
 case "compact":
     CompactFigures.run(count: count)
+case "compact-analysis":
+    CompactFigures.runAnalysis(count: count)
+case "live":
+    LiveFigures.run(count: count)
+case "live-end-to-end":
+    LiveFigures.runEndToEnd(count: count)
+case "analysis":
+    SnapshotFigures.runAnalysis(count: count)
 default:
-    print("unknown mode \(mode); use: compact")
+    print("unknown mode \(mode); use: compact, compact-analysis, analysis, live, live-end-to-end")
     exit(2)
 }
 print("# peak RSS \(Machine.peakResidentBytes() / 1_048_576) MB; \(Machine.loadAverage())")

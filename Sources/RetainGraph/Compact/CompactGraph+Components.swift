@@ -72,81 +72,23 @@ extension CompactGraph {
             return Components(
                 componentOfNode: [], memberStart: [0], memberNodes: [], cycleFlags: [])
         }
-        // rindex: 0 = unvisited; while open, a visit index (1, 2, ...); once closed, a component
-        // number counted down from nodeCount - 1, always above every open node's index.
-        var rindex = [UInt32](repeating: 0, count: nodeCount)
-        var index: UInt32 = 1
-        var component = UInt32(nodeCount - 1)
-        var waiting: [NodeID] = []  // visited, not yet assigned, not roots of their component
-        var frames: [(node: NodeID, edge: UInt32, isRoot: Bool)] = []
-
-        for start in 0..<nodeCount where rindex[start] == 0 {
-            rindex[start] = index
-            index &+= 1
-            frames.append((NodeID(start), outStart[start], true))
-            while let frame = frames.last {
-                let node = Int(frame.node)
-                var edge = frame.edge
-                var isRoot = frame.isRoot
-                let end = strongOutEnd[node]
-                var descended = false
-                while edge < end {
-                    let next = Int(targets[Int(edge)])
-                    if rindex[next] == 0 {
-                        frames[frames.count - 1] = (frame.node, edge, isRoot)
-                        rindex[next] = index
-                        index &+= 1
-                        frames.append((NodeID(next), outStart[next], true))
-                        descended = true
-                        break
-                    }
-                    if rindex[next] < rindex[node] {
-                        rindex[node] = rindex[next]
-                        isRoot = false
-                    }
-                    edge &+= 1
-                }
-                if descended { continue }
-                frames.removeLast()
-                if isRoot {
-                    index &-= 1
-                    while let top = waiting.last, rindex[node] <= rindex[Int(top)] {
-                        waiting.removeLast()
-                        rindex[Int(top)] = component
-                        index &-= 1
-                    }
-                    rindex[node] = component
-                    component &-= 1
-                } else {
-                    waiting.append(NodeID(node))
-                }
-                // Back in the parent: finish the edge that led here, then move past it.
-                if let parent = frames.last {
-                    var (parentNode, parentEdge, parentIsRoot) = parent
-                    if rindex[node] < rindex[Int(parentNode)] {
-                        rindex[Int(parentNode)] = rindex[node]
-                        parentIsRoot = false
-                    }
-                    parentEdge &+= 1
-                    frames[frames.count - 1] = (parentNode, parentEdge, parentIsRoot)
-                }
-            }
+        var componentCount = 0
+        // Pearce's closing numbers, turned in place into components numbered from 0.
+        let componentOfNode = [UInt32](unsafeUninitializedCapacity: nodeCount) {
+            buffer, initialized in
+            componentCount = withOutEdges { $0.pearceComponents(into: buffer) }
+            let last = UInt32(truncatingIfNeeded: nodeCount - 1)
+            for node in 0..<nodeCount { buffer[node] = last &- buffer[node] }
+            initialized = nodeCount
         }
-        // `component` wrapped below zero once the last node was assigned: count in UInt32.
-        return groupComponents(
-            rindex: rindex, componentCount: Int(UInt32(nodeCount - 1) &- component))
+        return groupComponents(componentOfNode, componentCount: componentCount)
     }
 
-    /// Turns Pearce's closing numbers into components numbered from 0, with members grouped.
-    private func groupComponents(rindex: [UInt32], componentCount: Int) -> Components {
-        let nodeCount = rindex.count
-        var componentOfNode = rindex
+    /// Groups the members of each component and flags the cycles.
+    private func groupComponents(_ componentOfNode: [UInt32], componentCount: Int) -> Components {
+        let nodeCount = componentOfNode.count
         var memberStart = [UInt32](repeating: 0, count: componentCount + 1)
-        for node in 0..<nodeCount {
-            let number = UInt32(nodeCount - 1) &- rindex[node]
-            componentOfNode[node] = number
-            memberStart[Int(number) + 1] &+= 1
-        }
+        for node in 0..<nodeCount { memberStart[Int(componentOfNode[node]) + 1] &+= 1 }
         var cycleFlags = [Bool](repeating: false, count: componentCount)
         for component in 0..<componentCount {
             cycleFlags[component] = memberStart[component + 1] > 1
@@ -158,13 +100,12 @@ extension CompactGraph {
             let number = Int(componentOfNode[node])
             memberNodes[Int(cursor[number])] = NodeID(node)
             cursor[number] &+= 1
-            // A single node holding itself strongly is a cycle too.
-            if !cycleFlags[number],
-                strongOutEdges(of: NodeID(node)).contains(where: {
-                    targets[$0] == NodeID(node)
-                })
-            {
-                cycleFlags[number] = true
+        }
+        // A single node holding itself strongly is a cycle too.
+        for node in 0..<nodeCount where !cycleFlags[Int(componentOfNode[node])] {
+            for edge in Int(outStart[node])..<Int(strongOutEnd[node])
+            where targets[edge] == NodeID(node) {
+                cycleFlags[Int(componentOfNode[node])] = true
             }
         }
         return Components(

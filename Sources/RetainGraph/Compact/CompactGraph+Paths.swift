@@ -43,28 +43,17 @@ extension CompactGraph {
     /// - Complexity: O(*n* + *e*) time, 8 bytes per node.
     public func rootPaths() -> RootPathTree {
         let nodeCount = kinds.count
-        var parentEdge = [EdgeID](repeating: RootPathTree.unreached, count: nodeCount)
-        var parentNode = [NodeID](repeating: 0, count: nodeCount)
-        var queue = [NodeID](repeating: 0, count: nodeCount)
-        var tail = 0
-        for root in rootNodes {
-            parentEdge[Int(root)] = RootPathTree.rootMark
-            queue[tail] = root
-            tail += 1
-        }
-        var head = 0
-        while head < tail {
-            let node = Int(queue[head])
-            head += 1
-            for edge in Int(outStart[node])..<Int(strongOutEnd[node]) {
-                let next = Int(targets[edge])
-                if parentEdge[next] == RootPathTree.unreached {
-                    parentEdge[next] = EdgeID(edge)
-                    parentNode[next] = NodeID(node)
-                    queue[tail] = NodeID(next)
-                    tail += 1
+        var parentNode: [NodeID] = []
+        let parentEdge = [EdgeID](unsafeUninitializedCapacity: nodeCount) { edges, count in
+            parentNode = [NodeID](unsafeUninitializedCapacity: nodeCount) { nodes, initialized in
+                withOutEdges {
+                    $0.strongBreadthFirst(
+                        from: rootNodes, parentEdge: edges, parentNode: nodes,
+                        unreached: RootPathTree.unreached, rootMark: RootPathTree.rootMark)
                 }
+                initialized = nodes.count
             }
+            count = nodeCount
         }
         return RootPathTree(parentEdge: parentEdge, parentNode: parentNode)
     }

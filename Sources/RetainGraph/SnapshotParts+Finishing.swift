@@ -9,40 +9,61 @@ extension SnapshotParts {
     ///   otherwise.
     consuming func finish() -> GraphSnapshot {
         let (index, order) = NodeIndex.build(ids: ids)
-        var nodeTraces: [UInt32: StackTrace] = [:]
-        var nodeTimers: [UInt32: TimerInfo] = [:]
-        var nodeRootKinds: [UInt32: RootKind] = [:]
-        for position in order {
-            let node = builder.addNode(
-                kind: kinds[position], typeNameNumber: typeNames[position],
-                labelNumber: labels[position], address: addresses[position],
-                key: ids[position].rawValue)
-            if let rootKind = rootKinds[position] {
-                nodeRootKinds[node] = rootKind
-                builder.addRoot(node, name: rootKind.description)
-            }
-            if let trace = traces[position] { nodeTraces[node] = trace }
-            if let timer = timers[position] { nodeTimers[node] = timer }
+        // Node number (identity rank) of each node as added; -1 for a dropped duplicate.
+        var numberOf = [Int32](repeating: -1, count: ids.count)
+        for (number, position) in order.enumerated() { numberOf[position] = Int32(number) }
+        var nodeBuilder = builder
+        let hasDuplicates = order.count != ids.count
+        if hasDuplicates {
+            // Rare (synthetic graphs only): re-add the kept nodes in identity order.
+            nodeBuilder = CompactGraph.Builder(
+                expectedNodes: order.count, expectedEdges: froms.count)
+            nodeBuilder.strings = builder.strings
+            for position in order { nodeBuilder.copyNode(position, from: builder) }
         }
-        kinds = []
-        typeNames = []
-        labels = []
-        addresses = []
+        builder = CompactGraph.Builder()
+        var nodeRootKinds: [UInt32: RootKind] = [:]
+        for (position, kind) in rootKinds where numberOf[position] >= 0 {
+            nodeRootKinds[UInt32(numberOf[position])] = kind
+            // Roots are named by provisional number: the added position, or the rank.
+            let provisional = hasDuplicates ? UInt32(numberOf[position]) : UInt32(position)
+            nodeBuilder.addRoot(provisional, name: kind.description)
+        }
+        var nodeTraces: [UInt32: StackTrace] = [:]
+        for (position, trace) in traces where numberOf[position] >= 0 {
+            nodeTraces[UInt32(numberOf[position])] = trace
+        }
+        var nodeTimers: [UInt32: TimerInfo] = [:]
+        for (position, timer) in timers where numberOf[position] >= 0 {
+            nodeTimers[UInt32(numberOf[position])] = timer
+        }
         for position in froms.indices {
             guard let from = index.position(of: froms[position]),
                 let to = index.position(of: tos[position])
             else { continue }
-            builder.addEdge(
-                from: UInt32(from), to: UInt32(to), kind: edgeKinds[position],
+            nodeBuilder.addEdge(
+                from: UInt32(hasDuplicates ? from : order[from]),
+                to: UInt32(hasDuplicates ? to : order[to]), kind: edgeKinds[position],
                 labelNumber: edgeRoles[position], discovered: discovered[position],
                 tag: UInt32(position + 1))
         }
         froms = []
         tos = []
-        let graph = builder.build(numberingForLocality: false)
+        let graph = nodeBuilder.build(
+            numbering: hasDuplicates ? nil : numberOf.map { UInt32(bitPattern: $0) })
         return GraphSnapshot(
             graph: graph, nodeIndex: index, roles: roles, rootKinds: nodeRootKinds,
             nodeTraces: nodeTraces, nodeTimers: nodeTimers, referenceIDs: referenceIDs,
             referenceTraces: referenceTraces)
+    }
+}
+
+extension CompactGraph.Builder {
+    /// Adds a copy of node `position` of `other`, whose strings this builder shares.
+    mutating func copyNode(_ position: Int, from other: CompactGraph.Builder) {
+        addNode(
+            kind: other.kinds[position], typeNameNumber: other.typeNames[position],
+            labelNumber: other.labels[position], address: other.addresses[position],
+            key: other.keys[position])
     }
 }

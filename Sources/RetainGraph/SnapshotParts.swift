@@ -8,18 +8,15 @@ import StackTraces
 /// interned), and finishes it after the lock; ``GraphSnapshot/init(nodes:references:)`` goes
 /// through the same path.
 struct SnapshotParts {
+    /// Nodes (in the order added) and edges, by provisional number.
     var builder: CompactGraph.Builder
-    /// Node columns, in the order added (not yet by identity).
+    /// Node identities, in the order added.
     var ids: [ObjectID] = []
-    var kinds: [CompactGraph.NodeKind] = []
-    var typeNames: [UInt32] = []
-    var labels: [UInt32] = []
-    var addresses: [UInt] = []
-    /// Sparse per-node data, keyed by the order added.
-    var rootKinds: [Int: RootKind] = [:]
-    var traces: [Int: StackTrace] = [:]
-    var timers: [Int: TimerInfo] = [:]
-    /// Reference columns, ends by identity.
+    /// Sparse per-node data, by the order added.
+    var rootKinds: [(position: Int, kind: RootKind)] = []
+    var traces: [(position: Int, trace: StackTrace)] = []
+    var timers: [(position: Int, timer: TimerInfo)] = []
+    /// Reference columns, ends by identity (resolved by ``finish()``).
     var froms: [ObjectID] = []
     var tos: [ObjectID] = []
     var edgeKinds: [CompactGraph.EdgeKind] = []
@@ -28,22 +25,21 @@ struct SnapshotParts {
     /// Each reference's identity (a slot of `noSlot` for none), by the order added.
     var referenceIDs: [ReferenceID] = []
     var referenceTraces: [Int: StackTrace] = [:]
-    /// The roles, by interned number; the builder's string of a role is its unique key.
+    /// The roles, by the number of their key in the builder's strings.
     var roles: [ReferenceRole] = []
     var roleNumbers: [ReferenceRole: UInt32] = [:]
-    /// A few recent roles, compared before hashing (a run of edges often repeats a role).
-    var recentRoles: [(role: ReferenceRole, number: UInt32)] = []
-    /// Type numbers by type, for nodes named from their metatype.
+    /// The last roles met, compared before hashing (edges often repeat a few roles).
+    var recentRoles: [ReferenceRole] = []
+    var recentRoleNumbers: [UInt32] = []
+    var nextRecent = 0
+    /// Type numbers by type, for nodes named from their metatype, and the last type met.
     var typeNumbers: [ObjectIdentifier: UInt32] = [:]
+    var lastType: (type: ObjectIdentifier, number: UInt32)?
 
     init(expectedNodes: Int, expectedReferences: Int) {
         builder = CompactGraph.Builder(
             expectedNodes: expectedNodes, expectedEdges: expectedReferences)
         ids.reserveCapacity(expectedNodes)
-        kinds.reserveCapacity(expectedNodes)
-        typeNames.reserveCapacity(expectedNodes)
-        labels.reserveCapacity(expectedNodes)
-        addresses.reserveCapacity(expectedNodes)
         froms.reserveCapacity(expectedReferences)
         tos.reserveCapacity(expectedReferences)
         edgeKinds.reserveCapacity(expectedReferences)
@@ -56,9 +52,15 @@ struct SnapshotParts {
     mutating func typeNumber(of type: Any.Type?) -> UInt32 {
         guard let type else { return builder.intern("?") }
         let key = ObjectIdentifier(type)
-        if let known = typeNumbers[key] { return known }
-        let number = builder.intern(TypeNames.name(of: type))
-        typeNumbers[key] = number
+        if let lastType, lastType.type == key { return lastType.number }
+        let number: UInt32
+        if let known = typeNumbers[key] {
+            number = known
+        } else {
+            number = builder.intern(TypeNames.name(of: type))
+            typeNumbers[key] = number
+        }
+        lastType = (key, number)
         return number
     }
 
@@ -68,20 +70,22 @@ struct SnapshotParts {
     ) {
         let position = ids.count
         ids.append(id)
+        let compactKind: CompactGraph.NodeKind
         switch kind {
-        case .object: kinds.append(.object)
-        case .timer: kinds.append(.timer)
-        case .proxy: kinds.append(.proxy)
-        case .closure: kinds.append(.closure)
+        case .object: compactKind = .object
+        case .timer: compactKind = .timer
+        case .proxy: compactKind = .proxy
+        case .closure: compactKind = .closure
         case .root(let rootKind):
-            kinds.append(.root)
-            rootKinds[position] = rootKind
+            compactKind = .root
+            rootKinds.append((position, rootKind))
         }
-        typeNames.append(typeNumber)
-        labels.append(label.map { builder.intern($0) } ?? 0)
-        addresses.append(address ?? 0)
-        if let trace { traces[position] = trace }
-        if let timer { timers[position] = timer }
+        builder.addNode(
+            kind: compactKind, typeNameNumber: typeNumber,
+            labelNumber: label.map { builder.intern($0) } ?? 0, address: address ?? 0,
+            key: id.rawValue)
+        if let trace { traces.append((position, trace)) }
+        if let timer { timers.append((position, timer)) }
     }
 
     mutating func addNode(_ node: Node) {
@@ -92,7 +96,9 @@ struct SnapshotParts {
     }
 
     mutating func roleNumber(_ role: ReferenceRole) -> UInt32 {
-        for recent in recentRoles where recent.role == role { return recent.number }
+        for slot in recentRoles.indices where recentRoles[slot] == role {
+            return recentRoleNumbers[slot]
+        }
         let number: UInt32
         if let known = roleNumbers[role] {
             number = known
@@ -106,8 +112,14 @@ struct SnapshotParts {
             roles[Int(number)] = role
             roleNumbers[role] = number
         }
-        if recentRoles.count == 4 { recentRoles.removeFirst() }
-        recentRoles.append((role, number))
+        if recentRoles.count < 4 {
+            recentRoles.append(role)
+            recentRoleNumbers.append(number)
+        } else {
+            recentRoles[nextRecent] = role
+            recentRoleNumbers[nextRecent] = number
+            nextRecent = (nextRecent + 1) % 4
+        }
         return number
     }
 

@@ -16,7 +16,7 @@ extension CompactGraph {
     /// ```
     public struct Builder: Sendable {
         /// The strings interned so far; intern with ``intern(_:)``.
-        public private(set) var strings = InternedStrings()
+        public internal(set) var strings = InternedStrings()
         var kinds: [NodeKind] = []
         var typeNames: [UInt32] = []
         var labels: [UInt32] = []

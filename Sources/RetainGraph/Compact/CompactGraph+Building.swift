@@ -16,21 +16,32 @@ extension CompactGraph.Builder {
     /// - Complexity: O(*n* + *e*) time; at most about 20 bytes per edge of extra memory while
     ///   building.
     public consuming func build(numberingForLocality: Bool = true) -> CompactGraph {
-        let nodeCount = kinds.count
-        let number =
-            numberingForLocality
-            ? localityNumbering() : (0..<UInt32(nodeCount)).map { $0 }
+        let number = numberingForLocality ? localityNumbering() : nil
+        return build(numbering: number)
+    }
 
-        // Nodes, permuted into their new numbers.
-        let newKinds = Self.permuted(kinds, by: number, filler: .object)
+    /// Sorts the nodes and edges into a graph, node `k` (as added) getting number
+    /// `numbering[k]`, or keeping its number when `numbering` is `nil`.
+    ///
+    /// - Precondition: `numbering` is a permutation of `0..<nodeCount`.
+    /// - Complexity: O(*n* + *e*).
+    consuming func build(numbering: [CompactGraph.NodeID]?) -> CompactGraph {
+        let nodeCount = kinds.count
+        let isIdentity = numbering == nil
+        let number = numbering ?? (0..<UInt32(nodeCount)).map { $0 }
+
+        // Nodes, permuted into their new numbers (moved as they are when the numbering is the
+        // identity).
+        let newKinds = isIdentity ? kinds : Self.permuted(kinds, by: number, filler: .object)
         kinds = []
-        let newTypeNames = Self.permuted(typeNames, by: number, filler: 0)
+        let newTypeNames = isIdentity ? typeNames : Self.permuted(typeNames, by: number, filler: 0)
         typeNames = []
-        let newLabels = Self.permuted(labels, by: number, filler: 0)
+        let newLabels = isIdentity ? labels : Self.permuted(labels, by: number, filler: 0)
         labels = []
-        let newAddresses = Self.permuted(addresses, by: number, filler: 0)
+        let newAddresses =
+            isIdentity ? addresses : Self.permuted(addresses, by: number, filler: 0)
         addresses = []
-        let newKeys = Self.permuted(keys, by: number, filler: 0)
+        let newKeys = isIdentity ? keys : Self.permuted(keys, by: number, filler: 0)
         keys = []
 
         // Roots: renumbered, first name wins, ascending.

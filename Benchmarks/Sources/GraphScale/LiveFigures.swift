@@ -65,13 +65,15 @@ enum LiveFigures {
                 + "\(formatted(Double(objectBytes) / Double(count))) B each, not counted)")
         // Warm once (type names cached, journal drained), then measure.
         _ = graph.snapshot()
-        let snapshot = measure("FIGURE snapshot of a live graph") { graph.snapshot() }
+        measureMedian("FIGURE snapshot of a live graph", times: 3) { _ = graph.snapshot() }
+        let snapshot = graph.snapshot()
         measure("FIGURE analysis alone (SCC + root paths)") {
             (snapshot.stronglyConnectedComponents().count, snapshot.shortestRootPaths())
         }
-        let analysis = measure("FIGURE detection end to end (snapshot + SCC + root paths)") {
-            graph.snapshot().analyze()
+        measureMedian("FIGURE detection end to end (snapshot + SCC + root paths)", times: 3) {
+            _ = graph.snapshot().analyze()
         }
+        let analysis = graph.snapshot().analyze()
         let leaked = ids[count / 2]
         measure("explain one object (retention: root path + cycle)") {
             analysis.retention(of: leaked)
@@ -82,10 +84,12 @@ enum LiveFigures {
     /// End to end only, for the peak-RSS figure (run alone: peak RSS is per process).
     static func runEndToEnd(count: Int) {
         let (graph, objects) = randomLiveGraph(count: count)
-        let analysis = measure("FIGURE detection end to end (snapshot + SCC + root paths)") {
-            graph.snapshot().analyze()
-        }
-        print("components \(analysis.components.count)")
+        _ = graph.snapshot()  // names cached, journal drained
+        let times = count >= 1_000_000 ? 3 : 21
+        measureMedian(
+            "FIGURE detection end to end (snapshot + SCC + root paths), \(count) nodes",
+            times: times
+        ) { _ = graph.snapshot().analyze() }
         withExtendedLifetime(objects) {}
     }
 }

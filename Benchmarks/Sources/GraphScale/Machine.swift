@@ -75,3 +75,21 @@ func formatted(_ value: Double) -> String {
     let rounded = (value * 100).rounded() / 100
     return "\(rounded)"
 }
+
+/// Runs `body` `times` times and prints the median wall clock as `label: <ms> ms (median of k)`.
+func measureMedian(_ label: String, times: Int, _ body: () -> Void) {
+    let clock = ContinuousClock()
+    var samples: [Double] = []
+    for _ in 0..<max(1, times) {
+        let elapsed = clock.measure(body)
+        samples.append(
+            Double(elapsed.components.attoseconds) / 1e15
+                + Double(elapsed.components.seconds) * 1e3)
+    }
+    samples.sort()
+    let median = samples[samples.count / 2]
+    print(
+        "\(Machine.loadAverage().split(separator: "(")[0])| \(label): \(formatted(median)) ms "
+            + "(median of \(samples.count); min \(formatted(samples[0])), "
+            + "max \(formatted(samples[samples.count - 1])))")
+}

@@ -54,45 +54,31 @@ extension CompactGraph.Builder {
         // Out-edges: count per holder (and strong ones apart), then place.
         var outStart = [UInt32](repeating: 0, count: nodeCount + 1)
         var strongOutEnd = [UInt32](repeating: 0, count: nodeCount)
-        for edge in sources.indices {
-            let from = Int(sources[edge])
-            guard from < nodeCount, Int(targets[edge]) < nodeCount else { continue }
-            let holder = Int(number[from])
-            outStart[holder + 1] &+= 1
-            if edgeFlags[edge] & 0x7F == 0 { strongOutEnd[holder] &+= 1 }
+        let kept = number.withUnsafeBufferPointer { number in
+            sources.withUnsafeBufferPointer { sources in
+                targets.withUnsafeBufferPointer { targets in
+                    edgeFlags.withUnsafeBufferPointer { flags in
+                        outStart.withUnsafeMutableBufferPointer { start in
+                            strongOutEnd.withUnsafeMutableBufferPointer { strongEnd in
+                                EdgePlacement.countRows(
+                                    sources: sources, targets: targets, flags: flags,
+                                    number: number, start: start, strongEnd: strongEnd)
+                            }
+                        }
+                    }
+                }
+            }
         }
-        for node in 0..<nodeCount {
-            outStart[node + 1] &+= outStart[node]
-            strongOutEnd[node] &+= outStart[node]
-        }
-        let kept = Int(outStart[nodeCount])
-        var strongCursor = outStart
-        var otherCursor = strongOutEnd
         var outTargets = [CompactGraph.NodeID](repeating: 0, count: kept)
         var outFlags = [UInt8](repeating: 0, count: kept)
         var outLabels = [UInt32](repeating: 0, count: kept)
         var outTags = [UInt32](repeating: 0, count: edgeTags.isEmpty ? 0 : kept)
-        for edge in sources.indices {
-            let from = Int(sources[edge])
-            let to = Int(targets[edge])
-            guard from < nodeCount, to < nodeCount else { continue }
-            let holder = Int(number[from])
-            let flags = edgeFlags[edge]
-            let slot: Int
-            if flags & 0x7F == 0 {
-                slot = Int(strongCursor[holder])
-                strongCursor[holder] &+= 1
-            } else {
-                slot = Int(otherCursor[holder])
-                otherCursor[holder] &+= 1
-            }
-            outTargets[slot] = number[to]
-            outFlags[slot] = flags
-            outLabels[slot] = edgeLabels[edge]
-            if !outTags.isEmpty { outTags[slot] = edgeTags[edge] }
-        }
-        strongCursor = []
-        otherCursor = []
+        let placement = EdgePlacement(
+            number: number, start: outStart, strongEnd: strongOutEnd)
+        placement.placeOutEdges(
+            sources: sources, targets: targets, flags: edgeFlags, labels: edgeLabels,
+            tags: edgeTags, outTargets: &outTargets, outFlags: &outFlags,
+            outLabels: &outLabels, outTags: &outTags)
         sources = []
         targets = []
         edgeFlags = []
@@ -102,34 +88,11 @@ extension CompactGraph.Builder {
         // In-edges, from the out-edges in holder order: strong ones first per target.
         var inStart = [UInt32](repeating: 0, count: nodeCount + 1)
         var strongInEnd = [UInt32](repeating: 0, count: nodeCount)
-        for slot in 0..<kept {
-            let target = Int(outTargets[slot])
-            inStart[target + 1] &+= 1
-            if outFlags[slot] & 0x7F == 0 { strongInEnd[target] &+= 1 }
-        }
-        for node in 0..<nodeCount {
-            inStart[node + 1] &+= inStart[node]
-            strongInEnd[node] &+= inStart[node]
-        }
-        var inStrongCursor = inStart
-        var inOtherCursor = strongInEnd
         var inSources = [CompactGraph.NodeID](repeating: 0, count: kept)
         var inEdges = [CompactGraph.EdgeID](repeating: 0, count: kept)
-        for holder in 0..<nodeCount {
-            for slot in Int(outStart[holder])..<Int(outStart[holder + 1]) {
-                let target = Int(outTargets[slot])
-                let position: Int
-                if outFlags[slot] & 0x7F == 0 {
-                    position = Int(inStrongCursor[target])
-                    inStrongCursor[target] &+= 1
-                } else {
-                    position = Int(inOtherCursor[target])
-                    inOtherCursor[target] &+= 1
-                }
-                inSources[position] = CompactGraph.NodeID(holder)
-                inEdges[position] = CompactGraph.EdgeID(slot)
-            }
-        }
+        EdgePlacement.placeInEdges(
+            outStart: outStart, outTargets: outTargets, outFlags: outFlags, inStart: &inStart,
+            strongInEnd: &strongInEnd, inSources: &inSources, inEdges: &inEdges)
 
         return CompactGraph(
             kinds: newKinds, typeNames: newTypeNames, labels: newLabels, addresses: newAddresses,

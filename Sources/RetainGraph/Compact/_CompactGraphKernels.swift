@@ -162,3 +162,152 @@ extension OutEdgeKernel {
         }
     }
 }
+
+/// The counting sorts that place a builder's edges into rows (see
+/// ``CompactGraph/Builder/build(numberingForLocality:)``), over unsafe buffers for the same
+/// reason as the searches above: `&+=` on an array element costs a uniqueness check per edge.
+struct EdgePlacement {
+    let number: [UInt32]
+    let start: [UInt32]
+    let strongEnd: [UInt32]
+
+    /// Counts each holder's edges (strong ones apart) and turns the counts into row starts
+    /// (`start`, one extra end entry) and strong-edge ends (`strongEnd`).
+    ///
+    /// - Returns: The number of edges kept (both ends below the node count).
+    static func countRows(
+        sources: UnsafeBufferPointer<UInt32>, targets: UnsafeBufferPointer<UInt32>,
+        flags: UnsafeBufferPointer<UInt8>, number: UnsafeBufferPointer<UInt32>,
+        start: UnsafeMutableBufferPointer<UInt32>, strongEnd: UnsafeMutableBufferPointer<UInt32>
+    ) -> Int {
+        let nodeCount = strongEnd.count
+        for edge in 0..<sources.count {
+            let from = Int(sources[edge])
+            guard from < nodeCount, Int(targets[edge]) < nodeCount else { continue }
+            let holder = Int(number[from])
+            start[holder + 1] &+= 1
+            if flags[edge] & 0x7F == 0 { strongEnd[holder] &+= 1 }
+        }
+        for node in 0..<nodeCount {
+            start[node + 1] &+= start[node]
+            strongEnd[node] &+= start[node]
+        }
+        return Int(start[nodeCount])
+    }
+
+    /// Places every kept edge in its holder's row, strong ones first, each part in the order
+    /// added.
+    func placeOutEdges(
+        sources: [UInt32], targets: [UInt32], flags: [UInt8], labels: [UInt32], tags: [UInt32],
+        outTargets: inout [UInt32], outFlags: inout [UInt8], outLabels: inout [UInt32],
+        outTags: inout [UInt32]
+    ) {
+        let nodeCount = strongEnd.count
+        let hasTags = !outTags.isEmpty
+        let strongCursor = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
+        let otherCursor = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
+        defer {
+            strongCursor.deallocate()
+            otherCursor.deallocate()
+        }
+        start.withUnsafeBufferPointer { start in
+            _ = strongCursor.initialize(from: start.prefix(nodeCount))
+        }
+        _ = strongEnd.withUnsafeBufferPointer { otherCursor.initialize(from: $0) }
+        number.withUnsafeBufferPointer { number in
+            sources.withUnsafeBufferPointer { sources in
+                targets.withUnsafeBufferPointer { targets in
+                    flags.withUnsafeBufferPointer { flags in
+                        labels.withUnsafeBufferPointer { labels in
+                            tags.withUnsafeBufferPointer { tags in
+                                outTargets.withUnsafeMutableBufferPointer { outTargets in
+                                    outFlags.withUnsafeMutableBufferPointer { outFlags in
+                                        outLabels.withUnsafeMutableBufferPointer { outLabels in
+                                            outTags.withUnsafeMutableBufferPointer { outTags in
+                                                for edge in 0..<sources.count {
+                                                    let from = Int(sources[edge])
+                                                    let to = Int(targets[edge])
+                                                    guard from < nodeCount, to < nodeCount
+                                                    else { continue }
+                                                    let holder = Int(number[from])
+                                                    let flag = flags[edge]
+                                                    let slot: Int
+                                                    if flag & 0x7F == 0 {
+                                                        slot = Int(strongCursor[holder])
+                                                        strongCursor[holder] &+= 1
+                                                    } else {
+                                                        slot = Int(otherCursor[holder])
+                                                        otherCursor[holder] &+= 1
+                                                    }
+                                                    outTargets[slot] = number[to]
+                                                    outFlags[slot] = flag
+                                                    outLabels[slot] = labels[edge]
+                                                    if hasTags { outTags[slot] = tags[edge] }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Builds the reverse index from the out-edge rows: for each target, its holders in
+    /// holder order, strong ones first.
+    static func placeInEdges(
+        outStart: [UInt32], outTargets: [UInt32], outFlags: [UInt8], inStart: inout [UInt32],
+        strongInEnd: inout [UInt32], inSources: inout [UInt32], inEdges: inout [UInt32]
+    ) {
+        let nodeCount = strongInEnd.count
+        let strongCursor = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
+        let otherCursor = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
+        defer {
+            strongCursor.deallocate()
+            otherCursor.deallocate()
+        }
+        outStart.withUnsafeBufferPointer { outStart in
+            outTargets.withUnsafeBufferPointer { outTargets in
+                outFlags.withUnsafeBufferPointer { outFlags in
+                    inStart.withUnsafeMutableBufferPointer { inStart in
+                        strongInEnd.withUnsafeMutableBufferPointer { strongInEnd in
+                            for slot in 0..<outTargets.count {
+                                let target = Int(outTargets[slot])
+                                inStart[target + 1] &+= 1
+                                if outFlags[slot] & 0x7F == 0 { strongInEnd[target] &+= 1 }
+                            }
+                            for node in 0..<nodeCount {
+                                inStart[node + 1] &+= inStart[node]
+                                strongInEnd[node] &+= inStart[node]
+                            }
+                            _ = strongCursor.initialize(from: inStart.prefix(nodeCount))
+                            _ = otherCursor.initialize(from: strongInEnd)
+                        }
+                    }
+                    inSources.withUnsafeMutableBufferPointer { inSources in
+                        inEdges.withUnsafeMutableBufferPointer { inEdges in
+                            for holder in 0..<nodeCount {
+                                for slot in Int(outStart[holder])..<Int(outStart[holder + 1]) {
+                                    let target = Int(outTargets[slot])
+                                    let position: Int
+                                    if outFlags[slot] & 0x7F == 0 {
+                                        position = Int(strongCursor[target])
+                                        strongCursor[target] &+= 1
+                                    } else {
+                                        position = Int(otherCursor[target])
+                                        otherCursor[target] &+= 1
+                                    }
+                                    inSources[position] = UInt32(truncatingIfNeeded: holder)
+                                    inEdges[position] = UInt32(truncatingIfNeeded: slot)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

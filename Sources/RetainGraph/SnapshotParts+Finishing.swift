@@ -37,16 +37,14 @@ extension SnapshotParts {
         for (position, timer) in timers where numberOf[position] >= 0 {
             nodeTimers[UInt32(numberOf[position])] = timer
         }
-        for position in froms.indices {
-            guard let from = index.position(of: froms[position]),
-                let to = index.position(of: tos[position])
-            else { continue }
-            nodeBuilder.addEdge(
-                from: UInt32(hasDuplicates ? from : order[from]),
-                to: UInt32(hasDuplicates ? to : order[to]), kind: edgeKinds[position],
-                labelNumber: edgeRoles[position], discovered: discovered[position],
-                tag: UInt32(position + 1))
+        // Ends by provisional number; `UInt32.max` (dropped by the builder) when unknown.
+        func provisional(_ id: ObjectID) -> UInt32 {
+            guard let number = index.position(of: id) else { return .max }
+            return UInt32(hasDuplicates ? number : order[number])
         }
+        nodeBuilder.appendEdges(
+            sources: froms.map(provisional), targets: tos.map(provisional), flags: edgeFlags,
+            labels: edgeRoles, tags: (0..<UInt32(froms.count)).map { $0 + 1 })
         froms = []
         tos = []
         let graph = nodeBuilder.build(
@@ -65,5 +63,22 @@ extension CompactGraph.Builder {
             kind: other.kinds[position], typeNameNumber: other.typeNames[position],
             labelNumber: other.labels[position], address: other.addresses[position],
             key: other.keys[position])
+    }
+}
+
+extension CompactGraph.Builder {
+    /// Appends edges given as whole columns (flags as the graph stores them).
+    mutating func appendEdges(
+        sources newSources: [UInt32], targets newTargets: [UInt32], flags: [UInt8],
+        labels: [UInt32], tags: [UInt32]
+    ) {
+        if edgeTags.count < targets.count {
+            edgeTags.append(contentsOf: repeatElement(0, count: targets.count - edgeTags.count))
+        }
+        sources.append(contentsOf: newSources)
+        targets.append(contentsOf: newTargets)
+        edgeFlags.append(contentsOf: flags)
+        edgeLabels.append(contentsOf: labels)
+        edgeTags.append(contentsOf: tags)
     }
 }

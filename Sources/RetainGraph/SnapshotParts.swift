@@ -19,9 +19,9 @@ struct SnapshotParts {
     /// Reference columns, ends by identity (resolved by ``finish()``).
     var froms: [ObjectID] = []
     var tos: [ObjectID] = []
-    var edgeKinds: [CompactGraph.EdgeKind] = []
+    /// Each reference's kind, with bit 7 set when it was discovered (the compact graph's flags).
+    var edgeFlags: [UInt8] = []
     var edgeRoles: [UInt32] = []
-    var discovered: [Bool] = []
     /// Each reference's identity (a slot of `noSlot` for none), by the order added.
     var referenceIDs: [ReferenceID] = []
     var referenceTraces: [Int: StackTrace] = [:]
@@ -42,9 +42,8 @@ struct SnapshotParts {
         ids.reserveCapacity(expectedNodes)
         froms.reserveCapacity(expectedReferences)
         tos.reserveCapacity(expectedReferences)
-        edgeKinds.reserveCapacity(expectedReferences)
+        edgeFlags.reserveCapacity(expectedReferences)
         edgeRoles.reserveCapacity(expectedReferences)
-        discovered.reserveCapacity(expectedReferences)
         referenceIDs.reserveCapacity(expectedReferences)
     }
 
@@ -130,13 +129,14 @@ struct SnapshotParts {
         if let trace { referenceTraces[froms.count] = trace }
         froms.append(from)
         tos.append(to)
+        let edgeKind: CompactGraph.EdgeKind
         switch kind {
-        case .strong: edgeKinds.append(.strong)
-        case .weak: edgeKinds.append(.weak)
-        case .unowned: edgeKinds.append(.unowned)
+        case .strong: edgeKind = .strong
+        case .weak: edgeKind = .weak
+        case .unowned: edgeKind = .unowned
         }
+        edgeFlags.append(edgeKind.rawValue | (isDiscovered ? 0x80 : 0))
         edgeRoles.append(roleNumber(role))
-        discovered.append(isDiscovered)
         referenceIDs.append(id ?? ReferenceID(slot: GraphStorage.noSlot, generation: 0))
     }
 

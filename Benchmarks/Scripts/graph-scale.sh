@@ -13,6 +13,7 @@
 #   memory per node / per edge in the live graph       `live 1000000` (resident deltas)
 #   peak RSS at 4M nodes / 8M edges, end to end        `live-end-to-end 4000000` (VmHWM)
 #   per-edge detection cost at 1M vs 10k               `live-end-to-end` at both, medians
+#   (extra) CompactGraph alone, 1M: SCC + root paths, 100 who-holds-it queries   `compact`
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -45,6 +46,9 @@ echo "$small" | grep -E 'FIGURE'
 echo "$large" | grep -E 'FIGURE'
 huge="$("$tool" live-end-to-end 4000000)"
 echo "$huge" | grep -E 'FIGURE|peak RSS'
+
+# The compact graph alone (what the heap census builds): "who holds it" queries.
+"$tool" compact 1000000 | grep -E '^#|who-holds|SCC \+ root paths|graph arrays'
 
 per_edge() { echo "$1" | grep 'FIGURE detection end to end' | sed -E 's/.*: ([0-9.]+) ms.*/\1/'; }
 awk -v s="$(per_edge "$small")" -v l="$(per_edge "$large")" 'BEGIN {

@@ -126,6 +126,19 @@ struct CompactGraphBuildingTests {
         #expect((0..<UInt32(6)).allSatisfy { one.isDiscovered($0) && other.isDiscovered($0) })
     }
 
+    @Test("Parallel arrays of different lengths add only the edges all of them describe")
+    func bulkEdgesOfUnequalLengthsAreCut() {
+        var builder = CompactGraph.Builder()
+        for _ in 0..<3 { builder.addNode(kind: .object, typeName: "T") }
+        builder.addEdges(
+            sources: [0, 1, 2], targets: [1, 2], kinds: [.strong, .weak, .strong],
+            labelNumbers: [0, 0, 0, 0])
+        let graph = builder.build(numberingForLocality: false)
+        #expect(graph.edgeCount == 2)
+        #expect(graph.outgoing(from: 1).map(\.to) == [2])
+        #expect(graph.outgoing(from: 2).isEmpty)
+    }
+
     @Test("Edge tags are kept only when some edge has one")
     func edgeTagsAreKept() {
         var builder = CompactGraph.Builder()

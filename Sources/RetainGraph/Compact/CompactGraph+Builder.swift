@@ -144,22 +144,20 @@ extension CompactGraph {
         ///   - kinds: How strongly each holder holds its target.
         ///   - labelNumbers: Each edge's label number from ``intern(_:)``, `0` for none.
         ///   - discovered: Whether these edges were found by inspecting memory.
-        /// - Precondition: The four arrays have the same length.
+        /// Arrays of different lengths are cut to the shortest.
+        ///
         /// - Complexity: O(*k*) for *k* edges.
         public mutating func addEdges(
             sources newSources: [NodeID], targets newTargets: [NodeID], kinds: [EdgeKind],
             labelNumbers: [UInt32], discovered: Bool = false
         ) {
-            let count = newSources.count
-            precondition(
-                newTargets.count == count && kinds.count == count && labelNumbers.count == count,
-                "CompactGraph.Builder.addEdges: arrays of different lengths")
+            let count = min(newSources.count, newTargets.count, kinds.count, labelNumbers.count)
             if !edgeTags.isEmpty { edgeTags.append(contentsOf: repeatElement(0, count: count)) }
-            sources.append(contentsOf: newSources)
-            targets.append(contentsOf: newTargets)
+            sources.append(contentsOf: newSources.prefix(count))
+            targets.append(contentsOf: newTargets.prefix(count))
             let flag: UInt8 = discovered ? 0x80 : 0
-            edgeFlags.append(contentsOf: kinds.lazy.map { $0.rawValue | flag })
-            edgeLabels.append(contentsOf: labelNumbers)
+            edgeFlags.append(contentsOf: kinds.prefix(count).lazy.map { $0.rawValue | flag })
+            edgeLabels.append(contentsOf: labelNumbers.prefix(count))
         }
     }
 }

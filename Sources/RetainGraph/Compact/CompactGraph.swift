@@ -21,6 +21,9 @@
 /// let path = graph.strongPathFromRoot(to: graph.node(added: owner))
 /// ```
 ///
+/// Node and edge numbers are 32-bit: a graph holds fewer than 2³² − 2 of each. Accessors take
+/// numbers the graph gave out (below ``nodeCount`` and ``edgeCount``), like array subscripts.
+///
 /// Memory: 45 bytes per node and 17 bytes per edge (plus 4 per edge when edge tags are given),
 /// plus the distinct strings.
 public struct CompactGraph: Sendable {

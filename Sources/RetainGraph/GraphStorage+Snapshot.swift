@@ -19,12 +19,20 @@ extension GraphStorage {
                 address: record.address, trace: record.trace, timer: record.timer)
         }
         slots.withUnsafeBufferPointer { slots in
+            guard let base = slots.baseAddress else { return }
             for index in slots.indices {
-                guard let record = slots[index].record else { continue }
+                // Field by field through the slot's address: copying the whole optional
+                // record would retain and release its role's string and its trace.
+                let slot = base + index
+                guard let from = slot.pointee.record?.from, let to = slot.pointee.record?.to,
+                    let kind = slot.pointee.record?.kind,
+                    let role = slot.pointee.record?.role,
+                    let isDiscovered = slot.pointee.record?.isDiscovered
+                else { continue }
                 parts.addReference(
-                    id: ReferenceID(slot: UInt32(index), generation: slots[index].generation),
-                    from: record.from, to: record.to, kind: record.kind, role: record.role,
-                    trace: record.trace, isDiscovered: record.isDiscovered)
+                    id: ReferenceID(slot: UInt32(index), generation: slot.pointee.generation),
+                    from: from, to: to, kind: kind, role: role,
+                    trace: slot.pointee.record?.trace, isDiscovered: isDiscovered)
             }
         }
         return parts

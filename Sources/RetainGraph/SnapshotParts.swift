@@ -95,7 +95,7 @@ struct SnapshotParts {
     }
 
     mutating func roleNumber(_ role: ReferenceRole) -> UInt32 {
-        for slot in recentRoles.indices where recentRoles[slot] == role {
+        for slot in recentRoles.indices where Self.sameBits(recentRoles[slot], role) {
             return recentRoleNumbers[slot]
         }
         let number: UInt32
@@ -120,6 +120,33 @@ struct SnapshotParts {
             nextRecent = (nextRecent + 1) % 4
         }
         return number
+    }
+
+    /// Whether two roles have the same bytes, which makes them equal (the same case, and
+    /// strings with the same storage or the same inline characters); equal roles may still
+    /// differ in bytes (two copies of one text), so a miss is settled by the dictionary.
+    ///
+    /// A role recorded from a string literal, as most are, has the same bytes every time:
+    /// this spares a string comparison and a hash per reference in a snapshot.
+    @inline(__always)
+    static func sameBits(_ a: ReferenceRole, _ b: ReferenceRole) -> Bool {
+        withUnsafeBytes(of: a) { left in
+            withUnsafeBytes(of: b) { right in
+                var offset = 0
+                while offset + 8 <= left.count {
+                    guard
+                        left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                            == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    else { return false }
+                    offset += 8
+                }
+                while offset < left.count {
+                    guard left[offset] == right[offset] else { return false }
+                    offset += 1
+                }
+                return true
+            }
+        }
     }
 
     mutating func addReference(

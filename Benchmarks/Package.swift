@@ -58,6 +58,12 @@ let package = Package(
             ],
             path: "Sources/MemorySoak"
         ),
+        // Analysis at heap scale (issue 15): every figure of its table, with the load average.
+        .executableTarget(
+            name: "GraphScale",
+            dependencies: [.product(name: "RetainGraph", package: "RetainGraph")],
+            path: "Sources/GraphScale"
+        ),
         .executableTarget(
             name: "TimerDispatch",
             dependencies: [

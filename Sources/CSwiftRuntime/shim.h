@@ -1,4 +1,4 @@
-// The package's second door to C: three reference-counting entry points of the Swift runtime,
+// The package's second door to C: four reference-counting entry points of the Swift runtime,
 // which every Swift program links (libswiftCore). Declared here, not with `@_silgen_name`,
 // because Swift reserves these names and warns that naming them from Swift is unpredictable.
 //
@@ -19,5 +19,9 @@ extern void swift_unownedRelease(void *_Nonnull object);
 /// Increments `object`'s strong count unless the object began deinitialising; returns
 /// `object` if it did, NULL if not. Safe on a dead object whose memory an unowned count keeps.
 extern void *_Nullable swift_tryRetain(void *_Nonnull object);
+
+/// Whether `object` began deinitialising (its strong count reached zero). Reads the counts
+/// without changing them. Safe on a dead object whose memory an unowned count keeps.
+extern _Bool swift_isDeallocating(void *_Nonnull object);
 
 #endif

@@ -1,3 +1,5 @@
+import StackTraces
+
 /// An immutable copy of the retain graph, indexed for analysis.
 ///
 /// Take one from a ``LiveGraph`` with ``LiveGraph/snapshot()``, or build one from nodes and
@@ -9,28 +11,45 @@
 /// for cycle in snapshot.stronglyConnectedComponents().cycles { print(cycle) }
 /// ```
 ///
-/// Internally, references are stored by holder in compressed sparse rows, so walking a node's
-/// outgoing references costs O(out-degree) with no hashing; a second, reverse index answers
-/// ``references(to:)`` in O(in-degree). Identities are looked up in a direct table when they
-/// are dense (as a ``LiveGraph``'s are).
+/// A snapshot is a view over a ``CompactGraph``: nodes are numbered by identity, references
+/// are stored by holder in compressed sparse rows (strong ones first) with a reverse index by
+/// target, type names, labels and roles are interned, and creation traces and timer state sit
+/// in sparse side tables. ``Node`` and ``Reference`` values are made when asked for, so a
+/// snapshot of a million objects holds no `String` or `Node` per object; ``nodes`` and
+/// ``references`` build whole arrays and cost O(*n*) and O(*r*) per call.
 public struct GraphSnapshot: Sendable {
-    /// Every node, sorted by identity.
-    public let nodes: [Node]
-    /// Every reference whose two ends are in ``nodes``, grouped by holder.
-    public let references: [Reference]
-
-    /// Identity to position in ``nodes``.
+    /// The compact graph: node number = position in identity order.
+    let graph: CompactGraph
+    /// Identity to node number.
     let nodeIndex: NodeIndex
-    /// For each node index, where its outgoing references start in ``references``;
-    /// `rowStart[n]` is `references.count`.
-    let rowStart: [Int32]
-    /// For each reference, the index of the node it points to if the reference is strong, else
-    /// `-1`. Every algorithm here follows strong references only.
-    let strongTarget: [Int32]
-    /// For each node index, where its incoming references start in ``incoming``.
-    let incomingStart: [Int32]
-    /// Positions in ``references``, grouped by the node they point to.
-    let incoming: [Int32]
+    /// Roles by the number of their key in the graph's strings.
+    let roles: [ReferenceRole]
+    /// Sparse node data, by node number.
+    let rootKinds: [UInt32: RootKind]
+    let nodeTraces: [UInt32: StackTrace]
+    let nodeTimers: [UInt32: TimerInfo]
+    /// Notes on roots (a run loop whose thread has exited), by node number.
+    let nodeNotes: [UInt32: String]
+    /// Reference identities and traces, by the reference's tag minus one.
+    let referenceIDs: [ReferenceID]
+    let referenceTraces: [Int: StackTrace]
+
+    init(
+        graph: CompactGraph, nodeIndex: NodeIndex, roles: [ReferenceRole],
+        rootKinds: [UInt32: RootKind], nodeTraces: [UInt32: StackTrace],
+        nodeTimers: [UInt32: TimerInfo], nodeNotes: [UInt32: String], referenceIDs: [ReferenceID],
+        referenceTraces: [Int: StackTrace]
+    ) {
+        self.graph = graph
+        self.nodeIndex = nodeIndex
+        self.roles = roles
+        self.rootKinds = rootKinds
+        self.nodeTraces = nodeTraces
+        self.nodeTimers = nodeTimers
+        self.nodeNotes = nodeNotes
+        self.referenceIDs = referenceIDs
+        self.referenceTraces = referenceTraces
+    }
 
     /// Creates a snapshot of the given nodes and references.
     ///
@@ -40,97 +59,82 @@ public struct GraphSnapshot: Sendable {
     /// - Complexity: O(*n* + *r*) for *n* nodes with dense identities and *r* references;
     ///   O(*n* log *n* + *r* log *n*) when identities are sparse.
     public init(nodes: [Node], references: [Reference]) {
-        let (index, order) = NodeIndex.build(nodes)
-        self.nodeIndex = index
-        // Nodes from a live graph arrive sorted already: then the array is shared, not copied.
-        self.nodes = order.indices.elementsEqual(order) ? nodes : order.map { nodes[$0] }
-        let nodeCount = order.count
-
-        // Resolve both ends, then counting-sort references by holder (and, for the reverse
-        // index, by target).
-        var fromIndex = [Int32](repeating: -1, count: references.count)
-        var toIndex = [Int32](repeating: -1, count: references.count)
-        var start = [Int32](repeating: 0, count: nodeCount + 1)
-        var inStart = [Int32](repeating: 0, count: nodeCount + 1)
-        var kept = 0
-        for (position, reference) in references.enumerated() {
-            guard let from = index.position(of: reference.from),
-                let to = index.position(of: reference.to)
-            else { continue }
-            fromIndex[position] = Int32(from)
-            toIndex[position] = Int32(to)
-            start[from + 1] += 1
-            inStart[to + 1] += 1
-            kept += 1
-        }
-        for node in 0..<nodeCount {
-            start[node + 1] += start[node]
-            inStart[node + 1] += inStart[node]
-        }
-        var cursor = start
-        var targetOfSlot = [Int32](repeating: 0, count: kept)
-        var strongTarget = [Int32](repeating: -1, count: kept)
-        self.references = [Reference](unsafeUninitializedCapacity: kept) { buffer, count in
-            count = 0
-            guard let base = buffer.baseAddress else { return }
-            for (position, reference) in references.enumerated() where fromIndex[position] >= 0 {
-                let from = Int(fromIndex[position])
-                let slot = Int(cursor[from])
-                cursor[from] += 1
-                (base + slot).initialize(to: reference)
-                targetOfSlot[slot] = toIndex[position]
-                if reference.kind == .strong { strongTarget[slot] = toIndex[position] }
-            }
-            count = kept
-        }
-        // Reverse index: positions grouped by target, in holder order within each group.
-        var inCursor = inStart
-        var incoming = [Int32](repeating: 0, count: kept)
-        for slot in 0..<kept {
-            let to = Int(targetOfSlot[slot])
-            incoming[Int(inCursor[to])] = Int32(slot)
-            inCursor[to] += 1
-        }
-        self.rowStart = start
-        self.strongTarget = strongTarget
-        self.incomingStart = inStart
-        self.incoming = incoming
+        var parts = SnapshotParts(
+            expectedNodes: nodes.count, expectedReferences: references.count)
+        for node in nodes { parts.addNode(node) }
+        for reference in references { parts.addReference(reference) }
+        self = parts.finish()
     }
 
-    /// The position of a node in ``nodes``.
+    /// Every node, sorted by identity.
+    ///
+    /// - Complexity: O(*n*): the nodes are made on each call.
+    public var nodes: [Node] { (0..<graph.nodeCount).map { node(at: UInt32($0)) } }
+
+    /// Every reference whose two ends are in ``nodes``, grouped by holder (in identity order),
+    /// strong ones first in each group.
+    ///
+    /// - Complexity: O(*r*): the references are made on each call.
+    public var references: [Reference] {
+        var result: [Reference] = []
+        result.reserveCapacity(graph.edgeCount)
+        for holder in 0..<UInt32(graph.nodeCount) {
+            for edge in graph.outEdges(of: holder) {
+                result.append(reference(at: UInt32(edge), from: holder))
+            }
+        }
+        return result
+    }
+
+    /// The number of nodes.
+    public var nodeCount: Int { graph.nodeCount }
+    /// The number of references.
+    public var referenceCount: Int { graph.edgeCount }
+
+    /// The number of the node `id` in ``graph``.
     ///
     /// - Complexity: O(1) for dense identities, O(log *n*) otherwise.
     func index(of id: ObjectID) -> Int? {
         nodeIndex.position(of: id)
     }
 
+    /// The identity of node number `node`.
+    func id(at node: UInt32) -> ObjectID { ObjectID(rawValue: graph.key(of: node)) }
+
     /// The node with the given identity, if the snapshot has it.
     ///
     /// - Complexity: O(1) for dense identities, O(log *n*) otherwise.
     public func node(_ id: ObjectID) -> Node? {
-        index(of: id).map { nodes[$0] }
+        index(of: id).map { node(at: UInt32($0)) }
     }
 
-    /// The references that `id` holds, of every kind.
+    /// The type name of `id`, without making its ``Node``.
+    func typeName(of id: ObjectID) -> String? {
+        index(of: id).map { graph.typeName(of: UInt32($0)) }
+    }
+
+    /// The references that `id` holds, of every kind, strong ones first.
     ///
     /// - Complexity: O(out-degree), plus O(log *n*) when identities are sparse.
     public func references(from id: ObjectID) -> ArraySlice<Reference> {
         guard let index = index(of: id) else { return [] }
-        return references[Int(rowStart[index])..<Int(rowStart[index + 1])]
+        let holder = UInt32(index)
+        return ArraySlice(
+            graph.outEdges(of: holder).map { reference(at: UInt32($0), from: holder) })
     }
 
-    /// The references that point at `id`, of every kind, grouped by holder.
+    /// The references that point at `id`, of every kind, strong ones first.
     ///
     /// - Complexity: O(in-degree), plus O(log *n*) when identities are sparse.
     public func references(to id: ObjectID) -> [Reference] {
         guard let index = index(of: id) else { return [] }
-        return incoming[Int(incomingStart[index])..<Int(incomingStart[index + 1])].map {
-            references[Int($0)]
-        }
+        return graph.incoming(to: UInt32(index)).map { reference(at: $0.edge, from: $0.from) }
     }
 
     /// The roots of the graph.
-    public var roots: [Node] { nodes.filter(\.isRoot) }
+    ///
+    /// - Complexity: O(*roots*).
+    public var roots: [Node] { graph.roots.map { node(at: $0.node) } }
 
     /// A snapshot with `extra` references added, such as references discovered by inspecting
     /// memory.

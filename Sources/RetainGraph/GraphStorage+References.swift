@@ -109,16 +109,14 @@ extension GraphStorage {
 
     /// Whether an object node's object is alive.
     ///
-    /// Loading the node's pin makes a strong reference. Were it released here, under the graph's
-    /// lock, and were it the last one (its owner let go on another thread in between), the
-    /// object's `deinit` would run under the lock, and a `deinit` that calls into the graph
-    /// (every instrumented timer's does) would deadlock. So the strong reference is parked in
-    /// `survivors`, which the caller releases after unlocking.
+    /// Reads the pinned object's counts without retaining it (``ObjectPin/isAlive``): no
+    /// strong reference is made, so none can be the last one released under the graph's lock
+    /// (which would run the object's `deinit` there, and deadlock a `deinit` that calls into
+    /// the graph), and a snapshot costs no retain and release per node. `survivors` receives
+    /// nothing now; the parameter stays for the callers that still park other loads.
     @inline(__always)
     func isAlive(_ record: NodeRecord, parkingIn survivors: inout [AnyObject]) -> Bool {
-        guard let object = record.object else { return false }
-        survivors.append(object)
-        return true
+        record.pin?.isAlive ?? false
     }
 
     func references(from: ObjectID) -> [Reference] {

@@ -33,11 +33,11 @@ extension GraphSnapshot {
     public func fingerprint(of leaked: ObjectID, path: [Reference]?, cycle: [Reference]?)
         -> LeakFingerprint
     {
-        var signature = "leak:" + (node(leaked)?.typeName ?? "?")
+        var signature = "leak:" + (typeName(of: leaked) ?? "?")
         func append(_ references: [Reference], as section: String) {
             signature += "|\(section):"
             for reference in references {
-                let holder = node(reference.from)?.typeName ?? "?"
+                let holder = typeName(of: reference.from) ?? "?"
                 signature += "\(holder)-\(reference.kind.rawValue):\(reference.role.description)>"
             }
         }

@@ -98,11 +98,11 @@ extension LiveGraph {
     /// - Complexity: O(*n* + *r*) for *n* nodes and *r* references; the lock is held for the
     ///   copy, the naming and indexing happen after it is released.
     public func snapshot() -> GraphSnapshot {
-        let (entries, references) = withLockParkingLoads { graph, survivors in
+        let parts = withLockParkingLoads { graph, survivors in
             graph.prune(parkingIn: &survivors)
-            return (graph.nodeValues(), graph.referenceValues())
+            return graph.collectSnapshot()
         }
-        return Self.makeSnapshot(entries, references)
+        return parts.finish()
     }
 
     /// Takes an immutable copy of the part of the living graph that `scope` asks for: by
@@ -175,23 +175,22 @@ extension LiveGraph {
     private static func makeSnapshot(_ entries: [NodeEntry], _ references: [Reference])
         -> GraphSnapshot
     {
-        // Sorted by identity here, so that the snapshot can take the array as it is.
-        let sorted = entries.indices.map { (id: entries[$0].id.rawValue, position: $0) }
-            .sorted { $0.id < $1.id }.map(\.position)
-        let computedNames = TypeNames.names(
-            of: sorted.map { entries[$0].typeName == nil ? entries[$0].type : nil })
+        var parts = SnapshotParts(
+            expectedNodes: entries.count, expectedReferences: references.count)
         let notes = RootNotes.current()
-        let named = zip(sorted, computedNames).map { position, computed in
-            let entry = entries[position]
+        for entry in entries {
+            let typeNumber =
+                entry.typeName.map { parts.builder.intern($0) }
+                ?? parts.typeNumber(of: entry.type)
             var note: String?
             if !notes.isEmpty, entry.kind.isRoot, let address = entry.address {
                 note = notes[address]
             }
-            return Node(
-                id: entry.id, typeName: entry.typeName ?? computed,
-                label: entry.label, kind: entry.kind, address: entry.address,
-                creationTrace: entry.trace, timer: entry.timer, note: note)
+            parts.addNode(
+                id: entry.id, kind: entry.kind, typeNumber: typeNumber, label: entry.label,
+                address: entry.address, trace: entry.trace, timer: entry.timer, note: note)
         }
-        return GraphSnapshot(nodes: named, references: references)
+        for reference in references { parts.addReference(reference) }
+        return parts.finish()
     }
 }

@@ -48,7 +48,8 @@ import Darwin
 /// reads costs the graph nothing.
 ///
 /// All methods may be called from any thread. No method calls user code while holding the
-/// graph's lock (a type name is computed before the lock is taken).
+/// graph's lock (a snapshot names each distinct type once, with the standard library's
+/// `String(reflecting:)`, which runs no user code).
 public final class LiveGraph: Sendable {
     /// The process-wide graph that the instrumented timers record into.
     ///

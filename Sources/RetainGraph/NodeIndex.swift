@@ -12,45 +12,43 @@ struct NodeIndex: Sendable {
     /// The sorted identities, for binary search when `table` is empty.
     private let sortedIDs: [ObjectID]
 
-    /// Orders `nodes` by identity, keeping the first of nodes that share one, and indexes them.
+    /// Orders identities, keeping the first of equal ones, and indexes them.
     ///
-    /// - Returns: The index and the positions in `nodes` of the kept nodes, in identity order.
+    /// - Returns: The index and the positions in `ids` of the kept identities, in order.
     /// - Complexity: O(*n*) for dense identities, O(*n* log *n*) otherwise.
-    static func build(_ nodes: [Node]) -> (index: NodeIndex, order: [Int]) {
-        guard let first = nodes.first else {
+    static func build(ids: [ObjectID]) -> (index: NodeIndex, order: [Int]) {
+        guard let first = ids.first else {
             return (NodeIndex(base: 0, table: [], sortedIDs: []), [])
         }
-        var low = first.id.rawValue
+        var low = first.rawValue
         var high = low
-        for node in nodes {
-            low = min(low, node.id.rawValue)
-            high = max(high, node.id.rawValue)
+        for id in ids {
+            low = min(low, id.rawValue)
+            high = max(high, id.rawValue)
         }
         let span = high - low
-        if span < UInt64(Int32.max), span <= UInt64(nodes.count) * 4 + 1_024 {
+        if span < UInt64(Int32.max), span <= UInt64(ids.count) * 4 + 1_024 {
             // Counting placement: slot k holds the first node whose identity is base + k.
             var table = [Int32](repeating: -1, count: Int(span) + 1)
-            for (position, node) in nodes.enumerated() {
-                let slot = Int(node.id.rawValue - low)
+            for (position, id) in ids.enumerated() {
+                let slot = Int(id.rawValue - low)
                 if table[slot] == -1 { table[slot] = Int32(position) }
             }
             var order: [Int] = []
-            order.reserveCapacity(nodes.count)
+            order.reserveCapacity(ids.count)
             for slot in table.indices where table[slot] != -1 {
                 order.append(Int(table[slot]))
                 table[slot] = Int32(order.count - 1)
             }
             return (NodeIndex(base: low, table: table, sortedIDs: []), order)
         }
-        let sorted = nodes.indices.sorted { a, b in
-            nodes[a].id != nodes[b].id ? nodes[a].id < nodes[b].id : a < b
-        }
+        let sorted = ids.indices.sorted { a, b in ids[a] != ids[b] ? ids[a] < ids[b] : a < b }
         var order: [Int] = []
-        order.reserveCapacity(nodes.count)
-        for position in sorted where order.last.map({ nodes[$0].id }) != nodes[position].id {
+        order.reserveCapacity(ids.count)
+        for position in sorted where order.last.map({ ids[$0] }) != ids[position] {
             order.append(position)
         }
-        return (NodeIndex(base: 0, table: [], sortedIDs: order.map { nodes[$0].id }), order)
+        return (NodeIndex(base: 0, table: [], sortedIDs: order.map { ids[$0] }), order)
     }
 
     /// The position of `id`, if indexed.

@@ -43,6 +43,12 @@ package struct ObjectPin: @unchecked Sendable {
         return Unmanaged<AnyObject>.fromOpaque(address).takeRetainedValue()
     }
 
+    /// Whether the object has not begun deinitialising, read without retaining it
+    /// (`swift_isDeallocating`): no strong reference is made, so none has to be released, and
+    /// no `deinit` can run because of the check.
+    @inline(__always)
+    package var isAlive: Bool { !swift_isDeallocating(address) }
+
     /// Whether the pin holds `object` (pins keep addresses unique, so the address decides).
     @inline(__always)
     package func holds(_ object: AnyObject) -> Bool {

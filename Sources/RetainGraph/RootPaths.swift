@@ -3,15 +3,14 @@
 /// Made by one breadth-first search from all roots at once over strong references; each path
 /// it gives has the fewest references of any strong path from any root.
 public struct RootPaths: Sendable {
-    /// For each node index: the reference position that first reached it, `-1` if no root
-    /// reaches it, `-2` for a root.
-    let parentReference: [Int32]
+    /// The breadth-first tree over the snapshot's compact graph.
+    let tree: CompactGraph.RootPathTree
     let snapshot: GraphSnapshot
 
     /// Whether some root reaches `id` through strong references (roots reach themselves).
     public func isReachable(_ id: ObjectID) -> Bool {
         guard let index = snapshot.index(of: id) else { return false }
-        return parentReference[index] != -1
+        return tree.isReachable(UInt32(index))
     }
 
     /// The shortest strong path from a root to `id`, root first, `id` last.
@@ -20,15 +19,8 @@ public struct RootPaths: Sendable {
     ///   root reaches it or it is unknown.
     /// - Complexity: O(length of the path + log *n*).
     public func path(to id: ObjectID) -> [Reference]? {
-        guard var index = snapshot.index(of: id), parentReference[index] != -1 else { return nil }
-        var path: [Reference] = []
-        while parentReference[index] >= 0 {
-            let reference = snapshot.references[Int(parentReference[index])]
-            path.append(reference)
-            guard let holder = snapshot.index(of: reference.from) else { return nil }
-            index = holder
-        }
-        return path.reversed()
+        guard let index = snapshot.index(of: id) else { return nil }
+        return tree.path(to: UInt32(index)).map(snapshot.references(of:))
     }
 }
 
@@ -37,26 +29,7 @@ extension GraphSnapshot {
     ///
     /// - Complexity: O(*n* + *r*) time and O(*n*) extra memory.
     public func shortestRootPaths() -> RootPaths {
-        var parent = [Int32](repeating: -1, count: nodes.count)
-        var queue: [Int32] = []
-        queue.reserveCapacity(nodes.count)
-        for (index, node) in nodes.enumerated() where node.isRoot {
-            parent[index] = -2
-            queue.append(Int32(index))
-        }
-        var head = 0
-        while head < queue.count {
-            let v = Int(queue[head])
-            head += 1
-            for position in Int(rowStart[v])..<Int(rowStart[v + 1]) {
-                let w = Int(strongTarget[position])
-                if w >= 0, parent[w] == -1 {
-                    parent[w] = Int32(position)
-                    queue.append(Int32(w))
-                }
-            }
-        }
-        return RootPaths(parentReference: parent, snapshot: self)
+        RootPaths(tree: graph.rootPaths(), snapshot: self)
     }
 
     /// The shortest strong path from any root to `id`, root first.
@@ -83,41 +56,10 @@ extension GraphSnapshot {
     public func cycle(through id: ObjectID, components: StrongComponents? = nil) -> [Reference]? {
         guard let origin = index(of: id) else { return nil }
         let components = components ?? stronglyConnectedComponents()
-        let component = components.componentOfNode[origin]
-        guard components.isCycle[Int(component)] else { return nil }
-
-        // Breadth-first search from `origin` inside its component until an edge returns to it.
-        var parent: [Int32: Int32] = [:]  // node index -> reference position that reached it
-        var queue: [Int32] = [Int32(origin)]
-        var head = 0
-        var closing: Int32?
-        search: while head < queue.count {
-            let v = Int(queue[head])
-            head += 1
-            for position in Int(rowStart[v])..<Int(rowStart[v + 1]) {
-                let w = strongTarget[position]
-                guard w >= 0, components.componentOfNode[Int(w)] == component else { continue }
-                if Int(w) == origin {
-                    closing = Int32(position)
-                    break search
-                }
-                if parent[w] == nil {
-                    parent[w] = Int32(position)
-                    queue.append(w)
-                }
-            }
-        }
-        guard let closing else { return nil }
-        var cycle = [references[Int(closing)]]
-        var current = cycle[0].from
-        while current != id, let node = index(of: current),
-            let position = parent[Int32(node)]
-        {
-            cycle.append(references[Int(position)])
-            current = references[Int(position)].from
-        }
-        cycle.reverse()
-        return canonicalRotation(of: cycle)
+        guard
+            let steps = graph.cycle(through: UInt32(origin), components: components.components)
+        else { return nil }
+        return canonicalRotation(of: references(of: steps))
     }
 
     /// `cycle` rotated to its canonical start.
@@ -132,7 +74,7 @@ extension GraphSnapshot {
     func canonicalRotation(of cycle: [Reference]) -> [Reference] {
         guard cycle.count > 1 else { return cycle }
         let keys = cycle.map { reference in
-            "\(node(reference.from)?.typeName ?? "?")\u{1}\(reference.role.description)"
+            "\(typeName(of: reference.from) ?? "?")\u{1}\(reference.role.description)"
         }
         var rankOfKey: [String: Int] = [:]
         for (rank, key) in Set(keys).sorted().enumerated() { rankOfKey[key] = rank }

@@ -1,0 +1,44 @@
+// Analysis at heap scale: the figures of issue 15, printed with the load average.
+//
+//   swift run -c release --package-path Benchmarks --scratch-path .build-bench GraphScale \
+//       compact 1000000
+//
+// Modes (each takes the node count; edges are twice that, one in five weak, 16 roots):
+//   live N      a LiveGraph of N real objects: memory per node and per edge, snapshot,
+//               analysis alone, detection end to end (snapshot + analysis).
+//   live-end-to-end N   end to end only, for the process's peak RSS.
+//   analysis N  GraphSnapshot's components + root paths alone (callgrind-friendly).
+//   compact-analysis N  the same on a CompactGraph.
+//   compact N   CompactGraph alone: build (counting sort + locality numbering), strongly
+//               connected components, shortest root paths, 100 "who holds it" queries, and
+//               the graph's bytes per node and per edge.
+//
+// Wall-clock figures depend on the machine's load: every line starts with the 1-minute load
+// average, and a figure taken with a load above the number of cores is not a result.
+import RetainGraph
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let arguments = CommandLine.arguments.dropFirst()
+let mode = arguments.first ?? "compact"
+let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 1_000_000
+
+print("# GraphScale \(mode) \(count) nodes, \(2 * count) edges; \(Machine.loadAverage())")
+switch mode {
+case "compact":
+    CompactFigures.run(count: count)
+case "compact-analysis":
+    CompactFigures.runAnalysis(count: count)
+case "live":
+    LiveFigures.run(count: count)
+case "live-end-to-end":
+    LiveFigures.runEndToEnd(count: count)
+case "analysis":
+    SnapshotFigures.runAnalysis(count: count)
+default:
+    print("unknown mode \(mode); use: compact, compact-analysis, analysis, live, live-end-to-end")
+    exit(2)
+}
+print("# peak RSS \(Machine.peakResidentBytes() / 1_048_576) MB; \(Machine.loadAverage())")

@@ -1,0 +1,172 @@
+extension CompactGraph.Builder {
+    /// Sorts the nodes and edges into a graph.
+    ///
+    /// With `numberingForLocality`, nodes are renumbered in breadth-first order from the roots
+    /// (then from each node no root reaches, in the order they were added), over edges of every
+    /// kind: nodes that a traversal visits one after the other end up next to each other in
+    /// memory, which is what makes the analysis of a million-node graph fast. Edges are placed
+    /// by counting sort, strong edges first in each node's group, and the in-edge index is
+    /// built from the out-edges in holder order. Edges naming a node that does not exist are
+    /// dropped; a node made a root twice keeps its first name.
+    ///
+    /// - Parameter numberingForLocality: Whether to renumber nodes in traversal order; without
+    ///   it, nodes keep the order they were added in.
+    /// - Returns: The graph. Map a provisional number to the graph's with
+    ///   ``CompactGraph/node(added:)``.
+    /// - Complexity: O(*n* + *e*) time; at most about 20 bytes per edge of extra memory while
+    ///   building.
+    public consuming func build(numberingForLocality: Bool = true) -> CompactGraph {
+        let number = numberingForLocality ? localityNumbering() : nil
+        return build(numbering: number)
+    }
+
+    /// Sorts the nodes and edges into a graph, node `k` (as added) getting number
+    /// `numbering[k]`, or keeping its number when `numbering` is `nil`.
+    ///
+    /// - Precondition: `numbering` is a permutation of `0..<nodeCount`.
+    /// - Complexity: O(*n* + *e*).
+    consuming func build(numbering: [CompactGraph.NodeID]?) -> CompactGraph {
+        let nodeCount = kinds.count
+        let isIdentity = numbering == nil
+        let number = numbering ?? (0..<UInt32(nodeCount)).map { $0 }
+
+        // Nodes, permuted into their new numbers (moved as they are when the numbering is the
+        // identity).
+        let newKinds = isIdentity ? kinds : Self.permuted(kinds, by: number, filler: .object)
+        kinds = []
+        let newTypeNames = isIdentity ? typeNames : Self.permuted(typeNames, by: number, filler: 0)
+        typeNames = []
+        let newLabels = isIdentity ? labels : Self.permuted(labels, by: number, filler: 0)
+        labels = []
+        let newAddresses =
+            isIdentity ? addresses : Self.permuted(addresses, by: number, filler: 0)
+        addresses = []
+        let newKeys = isIdentity ? keys : Self.permuted(keys, by: number, filler: 0)
+        keys = []
+
+        // Roots: renumbered, first name wins, ascending.
+        var rootName: [CompactGraph.NodeID: UInt32] = [:]
+        for (node, name) in zip(rootNodes, rootNames) where Int(node) < nodeCount {
+            if rootName[number[Int(node)]] == nil { rootName[number[Int(node)]] = name }
+        }
+        let sortedRoots = rootName.keys.sorted()
+
+        // Out-edges: count per holder (and strong ones apart), then place.
+        var outStart = [UInt32](repeating: 0, count: nodeCount + 1)
+        var strongOutEnd = [UInt32](repeating: 0, count: nodeCount)
+        let kept = number.withUnsafeBufferPointer { number in
+            sources.withUnsafeBufferPointer { sources in
+                targets.withUnsafeBufferPointer { targets in
+                    edgeFlags.withUnsafeBufferPointer { flags in
+                        outStart.withUnsafeMutableBufferPointer { start in
+                            strongOutEnd.withUnsafeMutableBufferPointer { strongEnd in
+                                EdgePlacement.countRows(
+                                    sources: sources, targets: targets, flags: flags,
+                                    number: number, start: start, strongEnd: strongEnd)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        var outTargets = [CompactGraph.NodeID](repeating: 0, count: kept)
+        var outFlags = [UInt8](repeating: 0, count: kept)
+        var outLabels = [UInt32](repeating: 0, count: kept)
+        var outTags = [UInt32](repeating: 0, count: edgeTags.isEmpty ? 0 : kept)
+        let placement = EdgePlacement(
+            number: number, start: outStart, strongEnd: strongOutEnd)
+        placement.placeOutEdges(
+            sources: sources, targets: targets, flags: edgeFlags, labels: edgeLabels,
+            tags: edgeTags, outTargets: &outTargets, outFlags: &outFlags,
+            outLabels: &outLabels, outTags: &outTags)
+        sources = []
+        targets = []
+        edgeFlags = []
+        edgeLabels = []
+        edgeTags = []
+
+        // In-edges, from the out-edges in holder order: strong ones first per target.
+        var inStart = [UInt32](repeating: 0, count: nodeCount + 1)
+        var strongInEnd = [UInt32](repeating: 0, count: nodeCount)
+        var inSources = [CompactGraph.NodeID](repeating: 0, count: kept)
+        var inEdges = [CompactGraph.EdgeID](repeating: 0, count: kept)
+        EdgePlacement.placeInEdges(
+            outStart: outStart, outTargets: outTargets, outFlags: outFlags, inStart: &inStart,
+            strongInEnd: &strongInEnd, inSources: &inSources, inEdges: &inEdges)
+
+        return CompactGraph(
+            kinds: newKinds, typeNames: newTypeNames, labels: newLabels, addresses: newAddresses,
+            keys: newKeys, numberOfAdded: number, rootNodes: sortedRoots,
+            rootNames: sortedRoots.map { rootName[$0] ?? 0 }, outStart: outStart,
+            strongOutEnd: strongOutEnd, targets: outTargets, edgeFlags: outFlags,
+            edgeLabels: outLabels, edgeTags: outTags, inStart: inStart, strongInEnd: strongInEnd,
+            inSources: inSources, inEdges: inEdges, strings: strings)
+    }
+
+    /// `values` moved to the positions `number` gives.
+    private static func permuted<Value>(
+        _ values: [Value], by number: [CompactGraph.NodeID], filler: Value
+    ) -> [Value] {
+        var result = [Value](repeating: filler, count: values.count)
+        for position in values.indices { result[Int(number[position])] = values[position] }
+        return result
+    }
+
+    /// For each node, its number in breadth-first order from the roots over edges of every
+    /// kind, then from each unreached node in the order added.
+    ///
+    /// - Complexity: O(*n* + *e*) time; 4 bytes per edge and 12 per node of scratch memory.
+    private func localityNumbering() -> [CompactGraph.NodeID] {
+        let nodeCount = kinds.count
+        var start = [UInt32](repeating: 0, count: nodeCount + 1)
+        for edge in sources.indices
+        where Int(sources[edge]) < nodeCount && Int(targets[edge]) < nodeCount {
+            start[Int(sources[edge]) + 1] &+= 1
+        }
+        for node in 0..<nodeCount { start[node + 1] &+= start[node] }
+        var cursor = start
+        var adjacent = [UInt32](repeating: 0, count: Int(start[nodeCount]))
+        for edge in sources.indices
+        where Int(sources[edge]) < nodeCount && Int(targets[edge]) < nodeCount {
+            let from = Int(sources[edge])
+            adjacent[Int(cursor[from])] = targets[edge]
+            cursor[from] &+= 1
+        }
+        cursor = []
+
+        let unnumbered = CompactGraph.NodeID.max
+        var number = [CompactGraph.NodeID](repeating: unnumbered, count: nodeCount)
+        var queue = [CompactGraph.NodeID](repeating: 0, count: nodeCount)
+        var tail = 0
+        var head = 0
+        // All roots first (one breadth-first search from all of them), then each node no
+        // earlier search reached, in the order added.
+        for root in rootNodes where Int(root) < nodeCount && number[Int(root)] == unnumbered {
+            number[Int(root)] = CompactGraph.NodeID(tail)
+            queue[tail] = root
+            tail += 1
+        }
+        var nextUnreached = 0
+        while true {
+            if head == tail {
+                while nextUnreached < nodeCount, number[nextUnreached] != unnumbered {
+                    nextUnreached += 1
+                }
+                guard nextUnreached < nodeCount else { return number }
+                number[nextUnreached] = CompactGraph.NodeID(tail)
+                queue[tail] = CompactGraph.NodeID(nextUnreached)
+                tail += 1
+            }
+            let node = Int(queue[head])
+            head += 1
+            for slot in Int(start[node])..<Int(start[node + 1]) {
+                let next = Int(adjacent[slot])
+                if number[next] == unnumbered {
+                    number[next] = CompactGraph.NodeID(tail)
+                    queue[tail] = CompactGraph.NodeID(next)
+                    tail += 1
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,313 @@
+// The inner loops of the compact graph's analyses, over unsafe buffer pointers.
+//
+// Why unsafe: at a million nodes these loops run tens of millions of times, and an array
+// subscript costs a bounds check and, for a `var` array, a uniqueness check on every write;
+// measured with callgrind on the random 100k-node graph of `GraphScale`, the array version of
+// the component search spent about half its instructions on them. Every pointer here comes
+// from an array of the graph (alive for the whole call) or from a scratch buffer allocated
+// and freed in the same function; every index read from the graph is below `nodeCount` or
+// `edgeCount` by construction (`CompactGraph.Builder.build` drops edges naming unknown nodes).
+
+/// Read-only views of a compact graph's out-edge arrays, valid inside ``CompactGraph/withOutEdges(_:)``.
+struct OutEdgeKernel {
+    let outStart: UnsafeBufferPointer<UInt32>
+    let strongOutEnd: UnsafeBufferPointer<UInt32>
+    let targets: UnsafeBufferPointer<UInt32>
+    let nodeCount: Int
+}
+
+extension CompactGraph {
+    /// Calls `body` with unsafe views of the out-edge arrays.
+    func withOutEdges<Result>(_ body: (OutEdgeKernel) -> Result) -> Result {
+        outStart.withUnsafeBufferPointer { outStart in
+            strongOutEnd.withUnsafeBufferPointer { strongOutEnd in
+                targets.withUnsafeBufferPointer { targets in
+                    body(
+                        OutEdgeKernel(
+                            outStart: outStart, strongOutEnd: strongOutEnd, targets: targets,
+                            nodeCount: kinds.count))
+                }
+            }
+        }
+    }
+}
+
+extension OutEdgeKernel {
+    /// Pearce's iterative search (PEA_FIND_SCC2) over strong edges.
+    ///
+    /// On return, `rindex[v]` is `v`'s closing number: components are numbered down from
+    /// `nodeCount - 1` in completion order.
+    ///
+    /// - Returns: The number of components.
+    func pearceComponents(into rindex: UnsafeMutableBufferPointer<UInt32>) -> Int {
+        let nodeCount = self.nodeCount
+        rindex.initialize(repeating: 0)
+        // The explicit call stack: node, next edge to look at, and whether the node is still
+        // the root of its component. Depth is at most nodeCount.
+        let frameNode = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
+        let frameEdge = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
+        let frameRoot = UnsafeMutableBufferPointer<Bool>.allocate(capacity: nodeCount)
+        // Visited nodes not yet assigned that are not roots of their component.
+        let waiting = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
+        defer {
+            frameNode.deallocate()
+            frameEdge.deallocate()
+            frameRoot.deallocate()
+            waiting.deallocate()
+        }
+        var depth = 0
+        var waitingCount = 0
+        var index: UInt32 = 1
+        var component = UInt32(truncatingIfNeeded: nodeCount - 1)
+
+        for start in 0..<nodeCount where rindex[start] == 0 {
+            rindex[start] = index
+            index &+= 1
+            frameNode[0] = UInt32(truncatingIfNeeded: start)
+            frameEdge[0] = outStart[start]
+            frameRoot[0] = true
+            depth = 1
+            while depth > 0 {
+                let top = depth - 1
+                let node = Int(frameNode[top])
+                var edge = Int(frameEdge[top])
+                var isRoot = frameRoot[top]
+                let end = Int(strongOutEnd[node])
+                var nodeIndex = rindex[node]
+                var descended = false
+                while edge < end {
+                    let next = Int(targets[edge])
+                    let nextIndex = rindex[next]
+                    if nextIndex == 0 {
+                        frameEdge[top] = UInt32(truncatingIfNeeded: edge)
+                        frameRoot[top] = isRoot
+                        rindex[node] = nodeIndex
+                        rindex[next] = index
+                        index &+= 1
+                        frameNode[depth] = UInt32(truncatingIfNeeded: next)
+                        frameEdge[depth] = outStart[next]
+                        frameRoot[depth] = true
+                        depth += 1
+                        descended = true
+                        break
+                    }
+                    if nextIndex < nodeIndex {
+                        nodeIndex = nextIndex
+                        isRoot = false
+                    }
+                    edge += 1
+                }
+                if descended { continue }
+                depth -= 1
+                if isRoot {
+                    index &-= 1
+                    while waitingCount > 0, nodeIndex <= rindex[Int(waiting[waitingCount - 1])] {
+                        waitingCount -= 1
+                        rindex[Int(waiting[waitingCount])] = component
+                        index &-= 1
+                    }
+                    nodeIndex = component
+                    component &-= 1
+                } else {
+                    waiting[waitingCount] = UInt32(truncatingIfNeeded: node)
+                    waitingCount += 1
+                }
+                rindex[node] = nodeIndex
+                // Back in the parent: finish the edge that led here, then move past it.
+                if depth > 0 {
+                    let parent = depth - 1
+                    let parentNode = Int(frameNode[parent])
+                    if nodeIndex < rindex[parentNode] {
+                        rindex[parentNode] = nodeIndex
+                        frameRoot[parent] = false
+                    }
+                    frameEdge[parent] &+= 1
+                }
+            }
+        }
+        // `component` wrapped below zero once the last node was assigned: count in UInt32.
+        return Int(UInt32(truncatingIfNeeded: nodeCount - 1) &- component)
+    }
+
+    /// One breadth-first search from `roots` over strong edges, recording for each node the
+    /// edge and holder that first reached it (`unreached` where none did, `rootMark` for
+    /// roots).
+    func strongBreadthFirst(
+        from roots: [UInt32], parentEdge: UnsafeMutableBufferPointer<UInt32>,
+        parentNode: UnsafeMutableBufferPointer<UInt32>, unreached: UInt32, rootMark: UInt32
+    ) {
+        parentEdge.initialize(repeating: unreached)
+        parentNode.initialize(repeating: 0)
+        let queue = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
+        defer { queue.deallocate() }
+        var tail = 0
+        for root in roots where parentEdge[Int(root)] == unreached {
+            parentEdge[Int(root)] = rootMark
+            queue[tail] = root
+            tail += 1
+        }
+        var head = 0
+        while head < tail {
+            let node = Int(queue[head])
+            head += 1
+            for edge in Int(outStart[node])..<Int(strongOutEnd[node]) {
+                let next = Int(targets[edge])
+                if parentEdge[next] == unreached {
+                    parentEdge[next] = UInt32(truncatingIfNeeded: edge)
+                    parentNode[next] = UInt32(truncatingIfNeeded: node)
+                    queue[tail] = UInt32(truncatingIfNeeded: next)
+                    tail += 1
+                }
+            }
+        }
+    }
+}
+
+/// The counting sorts that place a builder's edges into rows (see
+/// ``CompactGraph/Builder/build(numberingForLocality:)``), over unsafe buffers for the same
+/// reason as the searches above: `&+=` on an array element costs a uniqueness check per edge.
+struct EdgePlacement {
+    let number: [UInt32]
+    let start: [UInt32]
+    let strongEnd: [UInt32]
+
+    /// Counts each holder's edges (strong ones apart) and turns the counts into row starts
+    /// (`start`, one extra end entry) and strong-edge ends (`strongEnd`).
+    ///
+    /// - Returns: The number of edges kept (both ends below the node count).
+    static func countRows(
+        sources: UnsafeBufferPointer<UInt32>, targets: UnsafeBufferPointer<UInt32>,
+        flags: UnsafeBufferPointer<UInt8>, number: UnsafeBufferPointer<UInt32>,
+        start: UnsafeMutableBufferPointer<UInt32>, strongEnd: UnsafeMutableBufferPointer<UInt32>
+    ) -> Int {
+        let nodeCount = strongEnd.count
+        for edge in 0..<sources.count {
+            let from = Int(sources[edge])
+            guard from < nodeCount, Int(targets[edge]) < nodeCount else { continue }
+            let holder = Int(number[from])
+            start[holder + 1] &+= 1
+            if flags[edge] & 0x7F == 0 { strongEnd[holder] &+= 1 }
+        }
+        for node in 0..<nodeCount {
+            start[node + 1] &+= start[node]
+            strongEnd[node] &+= start[node]
+        }
+        return Int(start[nodeCount])
+    }
+
+    /// Places every kept edge in its holder's row, strong ones first, each part in the order
+    /// added.
+    func placeOutEdges(
+        sources: [UInt32], targets: [UInt32], flags: [UInt8], labels: [UInt32], tags: [UInt32],
+        outTargets: inout [UInt32], outFlags: inout [UInt8], outLabels: inout [UInt32],
+        outTags: inout [UInt32]
+    ) {
+        let nodeCount = strongEnd.count
+        let hasTags = !outTags.isEmpty
+        let strongCursor = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
+        let otherCursor = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
+        defer {
+            strongCursor.deallocate()
+            otherCursor.deallocate()
+        }
+        start.withUnsafeBufferPointer { start in
+            _ = strongCursor.initialize(from: start.prefix(nodeCount))
+        }
+        _ = strongEnd.withUnsafeBufferPointer { otherCursor.initialize(from: $0) }
+        number.withUnsafeBufferPointer { number in
+            sources.withUnsafeBufferPointer { sources in
+                targets.withUnsafeBufferPointer { targets in
+                    flags.withUnsafeBufferPointer { flags in
+                        labels.withUnsafeBufferPointer { labels in
+                            tags.withUnsafeBufferPointer { tags in
+                                outTargets.withUnsafeMutableBufferPointer { outTargets in
+                                    outFlags.withUnsafeMutableBufferPointer { outFlags in
+                                        outLabels.withUnsafeMutableBufferPointer { outLabels in
+                                            outTags.withUnsafeMutableBufferPointer { outTags in
+                                                for edge in 0..<sources.count {
+                                                    let from = Int(sources[edge])
+                                                    let to = Int(targets[edge])
+                                                    guard from < nodeCount, to < nodeCount
+                                                    else { continue }
+                                                    let holder = Int(number[from])
+                                                    let flag = flags[edge]
+                                                    let slot: Int
+                                                    if flag & 0x7F == 0 {
+                                                        slot = Int(strongCursor[holder])
+                                                        strongCursor[holder] &+= 1
+                                                    } else {
+                                                        slot = Int(otherCursor[holder])
+                                                        otherCursor[holder] &+= 1
+                                                    }
+                                                    outTargets[slot] = number[to]
+                                                    outFlags[slot] = flag
+                                                    outLabels[slot] = labels[edge]
+                                                    if hasTags { outTags[slot] = tags[edge] }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Builds the reverse index from the out-edge rows: for each target, its holders in
+    /// holder order, strong ones first.
+    static func placeInEdges(
+        outStart: [UInt32], outTargets: [UInt32], outFlags: [UInt8], inStart: inout [UInt32],
+        strongInEnd: inout [UInt32], inSources: inout [UInt32], inEdges: inout [UInt32]
+    ) {
+        let nodeCount = strongInEnd.count
+        let strongCursor = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
+        let otherCursor = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
+        defer {
+            strongCursor.deallocate()
+            otherCursor.deallocate()
+        }
+        outStart.withUnsafeBufferPointer { outStart in
+            outTargets.withUnsafeBufferPointer { outTargets in
+                outFlags.withUnsafeBufferPointer { outFlags in
+                    inStart.withUnsafeMutableBufferPointer { inStart in
+                        strongInEnd.withUnsafeMutableBufferPointer { strongInEnd in
+                            for slot in 0..<outTargets.count {
+                                let target = Int(outTargets[slot])
+                                inStart[target + 1] &+= 1
+                                if outFlags[slot] & 0x7F == 0 { strongInEnd[target] &+= 1 }
+                            }
+                            for node in 0..<nodeCount {
+                                inStart[node + 1] &+= inStart[node]
+                                strongInEnd[node] &+= inStart[node]
+                            }
+                            _ = strongCursor.initialize(from: inStart.prefix(nodeCount))
+                            _ = otherCursor.initialize(from: strongInEnd)
+                        }
+                    }
+                    inSources.withUnsafeMutableBufferPointer { inSources in
+                        inEdges.withUnsafeMutableBufferPointer { inEdges in
+                            for holder in 0..<nodeCount {
+                                for slot in Int(outStart[holder])..<Int(outStart[holder + 1]) {
+                                    let target = Int(outTargets[slot])
+                                    let position: Int
+                                    if outFlags[slot] & 0x7F == 0 {
+                                        position = Int(strongCursor[target])
+                                        strongCursor[target] &+= 1
+                                    } else {
+                                        position = Int(otherCursor[target])
+                                        otherCursor[target] &+= 1
+                                    }
+                                    inSources[position] = UInt32(truncatingIfNeeded: holder)
+                                    inEdges[position] = UInt32(truncatingIfNeeded: slot)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+extension GraphSnapshot {
+    /// The ``Node`` of node number `node`, made from the compact columns.
+    ///
+    /// - Complexity: O(1) (two hash lookups in the sparse tables).
+    func node(at node: UInt32) -> Node {
+        let kind: NodeKind
+        switch graph.kind(of: node) {
+        case .object, .box, .storage: kind = .object
+        case .timer: kind = .timer
+        case .proxy: kind = .proxy
+        case .closure: kind = .closure
+        case .root:
+            kind = .root(rootKinds[node] ?? .custom(name: graph.rootName(of: node) ?? "root"))
+        }
+        return Node(
+            id: id(at: node), typeName: graph.typeName(of: node), label: graph.label(of: node),
+            kind: kind, address: graph.address(of: node), creationTrace: nodeTraces[node],
+            timer: nodeTimers[node], note: nodeNotes[node])
+    }
+
+    /// The ``Reference`` of edge `edge`, held by node number `holder`.
+    ///
+    /// - Complexity: O(1).
+    func reference(at edge: UInt32, from holder: UInt32) -> Reference {
+        let kind: ReferenceKind
+        switch graph.kind(ofEdge: edge) {
+        case .strong: kind = .strong
+        case .weak: kind = .weak
+        case .unowned, .unownedUnsafe: kind = .unowned
+        }
+        let input = Int(graph.tag(ofEdge: edge)) - 1
+        let id = input >= 0 && input < referenceIDs.count ? referenceIDs[input] : nil
+        let roleNumber = Int(graph.labelNumber(ofEdge: edge))
+        return Reference(
+            id: id?.slot == GraphStorage.noSlot ? nil : id, from: self.id(at: holder),
+            to: self.id(at: graph.target(of: edge)), kind: kind,
+            role: roleNumber < roles.count ? roles[roleNumber] : .declared("?"),
+            creationTrace: referenceTraces[input], isDiscovered: graph.isDiscovered(edge),
+            isFoundInHeap: graph.isFoundInHeap(edge))
+    }
+
+    /// The references of a path or cycle of the compact graph.
+    func references(of steps: [CompactGraph.Step]) -> [Reference] {
+        steps.map { reference(at: $0.edge, from: $0.from) }
+    }
+}

@@ -1,0 +1,89 @@
+import StackTraces
+
+extension SnapshotParts {
+    /// Sorts the collected columns into a snapshot: nodes by identity (the first of nodes
+    /// sharing one wins), references by holder, strong ones first, each group in the order
+    /// added; references naming an unknown node are dropped.
+    ///
+    /// - Complexity: O(*n* + *r*) for dense identities (a live graph's), O(*n* log *n* + *r*)
+    ///   otherwise.
+    consuming func finish() -> GraphSnapshot {
+        let (index, order) = NodeIndex.build(ids: ids)
+        // Node number (identity rank) of each node as added; -1 for a dropped duplicate.
+        var numberOf = [Int32](repeating: -1, count: ids.count)
+        for (number, position) in order.enumerated() { numberOf[position] = Int32(number) }
+        var nodeBuilder = builder
+        let hasDuplicates = order.count != ids.count
+        if hasDuplicates {
+            // Rare (synthetic graphs only): re-add the kept nodes in identity order.
+            nodeBuilder = CompactGraph.Builder(
+                expectedNodes: order.count, expectedEdges: froms.count)
+            nodeBuilder.strings = builder.strings
+            for position in order { nodeBuilder.copyNode(position, from: builder) }
+        }
+        builder = CompactGraph.Builder()
+        var nodeRootKinds: [UInt32: RootKind] = [:]
+        for (position, kind) in rootKinds where numberOf[position] >= 0 {
+            nodeRootKinds[UInt32(numberOf[position])] = kind
+            // Roots are named by provisional number: the added position, or the rank.
+            let provisional = hasDuplicates ? UInt32(numberOf[position]) : UInt32(position)
+            nodeBuilder.addRoot(provisional, name: kind.description)
+        }
+        var nodeTraces: [UInt32: StackTrace] = [:]
+        for (position, trace) in traces where numberOf[position] >= 0 {
+            nodeTraces[UInt32(numberOf[position])] = trace
+        }
+        var nodeTimers: [UInt32: TimerInfo] = [:]
+        for (position, timer) in timers where numberOf[position] >= 0 {
+            nodeTimers[UInt32(numberOf[position])] = timer
+        }
+        var nodeNotes: [UInt32: String] = [:]
+        for (position, note) in notes where numberOf[position] >= 0 {
+            nodeNotes[UInt32(numberOf[position])] = note
+        }
+        // Ends by provisional number; `UInt32.max` (dropped by the builder) when unknown.
+        func provisional(_ id: ObjectID) -> UInt32 {
+            guard let number = index.position(of: id) else { return .max }
+            return UInt32(hasDuplicates ? number : order[number])
+        }
+        nodeBuilder.appendEdges(
+            sources: froms.map(provisional), targets: tos.map(provisional), flags: edgeFlags,
+            labels: edgeRoles, tags: (0..<UInt32(froms.count)).map { $0 + 1 })
+        froms = []
+        tos = []
+        let graph = nodeBuilder.build(
+            numbering: hasDuplicates ? nil : numberOf.map { UInt32(bitPattern: $0) })
+        return GraphSnapshot(
+            graph: graph, nodeIndex: index, roles: roles, rootKinds: nodeRootKinds,
+            nodeTraces: nodeTraces, nodeTimers: nodeTimers, nodeNotes: nodeNotes,
+            referenceIDs: referenceIDs,
+            referenceTraces: referenceTraces)
+    }
+}
+
+extension CompactGraph.Builder {
+    /// Adds a copy of node `position` of `other`, whose strings this builder shares.
+    mutating func copyNode(_ position: Int, from other: CompactGraph.Builder) {
+        addNode(
+            kind: other.kinds[position], typeNameNumber: other.typeNames[position],
+            labelNumber: other.labels[position], address: other.addresses[position],
+            key: other.keys[position])
+    }
+}
+
+extension CompactGraph.Builder {
+    /// Appends edges given as whole columns (flags as the graph stores them).
+    mutating func appendEdges(
+        sources newSources: [UInt32], targets newTargets: [UInt32], flags: [UInt8],
+        labels: [UInt32], tags: [UInt32]
+    ) {
+        if edgeTags.count < targets.count {
+            edgeTags.append(contentsOf: repeatElement(0, count: targets.count - edgeTags.count))
+        }
+        sources.append(contentsOf: newSources)
+        targets.append(contentsOf: newTargets)
+        edgeFlags.append(contentsOf: flags)
+        edgeLabels.append(contentsOf: labels)
+        edgeTags.append(contentsOf: tags)
+    }
+}

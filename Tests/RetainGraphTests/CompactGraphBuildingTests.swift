@@ -1,0 +1,161 @@
+import RetainGraph
+import Testing
+
+@Suite("Compact graph: building")
+struct CompactGraphBuildingTests {
+    @Test("Nodes keep their kind, type name, label, address and key through renumbering")
+    func nodesKeepTheirAttributes() {
+        var builder = CompactGraph.Builder()
+        let loose = builder.addNode(kind: .object, typeName: "App.Loose", address: 0x30, key: 30)
+        let owner = builder.addNode(
+            kind: .object, typeName: "App.Owner", label: "owner", address: 0x10, key: 10)
+        let queue = builder.addNode(kind: .root, typeName: "Queue", key: 1)
+        builder.addRoot(queue, name: "dispatch queue \"main\"")
+        builder.addEdge(from: queue, to: owner, kind: .strong, label: "handler")
+        let graph = builder.build()
+
+        #expect(graph.nodeCount == 3)
+        let numbered = [loose, owner, queue].map(graph.node(added:))
+        #expect(Set(numbered) == [0, 1, 2])
+        // The root is numbered first, what it holds next, the unreached node last.
+        #expect(numbered == [2, 1, 0])
+        let ownerNode = graph.node(added: owner)
+        #expect(graph.typeName(of: ownerNode) == "App.Owner")
+        #expect(graph.label(of: ownerNode) == "owner")
+        #expect(graph.address(of: ownerNode) == 0x10)
+        #expect(graph.key(of: ownerNode) == 10)
+        #expect(graph.kind(of: ownerNode) == .object)
+        #expect(graph.label(of: graph.node(added: loose)) == nil)
+        #expect(graph.address(of: graph.node(added: queue)) == nil)
+        #expect(graph.roots.map(\.name) == ["dispatch queue \"main\""])
+        #expect(graph.rootName(of: graph.node(added: queue)) == "dispatch queue \"main\"")
+        #expect(!graph.isRoot(ownerNode))
+    }
+
+    @Test("Type names and labels are interned: a thousand nodes of one type store one name")
+    func namesAreInterned() {
+        var builder = CompactGraph.Builder(expectedNodes: 1_000, expectedEdges: 999)
+        let type = builder.intern("App.Entry")
+        let role = builder.intern("element of [Entry]")
+        for node in 0..<1_000 {
+            builder.addNode(kind: .object, typeNameNumber: type)
+            if node > 0 {
+                builder.addEdge(from: 0, to: UInt32(node), kind: .strong, labelNumber: role)
+            }
+        }
+        let graph = builder.build()
+        #expect(graph.strings.count == 3)  // "", the type, the role
+        #expect(graph.typeName(of: 999) == "App.Entry")
+        #expect(graph.outgoing(from: 0).count == 999)
+        #expect(graph.outgoing(from: 0).allSatisfy { graph.labelNumber(ofEdge: $0.edge) == role })
+        #expect(graph.label(ofEdge: 0) == "element of [Entry]")
+    }
+
+    @Test("Edges added in any order land in their holder's row, strong ones first")
+    func edgesAreSortedByHolderStrongFirst() {
+        var builder = CompactGraph.Builder()
+        for _ in 0..<4 { builder.addNode(kind: .object, typeName: "T") }
+        builder.addEdge(from: 2, to: 3, kind: .weak, label: "weak")
+        builder.addEdge(from: 0, to: 1, kind: .unowned, label: "unowned")
+        builder.addEdge(from: 2, to: 0, kind: .strong, label: "strong")
+        builder.addEdge(from: 0, to: 2, kind: .strong, label: "a", discovered: true)
+        builder.addEdge(from: 1, to: 9, kind: .strong, label: "to a node that does not exist")
+        let graph = builder.build(numberingForLocality: false)
+
+        #expect(graph.edgeCount == 4)
+        let fromTwo = graph.outgoing(from: 2)
+        #expect(fromTwo.map(\.to) == [0, 3])
+        #expect(fromTwo.map { graph.kind(ofEdge: $0.edge) } == [.strong, .weak])
+        #expect(graph.strongOutEdges(of: 2).count == 1)
+        let fromZero = graph.outgoing(from: 0)
+        #expect(fromZero.map(\.to) == [2, 1])
+        #expect(graph.isDiscovered(fromZero[0].edge))
+        #expect(!graph.isDiscovered(fromZero[1].edge))
+        #expect(graph.label(ofEdge: fromZero[1].edge) == "unowned")
+        #expect(graph.outgoing(from: 1).isEmpty)
+        for step in fromTwo + fromZero { #expect(graph.source(of: step.edge) == step.from) }
+    }
+
+    @Test("In-edges answer who holds a node, strong holders first")
+    func incomingEdgesListEveryHolder() {
+        var builder = CompactGraph.Builder()
+        for _ in 0..<4 { builder.addNode(kind: .object, typeName: "T") }
+        builder.addEdge(from: 1, to: 0, kind: .weak, label: "delegate")
+        builder.addEdge(from: 3, to: 0, kind: .strong, label: "owner")
+        builder.addEdge(from: 2, to: 0, kind: .unownedUnsafe, label: "raw")
+        let graph = builder.build(numberingForLocality: false)
+        let holders = graph.incoming(to: 0)
+        #expect(holders.map(\.from) == [3, 1, 2])
+        #expect(holders.map { graph.label(ofEdge: $0.edge) } == ["owner", "delegate", "raw"])
+        #expect(holders.map { graph.kind(ofEdge: $0.edge) } == [.strong, .weak, .unownedUnsafe])
+        #expect(graph.incoming(to: 3).isEmpty)
+    }
+
+    @Test("Edges added in bulk as parallel arrays equal edges added one by one")
+    func bulkEdgesMatchSingleEdges() {
+        func graph(bulk: Bool) -> CompactGraph {
+            var builder = CompactGraph.Builder()
+            for _ in 0..<5 { builder.addNode(kind: .object, typeName: "T") }
+            let label = builder.intern("next")
+            let sources: [UInt32] = [4, 0, 1, 2, 3, 0]
+            let targets: [UInt32] = [0, 1, 2, 3, 4, 3]
+            let kinds: [CompactGraph.EdgeKind] = [
+                .strong, .strong, .weak, .strong, .strong, .unowned,
+            ]
+            if bulk {
+                builder.addEdges(
+                    sources: sources, targets: targets, kinds: kinds,
+                    labelNumbers: Array(repeating: label, count: 6), discovered: true)
+            } else {
+                for edge in 0..<6 {
+                    builder.addEdge(
+                        from: sources[edge], to: targets[edge], kind: kinds[edge],
+                        labelNumber: label, discovered: true)
+                }
+            }
+            builder.addRoot(2, name: "root")
+            return builder.build()
+        }
+        let one = graph(bulk: false)
+        let other = graph(bulk: true)
+        for node in UInt32(0)..<5 {
+            #expect(one.outgoing(from: node) == other.outgoing(from: node))
+            #expect(one.incoming(to: node) == other.incoming(to: node))
+        }
+        #expect(one.node(added: 2) == 0)
+        #expect((0..<UInt32(6)).allSatisfy { one.isDiscovered($0) && other.isDiscovered($0) })
+    }
+
+    @Test("Parallel arrays of different lengths add only the edges all of them describe")
+    func bulkEdgesOfUnequalLengthsAreCut() {
+        var builder = CompactGraph.Builder()
+        for _ in 0..<3 { builder.addNode(kind: .object, typeName: "T") }
+        builder.addEdges(
+            sources: [0, 1, 2], targets: [1, 2], kinds: [.strong, .weak, .strong],
+            labelNumbers: [0, 0, 0, 0])
+        let graph = builder.build(numberingForLocality: false)
+        #expect(graph.edgeCount == 2)
+        #expect(graph.outgoing(from: 1).map(\.to) == [2])
+        #expect(graph.outgoing(from: 2).isEmpty)
+    }
+
+    @Test("Edge tags are kept only when some edge has one")
+    func edgeTagsAreKept() {
+        var builder = CompactGraph.Builder()
+        for _ in 0..<3 { builder.addNode(kind: .object, typeName: "T") }
+        builder.addEdge(from: 0, to: 1, kind: .strong)
+        builder.addEdge(from: 1, to: 2, kind: .strong, tag: 42)
+        let graph = builder.build(numberingForLocality: false)
+        #expect(graph.outgoing(from: 0).map { graph.tag(ofEdge: $0.edge) } == [0])
+        #expect(graph.outgoing(from: 1).map { graph.tag(ofEdge: $0.edge) } == [42])
+    }
+
+    @Test("An empty builder builds an empty graph whose analyses find nothing")
+    func emptyGraph() {
+        let graph = CompactGraph.Builder().build()
+        #expect(graph.nodeCount == 0)
+        #expect(graph.edgeCount == 0)
+        #expect(graph.strongComponents().count == 0)
+        #expect(graph.roots.isEmpty)
+    }
+}

@@ -1,0 +1,82 @@
+import RetainGraph
+import StackTraces
+import Testing
+
+@Suite("Snapshots over the compact graph")
+struct CompactSnapshotTests {
+    final class Owner {}
+    final class Helper {}
+
+    @Test("A live snapshot gives back every node's type, label, kind and every reference's role")
+    func liveSnapshotRoundTrips() throws {
+        let graph = LiveGraph()
+        let owner = Owner()
+        let helper = Helper()
+        let trace = StackTrace.capture(depth: 4)
+        let ownerID = graph.register(owner, label: "screen")
+        let helperID = graph.register(helper, kind: .proxy)
+        let queue = graph.registerRoot(.dispatchQueue(label: "work"))
+        let held = try #require(
+            graph.addReference(
+                from: queue, to: helperID, kind: .strong, role: .resumed, creationTrace: trace))
+        graph.addReference(
+            from: helperID, to: ownerID, kind: .weak, role: .storedProperty(name: "x"))
+        graph.addReference(from: helperID, to: ownerID, kind: .strong, role: .declared(".x"))
+        graph.addReference(from: ownerID, to: helperID, kind: .unowned, role: .target)
+
+        let snapshot = graph.snapshot()
+        #expect(snapshot.nodes.map(\.id) == [ownerID, helperID, queue])
+        let ownerNode = try #require(snapshot.node(ownerID))
+        #expect(ownerNode.typeName.hasSuffix("CompactSnapshotTests.Owner"))
+        #expect(ownerNode.label == "screen")
+        #expect(ownerNode.kind == .object)
+        #expect(snapshot.node(helperID)?.kind == .proxy)
+        #expect(snapshot.node(queue)?.kind == .root(.dispatchQueue(label: "work")))
+        #expect(snapshot.roots.map(\.id) == [queue])
+
+        // Two roles with the same description stay two roles; strong references come first.
+        let fromHelper = Array(snapshot.references(from: helperID))
+        #expect(fromHelper.map(\.role) == [.declared(".x"), .storedProperty(name: "x")])
+        #expect(fromHelper.map(\.kind) == [.strong, .weak])
+        let fromQueue = try #require(snapshot.references(from: queue).first)
+        #expect(fromQueue.id == held)
+        #expect(fromQueue.creationTrace == trace)
+        #expect(snapshot.references(to: helperID).map(\.role) == [.resumed, .target])
+        #expect(snapshot.references.count == 4)
+
+        // The path from the queue to the owner goes through the strong declared reference.
+        let path = try #require(snapshot.shortestStrongPath(to: ownerID))
+        #expect(path.map(\.role) == [.resumed, .declared(".x")])
+        withExtendedLifetime((owner, helper)) {}
+    }
+
+    @Test("A reference identity read from a snapshot removes the reference from the live graph")
+    func snapshotReferenceIDsRemoveReferences() throws {
+        let graph = LiveGraph()
+        let owner = Owner()
+        let helper = Helper()
+        graph.addReference(from: owner, to: helper, kind: .strong, role: .target)
+        let reference = try #require(graph.snapshot().references.first?.id)
+        graph.removeReference(reference)
+        #expect(graph.snapshot().references.isEmpty)
+        #expect(graph.snapshot().nodes.count == 2)
+        withExtendedLifetime((owner, helper)) {}
+    }
+
+    @Test("Timer state and creation traces of synthetic nodes survive the compact columns")
+    func sparseNodeDataSurvives() {
+        let trace = StackTrace.capture(depth: 4)
+        let timer = TimerInfo(repeats: true, interval: 0.5, isScheduled: true, fireCount: 3)
+        let nodes = [
+            Node(id: ObjectID(rawValue: 40), typeName: "App.B"),
+            Node(
+                id: ObjectID(rawValue: 7), typeName: "Foundation.Timer", kind: .timer,
+                address: 0x70, creationTrace: trace, timer: timer),
+        ]
+        let snapshot = GraphSnapshot(nodes: nodes, references: [])
+        #expect(snapshot.nodes == [nodes[1], nodes[0]])
+        #expect(snapshot.node(ObjectID(rawValue: 7))?.timer?.fireCount == 3)
+        #expect(snapshot.node(ObjectID(rawValue: 7))?.creationTrace == trace)
+        #expect(snapshot.node(ObjectID(rawValue: 40))?.address == nil)
+    }
+}

@@ -101,7 +101,8 @@ let package = Package(
             name: "HeapCensusLeakTests",
             dependencies: ["HeapCensus", "LeakTracking", "RetainGraphTesting"]
         ),
-        .testTarget(name: "RetainGraphTests", dependencies: ["RetainGraph", "_TestSupport"]),
+        .testTarget(
+            name: "RetainGraphTests", dependencies: ["RetainGraph", "StackTraces", "_TestSupport"]),
         .testTarget(
             name: "TrackedTimersTests",
             dependencies: ["TrackedTimers", "RetainGraph", "_TestSupport"]

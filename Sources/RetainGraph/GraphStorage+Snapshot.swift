@@ -7,16 +7,21 @@ extension GraphStorage {
     ///
     /// - Complexity: O(*n* + *r*), one hash lookup per node (its type) and about one per
     ///   reference (its role; runs of the same role are compared, not hashed).
-    func collectSnapshot() -> SnapshotParts {
+    /// - Parameter notes: Notes on root objects by address (``RootNotes``), read before the lock.
+    func collectSnapshot(notes: [UInt: String] = [:]) -> SnapshotParts {
         var parts = SnapshotParts(
             expectedNodes: nodes.count, expectedReferences: liveReferenceCount)
         for (id, record) in nodes {
             let typeNumber =
                 record.typeName.map { parts.builder.intern($0) }
                 ?? parts.typeNumber(of: record.type)
+            var note: String?
+            if !notes.isEmpty, record.kind.isRoot, let address = record.address {
+                note = notes[address]
+            }
             parts.addNode(
                 id: id, kind: record.kind, typeNumber: typeNumber, label: record.label,
-                address: record.address, trace: record.trace, timer: record.timer)
+                address: record.address, trace: record.trace, timer: record.timer, note: note)
         }
         slots.withUnsafeBufferPointer { slots in
             guard let base = slots.baseAddress else { return }

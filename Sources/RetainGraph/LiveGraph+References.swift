@@ -98,9 +98,10 @@ extension LiveGraph {
     /// - Complexity: O(*n* + *r*) for *n* nodes and *r* references; the lock is held for the
     ///   copy, the naming and indexing happen after it is released.
     public func snapshot() -> GraphSnapshot {
+        let notes = RootNotes.current()
         let parts = withLockParkingLoads { graph, survivors in
             graph.prune(parkingIn: &survivors)
-            return graph.collectSnapshot()
+            return graph.collectSnapshot(notes: notes)
         }
         return parts.finish()
     }

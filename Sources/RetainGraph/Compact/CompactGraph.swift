@@ -48,7 +48,7 @@ public struct CompactGraph: Sendable {
     let outStart: [UInt32]
     let strongOutEnd: [UInt32]
     let targets: [NodeID]
-    /// Low bits: the ``EdgeKind``; bit 7: discovered.
+    /// Bits 0–5: the ``EdgeKind``; bit 6: found in the heap (by a census); bit 7: discovered.
     let edgeFlags: [UInt8]
     let edgeLabels: [UInt32]
     /// A caller's number per edge (empty when none was given).

@@ -186,7 +186,7 @@ struct EdgePlacement {
             guard from < nodeCount, Int(targets[edge]) < nodeCount else { continue }
             let holder = Int(number[from])
             start[holder + 1] &+= 1
-            if flags[edge] & 0x7F == 0 { strongEnd[holder] &+= 1 }
+            if flags[edge] & 0x3F == 0 { strongEnd[holder] &+= 1 }
         }
         for node in 0..<nodeCount {
             start[node + 1] &+= start[node]
@@ -232,7 +232,7 @@ struct EdgePlacement {
                                                     let holder = Int(number[from])
                                                     let flag = flags[edge]
                                                     let slot: Int
-                                                    if flag & 0x7F == 0 {
+                                                    if flag & 0x3F == 0 {
                                                         slot = Int(strongCursor[holder])
                                                         strongCursor[holder] &+= 1
                                                     } else {
@@ -277,7 +277,7 @@ struct EdgePlacement {
                             for slot in 0..<outTargets.count {
                                 let target = Int(outTargets[slot])
                                 inStart[target + 1] &+= 1
-                                if outFlags[slot] & 0x7F == 0 { strongInEnd[target] &+= 1 }
+                                if outFlags[slot] & 0x3F == 0 { strongInEnd[target] &+= 1 }
                             }
                             for node in 0..<nodeCount {
                                 inStart[node + 1] &+= inStart[node]
@@ -293,7 +293,7 @@ struct EdgePlacement {
                                 for slot in Int(outStart[holder])..<Int(outStart[holder + 1]) {
                                     let target = Int(outTargets[slot])
                                     let position: Int
-                                    if outFlags[slot] & 0x7F == 0 {
+                                    if outFlags[slot] & 0x3F == 0 {
                                         position = Int(strongCursor[target])
                                         strongCursor[target] &+= 1
                                     } else {

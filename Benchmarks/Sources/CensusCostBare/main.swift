@@ -6,7 +6,7 @@
 import CensusSupport
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 let arguments = CommandLine.arguments

@@ -14,7 +14,7 @@ import CensusSupport
 import HeapCensus
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 let arguments = CommandLine.arguments

@@ -10,10 +10,11 @@ import CensusSupport
 import HeapCensus
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
-let cycles = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 10_000_000 : 10_000_000
+let cycles =
+    CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 10_000_000 : 10_000_000
 
 /// Recently made objects kept alive for a while: a live set that churns.
 nonisolated(unsafe) var ring = [Payload?](repeating: nil, count: 4096)

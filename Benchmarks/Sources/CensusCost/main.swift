@@ -23,6 +23,17 @@ if arguments[1] == "on", !HeapCensus.start() {
     print("the census is unavailable here (\(HeapCensus.availability))")
     exit(1)
 }
+if HeapCensus.isRunning {
+    // The census must see objects in this (release) build: one kept alive (in a global, so
+    // on the heap) across the check.
+    objectSink = Payload(-1)
+    let seen = HeapCensus.liveObjectCount
+    objectSink = nil
+    guard seen > 0 else {
+        print("the census is on but recorded no object: the counts would measure nothing")
+        exit(1)
+    }
+}
 loop.run(count: count)
 print(
     "census \(HeapCensus.isRunning ? "on" : "off") \(loop.rawValue) \(count),"

@@ -64,6 +64,28 @@ let package = Package(
             dependencies: [.product(name: "RetainGraph", package: "RetainGraph")],
             path: "Sources/GraphScale"
         ),
+        // Heap census (issue 13): allocation cost not linked / off / on (Scripts/census-cost.sh,
+        // callgrind), the scan of 1M live objects (CensusScale), memory in a long run (CensusSoak).
+        // CensusSupport must never depend on HeapCensus: CensusCostBare is the unlinked baseline.
+        .target(name: "CensusSupport", path: "Sources/CensusSupport"),
+        .executableTarget(
+            name: "CensusCostBare", dependencies: ["CensusSupport"], path: "Sources/CensusCostBare"
+        ),
+        .executableTarget(
+            name: "CensusCost",
+            dependencies: ["CensusSupport", .product(name: "HeapCensus", package: "RetainGraph")],
+            path: "Sources/CensusCost"
+        ),
+        .executableTarget(
+            name: "CensusScale",
+            dependencies: ["CensusSupport", .product(name: "HeapCensus", package: "RetainGraph")],
+            path: "Sources/CensusScale"
+        ),
+        .executableTarget(
+            name: "CensusSoak",
+            dependencies: ["CensusSupport", .product(name: "HeapCensus", package: "RetainGraph")],
+            path: "Sources/CensusSoak"
+        ),
         .executableTarget(
             name: "TimerDispatch",
             dependencies: [

@@ -2,12 +2,17 @@
 #ifndef RETAINGRAPH_CHEAPCENSUS_INTERNAL_H
 #define RETAINGRAPH_CHEAPCENSUS_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 /// Records a block (address | flags); never calls malloc.
 void rg_table_insert(uintptr_t address, uintptr_t flags);
 /// Forgets a block if it is recorded; never calls malloc.
 void rg_table_remove(uintptr_t address);
+/// Set (for good) by the first rg_table_insert: until then `free` has nothing to forget and
+/// skips the table. A block can be in the table only if its insert finished before its free,
+/// so a free that reads 0 here had nothing to remove.
+extern _Atomic(int) rg_table_in_use;
 /// Non-zero while the calling thread runs census code whose allocations are not recorded.
 extern __thread int rg_internal_depth;
 

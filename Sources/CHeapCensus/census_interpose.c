@@ -102,7 +102,16 @@ void rg_census_set_tracing(bool on) { atomic_store_explicit(&tracing, on, memory
 // MARK: swift_allocObject (both modes)
 
 typedef void *(*alloc_object_fn)(const void *, size_t, size_t);
-static _Atomic(alloc_object_fn) next_alloc_object;
+static void *resolve_alloc_object(const void *metadata, size_t size, size_t alignment_mask);
+/// The runtime's swift_allocObject; until the first call, a resolver that finds it.
+static _Atomic(alloc_object_fn) next_alloc_object = resolve_alloc_object;
+
+static void *resolve_alloc_object(const void *metadata, size_t size, size_t alignment_mask) {
+    alloc_object_fn next = (alloc_object_fn)dlsym(RTLD_NEXT, "swift_allocObject");
+    if (!next) abort(); // no Swift runtime below us: nothing can allocate an object
+    atomic_store_explicit(&next_alloc_object, next, memory_order_relaxed);
+    return next(metadata, size, alignment_mask);
+}
 
 __attribute__((noinline)) static void after_object_allocation(void *object, const void *metadata) {
 #ifdef RG_UNDER_SANITIZER
@@ -118,23 +127,30 @@ __attribute__((noinline)) static void after_object_allocation(void *object, cons
     rg_internal_depth--;
 }
 
+/// swift_allocObject when something must follow the allocation. Kept apart (noinline) so that
+/// the common case stays a bare tail call: merged into swift_allocObject, the compiler shared
+/// one call between both paths and every allocation paid a frame and the flag tests.
+__attribute__((noinline)) static void *allocate_object_and_note(const void *metadata,
+                                                                size_t size,
+                                                                size_t alignment_mask) {
+    alloc_object_fn next = atomic_load_explicit(&next_alloc_object, memory_order_relaxed);
+    void *object = next(metadata, size, alignment_mask);
+    after_object_allocation(object, metadata);
+    return object;
+}
+
 __attribute__((weak)) void *swift_allocObject(const void *metadata, size_t size,
                                               size_t alignment_mask) {
-    alloc_object_fn next = atomic_load_explicit(&next_alloc_object, memory_order_relaxed);
-    if (__builtin_expect(!next, 0)) {
-        next = (alloc_object_fn)dlsym(RTLD_NEXT, "swift_allocObject");
-        if (!next) abort(); // no Swift runtime below us: nothing can allocate an object
-        atomic_store_explicit(&next_alloc_object, next, memory_order_relaxed);
-    }
-    void *object = next(metadata, size, alignment_mask);
 #ifdef RG_UNDER_SANITIZER
-    if (__builtin_expect(atomic_load_explicit(&recording, memory_order_relaxed) ||
-                             atomic_load_explicit(&tracing, memory_order_relaxed), 0))
+    if (atomic_load_explicit(&recording, memory_order_relaxed) ||
+        atomic_load_explicit(&tracing, memory_order_relaxed))
 #else
-    if (__builtin_expect(atomic_load_explicit(&tracing, memory_order_relaxed), 0))
+    if (atomic_load_explicit(&tracing, memory_order_relaxed))
 #endif
-        after_object_allocation(object, metadata);
-    return object;
+        return allocate_object_and_note(metadata, size, alignment_mask);
+    // Nothing to do after the allocation: a tail call (two loads and a jump per object).
+    alloc_object_fn next = atomic_load_explicit(&next_alloc_object, memory_order_relaxed);
+    return next(metadata, size, alignment_mask);
 }
 
 // MARK: _Block_copy (both modes)
@@ -216,10 +232,16 @@ static inline void note_block(void *block, uintptr_t caller, uintptr_t caller_of
     rg_table_insert((uintptr_t)block, flags);
 }
 
-void *malloc(size_t size) {
+// malloc_recording and posix_memalign read their own return addresses, so no part of them
+// may move to another function: in a release build clang's hot/cold splitting outlined the
+// recording branch (marked unlikely) into `malloc.cold.1`, whose return address lies in malloc,
+// and the census recorded nothing. LLVM never splits a noinline function.
+
+/// malloc while recording. Reached by a guaranteed tail call (musttail, at every optimisation
+/// level), so its return addresses are malloc's: 0 is malloc's caller, 1 that caller's caller.
+__attribute__((noinline)) static void *malloc_recording(size_t size) {
     void *block = __libc_malloc(size);
-    if (__builtin_expect(atomic_load_explicit(&recording, memory_order_relaxed), 0) && block &&
-        !rg_internal_depth) {
+    if (block && !rg_internal_depth) {
         uintptr_t caller = (uintptr_t)__builtin_return_address(0);
         // Only swift_slowAlloc's frame is known to have a frame pointer to read the next
         // return address through.
@@ -231,7 +253,14 @@ void *malloc(size_t size) {
     return block;
 }
 
-int posix_memalign(void **result, size_t alignment, size_t size) {
+void *malloc(size_t size) {
+    if (atomic_load_explicit(&recording, memory_order_relaxed))
+        __attribute__((musttail)) return malloc_recording(size);
+    // Not recording: a tail call to glibc (a load, a test and a jump per allocation).
+    return __libc_malloc(size);
+}
+
+__attribute__((noinline)) int posix_memalign(void **result, size_t alignment, size_t size) {
     if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0) return 22;
     void *block = __libc_memalign(alignment, size);
     if (!block) return 12;
@@ -248,8 +277,10 @@ int posix_memalign(void **result, size_t alignment, size_t size) {
 }
 
 void free(void *block) {
-    // Forget before freeing: once glibc has the block, another thread may get it back.
-    if (block) rg_table_remove((uintptr_t)block);
+    // Forget before freeing: once glibc has the block, another thread may get it back. Until
+    // the table's first insert there is nothing to forget: a load, a test and a jump.
+    if (atomic_load_explicit(&rg_table_in_use, memory_order_relaxed) && block)
+        rg_table_remove((uintptr_t)block);
     __libc_free(block);
 }
 

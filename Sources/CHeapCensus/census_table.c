@@ -33,6 +33,7 @@ static stripe_t stripes[STRIPE_COUNT];
 static _Atomic(size_t) table_bytes;
 static __thread char thread_marker;
 __thread int rg_internal_depth;
+_Atomic(int) rg_table_in_use;
 
 static inline uint64_t hash_address(uintptr_t address) {
     return (uint64_t)(address >> 4) * 0x9E3779B97F4A7C15ull;
@@ -108,6 +109,8 @@ static int grow(stripe_t *stripe) {
 }
 
 void rg_table_insert(uintptr_t address, uintptr_t flags) {
+    if (!atomic_load_explicit(&rg_table_in_use, memory_order_relaxed))
+        atomic_store_explicit(&rg_table_in_use, 1, memory_order_relaxed);
     uint64_t hash = hash_address(address);
     stripe_t *stripe = stripe_for(hash);
     lock(stripe);

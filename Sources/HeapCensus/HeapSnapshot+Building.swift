@@ -15,15 +15,8 @@ extension HeapSnapshot {
         var newIndex = [Int32](repeating: 0, count: count)
         for (position, old) in order.enumerated() { newIndex[old] = Int32(position) }
         let addresses = order.map { scan.addresses[$0] }
-        func index(of address: UInt) -> Int32? {
-            var low = 0
-            var high = addresses.count
-            while low < high {
-                let middle = (low + high) / 2
-                if addresses[middle] < address { low = middle + 1 } else { high = middle }
-            }
-            return low < addresses.count && addresses[low] == address ? Int32(low) : nil
-        }
+        let addressIndex = AddressIndex(addresses)
+        func index(of address: UInt) -> Int32? { addressIndex.index(of: address) }
 
         // Decode dynamic values into more reference words.
         var labelTable = labels

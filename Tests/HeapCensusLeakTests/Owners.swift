@@ -82,8 +82,10 @@ final class Callbacks: @unchecked Sendable {
 
 final class WorkItemOwner: @unchecked Sendable {
     var item: DispatchWorkItem?
-    func start(on queue: DispatchQueue) {
-        let item = DispatchWorkItem { self.tick() }
+    func start(on queue: DispatchQueue, weakly: Bool = false) {
+        let item =
+            weakly
+            ? DispatchWorkItem { [weak self] in self?.tick() } : DispatchWorkItem { self.tick() }
         queue.asyncAfter(deadline: .now() + 3600, execute: item)
         self.item = item
     }

@@ -78,7 +78,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "CensusScale",
-            dependencies: ["CensusSupport", .product(name: "HeapCensus", package: "RetainGraph")],
+            dependencies: [
+                "CensusSupport", .product(name: "HeapCensus", package: "RetainGraph"),
+                .product(name: "HeapGrowth", package: "RetainGraph"),
+            ],
             path: "Sources/CensusScale"
         ),
         .executableTarget(

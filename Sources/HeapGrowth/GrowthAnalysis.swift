@@ -3,12 +3,17 @@ import HeapCensus
 /// Comparing census snapshots by type.
 enum GrowthAnalysis {
     /// Live counts by type name.
-    static func counts(_ snapshot: HeapSnapshot) -> [String: Int] {
-        Dictionary(uniqueKeysWithValues: snapshot.countsByType().map { ($0.typeName, $0.count) })
+    static func counts(_ pairs: [(typeName: String, count: Int)]) -> [String: Int] {
+        Dictionary(pairs.map { ($0.typeName, $0.count) }, uniquingKeysWith: +)
     }
 
-    /// The types that grew by at least half of `threshold` between two snapshots.
-    static func grown(from before: HeapSnapshot, to after: HeapSnapshot, threshold: Int)
+    static func counts(_ snapshot: HeapSnapshot) -> [String: Int] {
+        counts(snapshot.countsByType())
+    }
+    static func counts(_ census: HeapCounts) -> [String: Int] { counts(census.countsByType()) }
+
+    /// The types that grew by at least half of `threshold` between two counts.
+    static func grown(from before: HeapCounts, to after: HeapCounts, threshold: Int)
         -> [String]
     {
         let old = counts(before)
@@ -25,7 +30,7 @@ enum GrowthAnalysis {
     /// The report: the candidates that grew in the second round too, by as much, with a sample
     /// each.
     static func report(
-        snapshots: (start: HeapSnapshot, middle: HeapSnapshot, end: HeapSnapshot),
+        snapshots: (start: HeapCounts, middle: HeapCounts, end: HeapSnapshot),
         repetitions: Int, candidates: [String]
     ) -> GrowthReport {
         let start = counts(snapshots.start)
@@ -52,10 +57,10 @@ enum GrowthAnalysis {
 
     /// A grown type: its instances new in the second round, their bytes, and a sample's path.
     private static func describe(
-        _ type: String, growth: [Int], repetitions: Int, before: HeapSnapshot,
+        _ type: String, growth: [Int], repetitions: Int, before: HeapCounts,
         after: HeapSnapshot
     ) -> GrownType {
-        let old = Set(before.objects(ofType: type).map { before[$0].address })
+        let old = before.addresses(ofType: type)
         let new = after.objects(ofType: type).filter { !old.contains(after[$0].address) }
         let bytes = new.reduce(0) { $0 + after.size(of: $1) }
         // The sample: the new instance with the shortest path from a holder.

@@ -21,7 +21,8 @@ import HeapCensus
 /// #expect(growth.isEmpty, "\(growth.text)")
 /// ```
 ///
-/// The census is started if it is not running, and left running.
+/// The census is started if it is not running, and left running. Its own cost is two counts
+/// (one load per live object) and one snapshot with references, at the end.
 public enum HeapGrowth {
     /// The smallest number of repetitions a measurement uses.
     public static let minimumRepetitions = 10
@@ -46,10 +47,10 @@ public enum HeapGrowth {
         HeapCensus.start()
         for _ in 0..<max(warmUp, 0) { try await work() }
         try await settle()
-        let start = HeapCensus.snapshot()
+        let start = HeapCensus.counts()
         for _ in 0..<repetitions { try await work() }
         try await settle()
-        let middle = HeapCensus.snapshot()
+        let middle = HeapCensus.counts()
         // Trace the candidates' creation in the second round, for a sample's trace.
         let candidates = GrowthAnalysis.grown(from: start, to: middle, threshold: repetitions)
         HeapCensus.traceCreation(of: candidates.compactMap { middle.instanceClass(named: $0) })
@@ -71,10 +72,10 @@ public enum HeapGrowth {
         HeapCensus.start()
         for _ in 0..<max(warmUp, 0) { try work() }
         try settle()
-        let start = HeapCensus.snapshot()
+        let start = HeapCensus.counts()
         for _ in 0..<repetitions { try work() }
         try settle()
-        let middle = HeapCensus.snapshot()
+        let middle = HeapCensus.counts()
         let candidates = GrowthAnalysis.grown(from: start, to: middle, threshold: repetitions)
         HeapCensus.traceCreation(of: candidates.compactMap { middle.instanceClass(named: $0) })
         defer { HeapCensus.traceCreation(of: []) }

@@ -139,3 +139,13 @@ private func address(of object: AnyObject) -> UInt {
 
 @inline(never)
 private func makeTracedLeaf() -> Leaf { Leaf() }
+
+extension HeapGraphTests {
+    @Test func countsAgreeWithTheSnapshotByType() throws {
+        let leaves = (0..<50).map { _ in Leaf() }
+        let counts = HeapCensus.counts().countsByType().first { $0.typeName.hasSuffix(".Leaf") }
+        #expect((counts?.count ?? 0) >= 50)
+        let addresses = HeapCensus.counts().addresses(ofType: "HeapCensusTests.Leaf")
+        #expect(leaves.allSatisfy { addresses.contains(address(of: $0)) })
+    }
+}

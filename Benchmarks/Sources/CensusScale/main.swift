@@ -12,6 +12,7 @@
 // builds and runs it.
 import CensusSupport
 import HeapCensus
+import HeapGrowth
 
 #if canImport(Glibc)
 import Glibc
@@ -87,6 +88,37 @@ func measure() {
         exit(1)
     }
     withExtendedLifetime(target) {}
+    measureGrowthCheck()
+}
+
+/// Objects one repetition of the measured work leaves behind (issue 14's growth check).
+final class GrowthLeak {}
+nonisolated(unsafe) var growthLeaks: [GrowthLeak] = []
+
+/// The growth check's own cost with the million objects alive: `HeapGrowth.measure` of work
+/// that only appends one object to a global (so nearly all the time is the check's).
+func measureGrowthCheck() {
+    let counts = Clocks.wall
+    _ = HeapCensus.counts()
+    line("HeapCensus.counts(): wall \((Clocks.wall - counts) * 1000) ms")
+    var workSeconds = 0.0
+    let wallStart = Clocks.wall
+    let cpuStart = Clocks.processCPU
+    let report = try? HeapGrowth.measure(repeating: 10) {
+        let start = Clocks.wall
+        growthLeaks.append(GrowthLeak())
+        workSeconds += Clocks.wall - start
+    }
+    let total = Clocks.wall - wallStart
+    let cpu = Clocks.processCPU - cpuStart
+    line("load average after growth check: \(ProcessMemory.loadAverage)")
+    line(
+        "HeapGrowth.measure(repeating: 10) beyond the work: wall \(total - workSeconds) s, "
+            + "process CPU \(cpu) s (the work: \(workSeconds * 1000) ms)")
+    guard let report, report.grown.contains(where: { $0.typeName.hasSuffix("GrowthLeak") }) else {
+        line("FAILED: the growth check did not report the leaking type")
+        exit(1)
+    }
 }
 
 measure()

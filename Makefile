@@ -52,8 +52,10 @@ werror: deps
 # A nested package, so the main package never depends on a server framework. Its targets treat
 # warnings as errors in their own Package.swift (SwiftPM's -warnings-as-errors flag would also
 # reach the server framework's sources).
+# --no-parallel: the heap growth tests count the whole process's objects, so the example's
+# other suites (which start leaking servers of their own) must not run at the same time.
 test-server: deps
-	$(SWIFT) test --package-path Examples/SessionServer --scratch-path .build-server
+	$(SWIFT) test --package-path Examples/SessionServer --scratch-path .build-server --no-parallel
 
 bench-build: deps
 	$(SWIFT) build -c release --package-path Benchmarks --scratch-path .build-bench

@@ -164,15 +164,22 @@ import Testing
         watcher.expectDeallocation(of: make(), reason: "owner closed")
     }
 
-    @Test func aCancelledTaskLoopLetsItsOwnerDie() throws {
-        let result = try #require(
-            verdict {
-                let owner = TaskOwner()
-                owner.start()
-                owner.stop()
-                return owner
-            })
+    @Test func aCancelledTaskLoopLetsItsOwnerDie() async throws {
+        let watcher = LeakWatcher(defaultGrace: .zero)
+        let task = startAndCancelTaskOwner(watchedBy: watcher)
+        // The loop ends on the cooperative pool: await it rather than block a thread of it.
+        await task?.value
+        let result = try #require(watcher.check().first)
         #expect(result.verdict == .ok, "\(result.report?.text ?? "")")
+    }
+
+    @inline(never)
+    private func startAndCancelTaskOwner(watchedBy watcher: LeakWatcher) -> Task<Void, Never>? {
+        let owner = TaskOwner()
+        owner.start()
+        owner.stop()
+        watcher.expectDeallocation(of: owner, reason: "owner closed")
+        return owner.task
     }
 
     @Test func aWorkItemCapturingWeaklyLetsItsOwnerDie() throws {

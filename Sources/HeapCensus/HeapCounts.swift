@@ -19,14 +19,7 @@ public struct HeapCounts: Sendable {
     ///
     /// - Complexity: O(*n*).
     public func countsByType() -> [(typeName: String, count: Int)] {
-        var perType = [Int](repeating: 0, count: typeNames.count)
-        for type in types { perType[Int(type)] += 1 }
-        var byName: [String: Int] = [:]
-        for (type, count) in perType.enumerated() where count > 0 {
-            byName[typeNames[type], default: 0] += count
-        }
-        return byName.map { ($0.key, $0.value) }
-            .sorted { $0.count != $1.count ? $0.count > $1.count : $0.typeName < $1.typeName }
+        TypeCounting.countsByName(types: types, typeNames: typeNames)
     }
 
     /// The addresses of the objects whose type name is `typeName`.
@@ -118,5 +111,22 @@ extension HeapCensus {
                 addresses: keptAddresses, types: types, typeNames: typeNames,
                 typeMetadata: typeMetadata)
         }
+    }
+}
+
+/// Counting objects by type name, for ``HeapCounts`` and ``HeapSnapshot``.
+enum TypeCounting {
+    /// Counts by name (types that share a name count together), largest first, then by name.
+    static func countsByName(types: [Int32], typeNames: [String]) -> [(
+        typeName: String, count: Int
+    )] {
+        var perType = [Int](repeating: 0, count: typeNames.count)
+        for type in types { perType[Int(type)] += 1 }
+        var byName: [String: Int] = [:]
+        for (type, count) in perType.enumerated() where count > 0 {
+            byName[typeNames[type], default: 0] += count
+        }
+        return byName.map { ($0.key, $0.value) }
+            .sorted { $0.count != $1.count ? $0.count > $1.count : $0.typeName < $1.typeName }
     }
 }

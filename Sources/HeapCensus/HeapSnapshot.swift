@@ -111,14 +111,7 @@ public struct HeapSnapshot: Sendable {
     ///
     /// - Complexity: O(*n*).
     public func countsByType() -> [(typeName: String, count: Int)] {
-        var perType = [Int](repeating: 0, count: typeNames.count)
-        for type in typeIndex { perType[Int(type)] += 1 }
-        var byName: [String: Int] = [:]
-        for (type, count) in perType.enumerated() where count > 0 {
-            byName[typeNames[type], default: 0] += count
-        }
-        return byName.map { ($0.key, $0.value) }
-            .sorted { $0.count != $1.count ? $0.count > $1.count : $0.typeName < $1.typeName }
+        TypeCounting.countsByName(types: typeIndex, typeNames: typeNames)
     }
 
     /// The bytes the object's block takes (the allocator's usable size).

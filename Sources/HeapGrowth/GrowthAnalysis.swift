@@ -63,14 +63,20 @@ enum GrowthAnalysis {
         let old = before.addresses(ofType: type)
         let new = after.objects(ofType: type).filter { !old.contains(after[$0].address) }
         let bytes = new.reduce(0) { $0 + after.size(of: $1) }
-        // The sample: the new instance with the shortest path from a holder.
-        var sample: RetentionPath?
+        // The sample: the most common way the new instances are held (the same sequence of
+        // holder and types), so that an instance a request still had in hand, or a stale word
+        // in a task's memory, does not stand for the rest; the shortest path of that kind.
+        var byShape: [[String]: [RetentionPath]] = [:]
         for id in new.prefix(16) {
             guard let path = after.retentionPath(to: id) else { continue }
-            if sample == nil || path.objects.count < sample?.objects.count ?? .max {
-                sample = path
-            }
+            let shape = [path.holder.description] + path.objects.map(\.typeName)
+            byShape[shape, default: []].append(path)
         }
+        let sample = byShape.values.max { lhs, rhs in
+            lhs.count != rhs.count
+                ? lhs.count < rhs.count
+                : (lhs.first?.objects.count ?? 0) > (rhs.first?.objects.count ?? 0)
+        }?.min { $0.objects.count < $1.objects.count }
         let trace = new.lazy.compactMap { after.creationTrace(of: $0) }.first
         return GrownType(
             typeName: type, growth: growth,

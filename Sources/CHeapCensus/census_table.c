@@ -139,6 +139,17 @@ void rg_table_insert(uintptr_t address, uintptr_t flags) {
     unlock(stripe);
 }
 
+/// The slot holding `address` in its stripe's table, or NULL; call with the stripe locked.
+static inline uintptr_t *find_slot(stripe_t *stripe, uint64_t hash, uintptr_t address) {
+    if (!stripe->slots) return NULL;
+    size_t mask = ((size_t)1 << stripe->log2_capacity) - 1;
+    for (size_t index = home_slot(hash, stripe->log2_capacity); stripe->slots[index];
+         index = (index + 1) & mask)
+        if ((stripe->slots[index] & ~(uintptr_t)RG_ENTRY_FLAGS) == address)
+            return &stripe->slots[index];
+    return NULL;
+}
+
 void rg_table_remove(uintptr_t address) {
     uint64_t hash = hash_address(address);
     stripe_t *stripe = stripe_for(hash);
@@ -146,35 +157,25 @@ void rg_table_remove(uintptr_t address) {
     // since a block can only be in the table if its own allocation finished before this free.
     if (__atomic_load_n(&stripe->count, __ATOMIC_RELAXED) == 0) return;
     lock(stripe);
-    if (!stripe->slots) {
-        unlock(stripe);
-        return;
-    }
-    size_t mask = ((size_t)1 << stripe->log2_capacity) - 1;
-    size_t index = home_slot(hash, stripe->log2_capacity);
-    for (;;) {
-        uintptr_t entry = stripe->slots[index];
-        if (!entry) break;
-        if ((entry & ~(uintptr_t)RG_ENTRY_FLAGS) == address) {
-            // Backward-shift deletion: move later members of the run into the hole.
-            size_t hole = index;
-            size_t next = (index + 1) & mask;
-            while (stripe->slots[next]) {
-                uintptr_t moving = stripe->slots[next];
-                size_t home = home_slot(hash_address(moving & ~(uintptr_t)RG_ENTRY_FLAGS),
-                                        stripe->log2_capacity);
-                // Move it if its home is not in (hole, next] cyclically.
-                if (((next - home) & mask) >= ((next - hole) & mask)) {
-                    stripe->slots[hole] = moving;
-                    hole = next;
-                }
-                next = (next + 1) & mask;
+    uintptr_t *slot = find_slot(stripe, hash, address);
+    if (slot) {
+        // Backward-shift deletion: move later members of the run into the hole.
+        size_t mask = ((size_t)1 << stripe->log2_capacity) - 1;
+        size_t hole = (size_t)(slot - stripe->slots);
+        size_t next = (hole + 1) & mask;
+        while (stripe->slots[next]) {
+            uintptr_t moving = stripe->slots[next];
+            size_t home = home_slot(hash_address(moving & ~(uintptr_t)RG_ENTRY_FLAGS),
+                                    stripe->log2_capacity);
+            // Move it if its home is not in (hole, next] cyclically.
+            if (((next - home) & mask) >= ((next - hole) & mask)) {
+                stripe->slots[hole] = moving;
+                hole = next;
             }
-            stripe->slots[hole] = 0;
-            __atomic_fetch_sub(&stripe->count, 1, __ATOMIC_RELAXED);
-            break;
+            next = (next + 1) & mask;
         }
-        index = (index + 1) & mask;
+        stripe->slots[hole] = 0;
+        __atomic_fetch_sub(&stripe->count, 1, __ATOMIC_RELAXED);
     }
     unlock(stripe);
 }
@@ -182,21 +183,11 @@ void rg_table_remove(uintptr_t address) {
 bool rg_census_mark(uintptr_t address, uintptr_t flags) {
     uint64_t hash = hash_address(address);
     stripe_t *stripe = stripe_for(hash);
-    bool found = false;
     lock(stripe);
-    if (stripe->slots) {
-        size_t mask = ((size_t)1 << stripe->log2_capacity) - 1;
-        size_t index = home_slot(hash, stripe->log2_capacity);
-        for (uintptr_t entry; (entry = stripe->slots[index]); index = (index + 1) & mask) {
-            if ((entry & ~(uintptr_t)RG_ENTRY_FLAGS) == address) {
-                stripe->slots[index] = entry | (flags & RG_ENTRY_FLAGS);
-                found = true;
-                break;
-            }
-        }
-    }
+    uintptr_t *slot = find_slot(stripe, hash, address);
+    if (slot) *slot |= flags & RG_ENTRY_FLAGS;
     unlock(stripe);
-    return found;
+    return slot != NULL;
 }
 
 uintptr_t rg_census_metadata_if_live(uintptr_t address, uintptr_t *flags) {
@@ -205,16 +196,10 @@ uintptr_t rg_census_metadata_if_live(uintptr_t address, uintptr_t *flags) {
     uintptr_t metadata = 0;
     if (__atomic_load_n(&stripe->count, __ATOMIC_RELAXED) == 0) return 0;
     lock(stripe);
-    if (stripe->slots) {
-        size_t mask = ((size_t)1 << stripe->log2_capacity) - 1;
-        size_t index = home_slot(hash, stripe->log2_capacity);
-        for (uintptr_t entry; (entry = stripe->slots[index]); index = (index + 1) & mask) {
-            if ((entry & ~(uintptr_t)RG_ENTRY_FLAGS) == address) {
-                metadata = rg_census_load_word((const void *)address);
-                if (flags) *flags = entry & RG_ENTRY_FLAGS;
-                break;
-            }
-        }
+    uintptr_t *slot = find_slot(stripe, hash, address);
+    if (slot) {
+        metadata = rg_census_load_word((const void *)address);
+        if (flags) *flags = *slot & RG_ENTRY_FLAGS;
     }
     unlock(stripe);
     return metadata;
@@ -223,7 +208,6 @@ uintptr_t rg_census_metadata_if_live(uintptr_t address, uintptr_t *flags) {
 extern void *swift_tryRetain(void *object);
 
 bool rg_census_try_retain(uintptr_t address) {
-    uintptr_t flags = 0;
     // Under the stripe lock the block cannot be freed, so its counts can be read; the retain
     // fails for an object that began deinitialising.
     uint64_t hash = hash_address(address);
@@ -231,18 +215,9 @@ bool rg_census_try_retain(uintptr_t address) {
     bool retained = false;
     if (__atomic_load_n(&stripe->count, __ATOMIC_RELAXED) == 0) return false;
     lock(stripe);
-    if (stripe->slots) {
-        size_t mask = ((size_t)1 << stripe->log2_capacity) - 1;
-        size_t index = home_slot(hash, stripe->log2_capacity);
-        for (uintptr_t entry; (entry = stripe->slots[index]); index = (index + 1) & mask) {
-            if ((entry & ~(uintptr_t)RG_ENTRY_FLAGS) == address) {
-                flags = entry & RG_ENTRY_FLAGS;
-                if ((flags & RG_ENTRY_BLOCK) == 0 && rg_census_load_word((const void *)address))
-                    retained = swift_tryRetain((void *)address) != NULL;
-                break;
-            }
-        }
-    }
+    uintptr_t *slot = find_slot(stripe, hash, address);
+    if (slot && (*slot & RG_ENTRY_BLOCK) == 0 && rg_census_load_word((const void *)address))
+        retained = swift_tryRetain((void *)address) != NULL;
     unlock(stripe);
     return retained;
 }

@@ -1,3 +1,5 @@
+import ReferenceReflection
+
 /// Whether a word read from a census block is the address of Swift metadata, checked without
 /// dereferencing anything that might not be mapped.
 ///
@@ -23,11 +25,11 @@ enum MetadataCheck {
             let descriptor = CensusDoor.load(address &+ 40)
             return descriptor >= 4096 && descriptor & 3 == 0
                 && CensusDoor.isReadable(descriptor, count: 16)
-                && ImageCheck.isInLoadedImage(descriptor)
+                && HeapLayouts.isInLoadedImage(descriptor)
         case 0x400:
             // A closure context: its capture descriptor (when present) lies in an image.
             let descriptor = CensusDoor.load(address &+ 16)
-            return descriptor == 0 || ImageCheck.isInLoadedImage(descriptor)
+            return descriptor == 0 || HeapLayouts.isInLoadedImage(descriptor)
         case 0x500:
             let boxed = CensusDoor.load(address &+ 16)
             return boxed >= 4096 && CensusDoor.isReadable(boxed, count: 16)

@@ -115,7 +115,6 @@ extension RetentionPathTests {
         }
         defer { token.map(NotificationCenter.default.removeObserver) }
         let path = try #require(retentionPath(toObjectAt: address))
-        print(path.description)
         #expect(path.target?.typeName == "HeapCensusTests.Owner")
     }
 }

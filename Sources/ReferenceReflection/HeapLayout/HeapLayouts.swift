@@ -38,6 +38,13 @@ package enum HeapLayouts {
         }
     }
 
+    /// Whether `address` lies inside a loaded image (where metadata descriptors live); true
+    /// when `dladdr` cannot be found. The census checks a descriptor with it before reading.
+    package static func isInLoadedImage(_ address: UInt) -> Bool {
+        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return false }
+        return RuntimeABI.isInLoadedImage(pointer)
+    }
+
     /// The references a value of `type` holds, relative to the value's start (cached).
     package static func valueLayout(of type: UnsafeRawPointer) -> ValueReferenceLayout {
         let key = UInt(bitPattern: type)

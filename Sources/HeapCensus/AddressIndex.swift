@@ -13,8 +13,8 @@
 ///
 /// - Complexity: O(*n*) to build for *n* addresses (16 bytes × 2–4 per address, transient);
 ///   O(1) expected per lookup.
-struct AddressIndex {
-    private struct Entry {
+struct AddressIndex: Sendable {
+    private struct Entry: Sendable {
         var address: UInt
         var index: Int32
     }
@@ -40,19 +40,36 @@ struct AddressIndex {
         }
     }
 
-    /// The index of `address`, or nil when it is not one of the indexed addresses.
+    /// The index of `address`, or nil when it is not one of the indexed addresses (or its
+    /// index was renumbered to a negative number).
+    @inline(__always)
     func index(of address: UInt) -> Int32? {
         guard address != 0 else { return nil }
         return entries.withUnsafeBufferPointer { entries in
             var slot = Self.home(address, shift)
             while true {
                 let entry = entries[slot]
-                if entry.address == address { return entry.index }
+                if entry.address == address { return entry.index >= 0 ? entry.index : nil }
                 if entry.address == 0 { return nil }
                 slot = (slot + 1) & mask
             }
         }
     }
+
+    /// Replaces every index `i` with `new[i]` (a negative number removes the address).
+    ///
+    /// - Complexity: O(capacity), one sequential pass.
+    mutating func renumber(_ new: [Int32]) {
+        entries.withUnsafeMutableBufferPointer { entries in
+            for slot in entries.indices where entries[slot].address != 0 {
+                let old = Int(entries[slot].index)
+                entries[slot].index = old >= 0 && old < new.count ? new[old] : -1
+            }
+        }
+    }
+
+    /// The bytes the table takes.
+    var byteCount: Int { entries.count * MemoryLayout<Entry>.stride }
 
     /// Fibonacci hashing of the address without its alignment bits (blocks are 16-aligned).
     private static func home(_ address: UInt, _ shift: UInt) -> Int {

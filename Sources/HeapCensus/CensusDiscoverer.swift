@@ -27,7 +27,7 @@ public struct CensusDiscoverer: ReferenceDiscoverer {
     /// - Parameters:
     ///   - snapshot: The graph to enrich.
     ///   - request: The watched objects still alive.
-    /// - Complexity: One census snapshot (O(*n* log *n*) for *n* live objects), then a walk
+    /// - Complexity: One census snapshot (O(*n* + *r*) for *n* live objects holding *r* references), then a walk
     ///   over each watched object's holders.
     public func discoverReferences(
         into snapshot: inout GraphSnapshot, for request: DiscoveryRequest

@@ -1,4 +1,5 @@
 import Foundation
+import RetainGraph
 import StackTraces
 
 /// What holds a heap object from outside the Swift heap: the start of a retention path.
@@ -109,14 +110,13 @@ extension HeapSnapshot {
             }
             var next: [Int32] = []
             for node in level {
-                for slot in Int(inStart[Int(node)])..<Int(inStart[Int(node) + 1]) {
-                    let edge = inEdge[slot]
-                    guard outKind[Int(edge)] == .strong else { continue }
-                    let source = inSource[slot]
+                for step in graph.incoming(to: CompactGraph.NodeID(node)) {
+                    guard graph.kind(ofEdge: step.edge) == .strong else { break }  // strong first
+                    let source = Int32(step.from)
                     guard via[source] == nil,
                         !ignored.contains(HeapObjectID(rawValue: source))
                     else { continue }
-                    via[source] = edge
+                    via[source] = Int32(step.edge)
                     next.append(source)
                 }
             }
@@ -151,14 +151,12 @@ extension HeapSnapshot {
         var references: [HeapReference] = []
         var node = Int32(root)
         while let edge = via[node], edge >= 0 {
-            let next = outTarget[Int(edge)]
-            references.append(
-                HeapReference(
-                    from: HeapObjectID(rawValue: node), to: HeapObjectID(rawValue: next),
-                    ownership: HeapReference.Ownership(outKind[Int(edge)]),
-                    label: labels[Int(outLabel[Int(edge)])]))
-            objects.append(self[HeapObjectID(rawValue: next)])
-            node = next
+            let step = CompactGraph.Step(
+                from: CompactGraph.NodeID(node), edge: CompactGraph.EdgeID(edge),
+                to: graph.target(of: CompactGraph.EdgeID(edge)))
+            references.append(reference(step))
+            objects.append(self[HeapObjectID(rawValue: Int32(step.to))])
+            node = Int32(step.to)
         }
         let holder =
             outsideHolders(of: HeapObjectID(rawValue: Int32(root))).first
@@ -193,7 +191,7 @@ extension HeapSnapshot {
         case .object: break
         }
         if timerTypes.contains(typeIndex[node]) {
-            return TimerProbe.isValid(at: addresses[node]) ? .scheduledTimer : .foundationTimer
+            return TimerProbe.isValid(at: address(of: node)) ? .scheduledTimer : .foundationTimer
         }
         return .outside(references: count)
     }
@@ -205,7 +203,7 @@ extension HeapSnapshot {
     public func liveObject(_ id: HeapObjectID) -> AnyObject? {
         let index = Int(id.rawValue)
         guard index < objectCount, entryKinds[index] != .block else { return nil }
-        return CensusDoor.object(at: addresses[index])
+        return CensusDoor.object(at: address(of: index))
     }
 
     /// The array storage object whose elements start at `elements`, if the census knows it.

@@ -1,32 +1,18 @@
 import ReferenceReflection
+import RetainGraph
 
-/// What one scan read from the live census objects, before identities are resolved.
+/// What one scan read from the live census objects, before references are resolved.
 ///
-/// Objects are recorded in the order the scan met them; references still name their targets
-/// by address (a target may be any word a slot held, so it is checked against the census
-/// before it becomes an edge).
+/// Objects are numbered in the order the scan read them; references still name their targets
+/// by the word read (a target may be any word a slot held, so it is checked against the
+/// census's addresses once they are all known, in one tight loop whose lookups the processor
+/// overlaps).
 struct RawHeap {
-    var addresses: [UInt] = []
-    var layoutIndex: [Int32] = []
-    var retainCounts: [UInt32] = []
-    var sizes: [UInt32] = []
-    var entryKinds: [HeapEntryKind] = []
-
-    var edgeSource: [Int32] = []
-    var edgeTarget: [UInt] = []
-    var edgeKind: [HeapSlotKind] = []
-    var edgeLabel: [Int32] = []
-
+    /// The objects and the references, in the order the scan read them.
+    var columns: ScanColumns
     /// Copies of dynamic values, decoded once every lock is released.
     var dynamicBytes: [UInt8] = []
-    var dynamicValues: [(source: Int32, offset: Int, slot: DynamicSlot)] = []
-
-    mutating func addEdge(_ source: Int32, _ target: UInt, _ kind: HeapSlotKind, _ label: Int32) {
-        edgeSource.append(source)
-        edgeTarget.append(target)
-        edgeKind.append(kind)
-        edgeLabel.append(label)
-    }
+    var dynamicValues: [(source: UInt32, offset: Int, slot: DynamicSlot)] = []
 }
 
 /// What a census entry is.
@@ -39,9 +25,13 @@ enum HeapEntryKind: UInt8, Sendable {
     case block
 }
 
-/// Reads every live census object, stripe by stripe, in two passes: the first collects the
-/// metadata of objects whose layout is not compiled yet (compiling calls the runtime, which
-/// must not happen under a census lock), the second reads the objects with plain loads.
+/// Reads every live census object, stripe by stripe, with plain loads.
+///
+/// One pass reads every object whose type's layout is compiled; objects of types met for the
+/// first time are set aside with their stripe, their layouts compiled once every lock is
+/// released (compiling calls the runtime, which must not happen under a census lock), and
+/// those stripes visited again for them alone. In a process whose types the census has seen
+/// (every snapshot after the first), that is one pass.
 ///
 /// Safety: an object is read only while its stripe's lock is held, so its block cannot be
 /// freed meanwhile (its `free` waits for the lock); its metadata word is 0 until the runtime
@@ -50,104 +40,155 @@ enum HeapEntryKind: UInt8, Sendable {
 /// address is plausible. Other threads may write the words being read (their program's own
 /// race with nobody): the loads are uninstrumented and a torn or stale word at worst yields a
 /// reference that is not checked against the census or is dropped.
-struct HeapScan {
+final class HeapScan {
     /// Words a task's conservative scan reads at most (its header and first async frame).
     static let taskWords = 1024
     /// The most elements read from one collection storage.
     static let maximumElements = 1 << 24
 
-    private(set) var heap = RawHeap()
+    private let columns: ScanColumns
+    private var dynamicBytes: [UInt8] = []
+    private var dynamicValues: [(source: UInt32, offset: Int, slot: DynamicSlot)] = []
     private var layouts: [CompiledLayout] = []
-    private var indexByMetadata: [UInt: Int32] = [:]
+    /// Every layout's fixed slots in one table, for objects with nothing else to read.
+    private var flat = FlatSlots(layouts: [])
+    /// Metadata addresses to layout indices: a small open-addressing table (a few hundred
+    /// types) that stays in cache, where a `Dictionary` lookup per object hashed with SipHash.
+    private var layoutByMetadata = AddressIndex([])
+    /// Objects of types with no compiled layout yet, by stripe, in the stripe's order.
+    private var unknown: [Int: [UInt]] = [:]
+    private var unknownTypes = Set<UInt>()
     /// The label ids of references read conservatively.
-    private let taskLabel: Int32
-    private let blockLabel: Int32
-    private let conservativeLabel: Int32
+    private let taskLabel: UInt32
+    private let blockLabel: UInt32
+    private let conservativeLabel: UInt32
 
-    init() {
-        taskLabel = LayoutRegistry.shared.labelID("runs")
-        blockLabel = LayoutRegistry.shared.labelID("captures")
-        conservativeLabel = LayoutRegistry.shared.labelID("captures (read conservatively)")
+    private init(expectedObjects: Int) {
+        taskLabel = UInt32(LayoutRegistry.shared.labelID("runs"))
+        blockLabel = UInt32(LayoutRegistry.shared.labelID("captures"))
+        conservativeLabel = UInt32(LayoutRegistry.shared.labelID("captures (read conservatively)"))
+        // About three references per object in practice; capacity never written is free.
+        columns = ScanColumns(
+            objects: expectedObjects + expectedObjects / 8 + 1_024,
+            references: 4 * expectedObjects + 1_024)
     }
 
-    /// Runs both passes and returns what they read.
+    /// Reads every live object and returns what it read.
     ///
     /// The whole scan runs with the calling thread's allocations unrecorded: the census's own
     /// tables and layouts are not part of the heap it reports.
     static func run() -> (heap: RawHeap, layouts: [CompiledLayout], labels: [String]) {
         CensusDoor.internally {
-            var scan = HeapScan()
-            scan.compileMissingLayouts()
-            let registry = LayoutRegistry.shared.snapshot()
-            scan.layouts = registry.layouts
-            scan.indexByMetadata = registry.indexByMetadata
+            let scan = HeapScan(expectedObjects: CensusDoor.count)
+            scan.loadLayouts()
             for stripe in 0..<CensusDoor.stripeCount {
-                CensusDoor.visitStripe(stripe) { entries in scan.read(entries) }
-            }
-            let labels = LayoutRegistry.shared.snapshot().labels
-            return (scan.heap, scan.layouts, labels)
-        }
-    }
-
-    /// Pass one: the metadata of every live object, compiled outside the locks.
-    private func compileMissingLayouts() {
-        let known = LayoutRegistry.shared.snapshot().indexByMetadata
-        var missing: [UInt] = []
-        for stripe in 0..<CensusDoor.stripeCount {
-            CensusDoor.visitStripe(stripe) { entries in
-                for entry in entries
-                where entry & (CensusDoor.taskFlag | CensusDoor.blockFlag) == 0 {
-                    let isa = CensusDoor.load(entry & ~CensusDoor.flagMask)
-                    if isa != 0, known[isa] == nil { missing.append(isa) }
+                CensusDoor.visitStripe(stripe) { entries in
+                    scan.read(entries, stripe: stripe, only: nil)
                 }
             }
-        }
-        var seen = Set<UInt>()
-        for isa in missing where seen.insert(isa).inserted {
-            _ = LayoutRegistry.shared.index(ofMetadata: isa)
+            scan.readObjectsOfNewTypes()
+            let labels = LayoutRegistry.shared.snapshot().labels
+            let heap = RawHeap(
+                columns: scan.columns, dynamicBytes: scan.dynamicBytes,
+                dynamicValues: scan.dynamicValues)
+            return (heap, scan.layouts, labels)
         }
     }
 
-    /// Pass two, for one stripe (its lock held): record each object and its references.
-    private mutating func read(_ entries: UnsafeBufferPointer<UInt>) {
+    private func loadLayouts() {
+        layouts = LayoutRegistry.shared.snapshot().layouts
+        flat = FlatSlots(layouts: layouts)
+        layoutByMetadata = AddressIndex(layouts.map(\.metadata))
+    }
+
+    /// Compiles the layouts of the types the pass met for the first time (no lock held), then
+    /// reads their objects, visiting only the stripes that hold them.
+    private func readObjectsOfNewTypes() {
+        guard !unknown.isEmpty else { return }
+        for isa in unknownTypes { _ = LayoutRegistry.shared.index(ofMetadata: isa) }
+        loadLayouts()
+        let pending = unknown
+        unknown = [:]
+        for (stripe, addresses) in pending.sorted(by: { $0.key < $1.key }) {
+            CensusDoor.visitStripe(stripe) { entries in
+                read(entries, stripe: stripe, only: addresses)
+            }
+        }
+        // Objects of types whose layout could not be compiled stay unread.
+        unknown = [:]
+    }
+
+    /// Reads one stripe's objects (its lock held): records each and its references. With
+    /// `only` (addresses in the order the stripe held them before), reads just those.
+    private func read(_ entries: UnsafeBufferPointer<UInt>, stripe: Int, only: [UInt]?) {
+        var wanted = 0
+        var leftOver: Set<UInt>?
         for entry in entries {
             let address = entry & ~CensusDoor.flagMask
-            let isa = CensusDoor.load(address)
-            guard isa != 0 else { continue }  // allocated, not yet initialised
-            let source = Int32(heap.addresses.count)
-            if entry & CensusDoor.blockFlag != 0 {
-                let (references, captureEnd) = CensusDoor.blockInfo(address)
-                record(address, layout: -1, retainCount: references, kind: .block)
-                readConservatively(
-                    address, from: 32, to: captureEnd, source: source, label: blockLabel)
-                continue
+            if let only {
+                // The stripe usually still holds them in the same order: walk both together;
+                // if it changed meanwhile (it grew, or entries moved), look the rest up.
+                if wanted < only.count, only[wanted] == address {
+                    wanted += 1
+                } else {
+                    if leftOver == nil { leftOver = Set(only[wanted...]) }
+                    guard leftOver?.remove(address) != nil else { continue }
+                }
             }
-            if entry & CensusDoor.taskFlag != 0 {
-                record(
-                    address, layout: -1, retainCount: CensusDoor.retainCount(address), kind: .task)
-                let end = min(CensusDoor.blockSize(address), 8 * Self.taskWords)
-                readConservatively(address, from: 16, to: end, source: source, label: taskLabel)
-                continue
-            }
-            // Only a block whose first word is known metadata is read (its counts included):
-            // anything else was allocated during this scan, or is not an object any more.
-            guard let layoutIndex = indexByMetadata[isa] else { continue }
-            record(
-                address, layout: layoutIndex, retainCount: CensusDoor.retainCount(address),
-                kind: .object)
-            let layout = layouts[Int(layoutIndex)]
-            readSlots(layout.slots, dynamics: layout.dynamics, base: address, source: source)
-            for region in layout.regions { readRegion(region, object: address, source: source) }
-            if let start = layout.conservativeFrom {
-                readConservatively(
-                    address, from: start, to: CensusDoor.blockSize(address), source: source,
-                    label: conservativeLabel)
-            }
+            readObject(entry, address: address, stripe: stripe, isRetry: only != nil)
         }
     }
 
-    private mutating func readSlots(
-        _ slots: [CompiledLayout.Slot], dynamics: [DynamicSlot], base: UInt, source: Int32
+    @inline(__always)
+    private func readObject(_ entry: UInt, address: UInt, stripe: Int, isRetry: Bool) {
+        let isa = CensusDoor.load(address)
+        guard isa != 0 else { return }  // allocated, not yet initialised
+        if entry & CensusDoor.blockFlag != 0 {
+            let (references, captureEnd) = CensusDoor.blockInfo(address)
+            let source = record(address, layout: -1, retainCount: references, kind: .block)
+            readConservatively(address, from: 32, to: captureEnd, source: source, label: blockLabel)
+            return
+        }
+        if entry & CensusDoor.taskFlag != 0 {
+            let source = record(
+                address, layout: -1, retainCount: CensusDoor.retainCount(address), kind: .task)
+            let end = min(CensusDoor.blockSize(address), 8 * Self.taskWords)
+            readConservatively(address, from: 16, to: end, source: source, label: taskLabel)
+            return
+        }
+        // Only a block whose first word is known metadata is read (its counts included):
+        // anything else is of a type met for the first time (read once its layout is
+        // compiled), was allocated during this scan, or is not an object any more.
+        guard let layoutIndex = layoutByMetadata.index(of: isa) else {
+            if !isRetry {
+                unknown[stripe, default: []].append(address)
+                unknownTypes.insert(isa)
+            }
+            return
+        }
+        let source = record(
+            address, layout: layoutIndex, retainCount: CensusDoor.retainCount(address),
+            kind: .object)
+        readSlots(flat.slots(of: Int(layoutIndex)), dynamics: [], base: address, source: source)
+        guard flat.hasMore(Int(layoutIndex)) else { return }
+        let layout = layouts[Int(layoutIndex)]
+        if !layout.dynamics.isEmpty {
+            readSlots(
+                .init(start: nil, count: 0), dynamics: layout.dynamics, base: address,
+                source: source)
+        }
+        for region in layout.regions { readRegion(region, object: address, source: source) }
+        if let start = layout.conservativeFrom {
+            readConservatively(
+                address, from: start, to: CensusDoor.blockSize(address), source: source,
+                label: conservativeLabel)
+        }
+    }
+
+    @inline(__always)
+    private func readSlots(
+        _ slots: UnsafeBufferPointer<CompiledLayout.Slot>, dynamics: [DynamicSlot], base: UInt,
+        source: UInt32
     ) {
         for slot in slots {
             var word = CensusDoor.load(base &+ UInt(slot.offset))
@@ -158,21 +199,25 @@ struct HeapScan {
                 word = CensusDoor.load(word)
                 guard word != 0 else { continue }
             }
-            heap.addEdge(source, word, slot.kind, slot.label)
+            columns.appendReference(
+                from: source, word: word, kind: Self.edgeKind(slot.kind),
+                label: UInt32(bitPattern: slot.label))
         }
         for dynamic in dynamics {
-            let offset = heap.dynamicBytes.count
-            heap.dynamicBytes.append(contentsOf: repeatElement(0, count: dynamic.size))
-            heap.dynamicBytes.withUnsafeMutableBytes { bytes in
+            let offset = dynamicBytes.count
+            dynamicBytes.append(contentsOf: repeatElement(0, count: dynamic.size))
+            dynamicBytes.withUnsafeMutableBytes { bytes in
                 guard let start = bytes.baseAddress else { return }
                 CensusDoor.copy(
                     from: base &+ UInt(dynamic.offset), into: start + offset, count: dynamic.size)
             }
-            heap.dynamicValues.append((source, offset, dynamic))
+            dynamicValues.append((source, offset, dynamic))
         }
     }
 
-    private mutating func readRegion(_ region: CompiledLayout.Region, object: UInt, source: Int32) {
+    private func readRegion(
+        _ region: CompiledLayout.Region, object: UInt, source: UInt32
+    ) {
         let blockEnd = object &+ UInt(CensusDoor.blockSize(object))
         switch region.counting {
         case .prefix(let countOffset, let start):
@@ -180,10 +225,12 @@ struct HeapScan {
             let first = object &+ UInt(start)
             guard count > 0, first < blockEnd else { return }
             let fitting = Int(blockEnd - first) / region.stride
-            for index in 0..<min(count, fitting, Self.maximumElements) {
-                readSlots(
-                    region.slots, dynamics: region.dynamics,
-                    base: first &+ UInt(index * region.stride), source: source)
+            region.slots.withUnsafeBufferPointer { slots in
+                for index in 0..<min(count, fitting, Self.maximumElements) {
+                    readSlots(
+                        slots, dynamics: region.dynamics,
+                        base: first &+ UInt(index * region.stride), source: source)
+                }
             }
         case .hashed(let scaleOffset, let bitmapOffset, let baseOffset):
             let scale = Int(Int8(truncatingIfNeeded: CensusDoor.load(object &+ UInt(scaleOffset))))
@@ -195,43 +242,54 @@ struct HeapScan {
             guard bitmap &+ UInt(8 * words) <= blockEnd, base >= object,
                 base &+ UInt(buckets * region.stride) <= blockEnd
             else { return }
-            for wordIndex in 0..<words {
-                var bits = CensusDoor.load(bitmap &+ UInt(8 * wordIndex))
-                while bits != 0 {
-                    let bucket = wordIndex * 64 + bits.trailingZeroBitCount
-                    bits &= bits - 1
-                    guard bucket < buckets else { break }
-                    readSlots(
-                        region.slots, dynamics: region.dynamics,
-                        base: base &+ UInt(bucket * region.stride), source: source)
+            region.slots.withUnsafeBufferPointer { slots in
+                for wordIndex in 0..<words {
+                    var bits = CensusDoor.load(bitmap &+ UInt(8 * wordIndex))
+                    while bits != 0 {
+                        let bucket = wordIndex * 64 + bits.trailingZeroBitCount
+                        bits &= bits - 1
+                        guard bucket < buckets else { break }
+                        readSlots(
+                            slots, dynamics: region.dynamics,
+                            base: base &+ UInt(bucket * region.stride), source: source)
+                    }
                 }
             }
         }
     }
 
-    private mutating func record(
+    private func record(
         _ address: UInt, layout: Int32, retainCount: Int, kind: HeapEntryKind
-    ) {
-        heap.addresses.append(address)
-        heap.layoutIndex.append(layout)
-        heap.retainCounts.append(UInt32(clamping: retainCount))
-        heap.sizes.append(UInt32(clamping: CensusDoor.blockSize(address)))
-        heap.entryKinds.append(kind)
+    ) -> UInt32 {
+        columns.appendObject(
+            address: address, layout: layout, retainCount: UInt32(clamping: retainCount),
+            size: UInt32(clamping: CensusDoor.blockSize(address)), kind: kind)
     }
 
     /// Memory without a metadata layout (a task, a C block, the undecodable captures of a
     /// closure context): its words that are the addresses of census objects count as strong
     /// references. Only words that are exactly an object's address are kept, later.
-    private mutating func readConservatively(
-        _ address: UInt, from start: Int, to end: Int, source: Int32, label: Int32
+    private func readConservatively(
+        _ address: UInt, from start: Int, to end: Int, source: UInt32, label: UInt32
     ) {
         var offset = (start + 7) & ~7
         while offset + 8 <= end {
             let word = CensusDoor.load(address &+ UInt(offset))
             if word & 15 == 0, word >= 4096, word != address {
-                heap.addEdge(source, word, .strong, label)
+                columns.appendReference(from: source, word: word, kind: .strong, label: label)
             }
             offset += 8
+        }
+    }
+
+    /// The compact graph's kind of a slot's reference.
+    @inline(__always)
+    static func edgeKind(_ kind: HeapSlotKind) -> CompactGraph.EdgeKind {
+        switch kind {
+        case .strong: return .strong
+        case .weak: return .weak
+        case .unowned: return .unowned
+        case .unownedUnsafe: return .unownedUnsafe
         }
     }
 }

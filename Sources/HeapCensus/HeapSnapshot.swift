@@ -1,13 +1,17 @@
 import ReferenceReflection
+import RetainGraph
 import StackTraces
 
 /// Every live Swift heap object the census knows, with the references between them, at one
 /// moment: the heap's reference graph.
 ///
-/// Take one with ``HeapCensus/snapshot()``. Objects are numbered densely (``HeapObjectID``) in
-/// address order; references are kept in flat arrays (compressed sparse rows, both
-/// directions), labels and type names interned: a snapshot of a million objects costs a few
-/// dozen bytes per object and answers "who holds this" by walking only that object's holders.
+/// Take one with ``HeapCensus/snapshot()``. The objects and references are a ``CompactGraph``
+/// (``graph``), the representation the rest of RetainGraph analyses: objects are its nodes,
+/// numbered densely (``HeapObjectID`` is a node's number) so that objects one reaches from
+/// another sit near each other; references are its edges, kept in flat arrays in both
+/// directions, labels and type names interned; its roots are the objects held by a global
+/// variable or from outside the Swift heap. A snapshot of a million objects costs a few dozen
+/// bytes per object and answers "who holds this" by walking only that object's holders.
 ///
 /// A snapshot is a record, not a live view: the objects it names may have died since. It
 /// holds none of them.
@@ -19,26 +23,25 @@ import StackTraces
 /// if let path = heap.retentionPath(to: owner) {
 ///     print(path.description)                // holder ⇒ … ⇒ Owner
 /// }
+/// let cycles = heap.graph.strongComponents() // the heap's reference cycles
 /// ```
 public struct HeapSnapshot: Sendable {
-    /// The objects' addresses, ascending.
-    let addresses: [UInt]
+    /// The objects and the references between them.
+    ///
+    /// Node `n` is the object ``HeapObjectID`` `n`; each edge is marked found in the heap.
+    /// Roots are the objects a global variable holds (named `held by a global variable`) and
+    /// those with strong references the census could not attribute (`held from outside the
+    /// Swift heap`).
+    public let graph: CompactGraph
+    /// Object addresses to node numbers.
+    let addressIndex: AddressIndex
+    /// Per object (by node number): its type (an index into `typeNames` and `typeMetadata`).
     let typeIndex: [Int32]
     let typeNames: [String]
-    let labels: [String]
     let retainCounts: [UInt32]
     /// Each object's block size in bytes (malloc's usable size).
     let sizes: [UInt32]
     let entryKinds: [HeapEntryKind]
-    /// Out-edges: `outStart[i]..<outStart[i + 1]` index `outTarget`, `outKind`, `outLabel`.
-    let outStart: [Int32]
-    let outTarget: [Int32]
-    let outKind: [HeapSlotKind]
-    let outLabel: [Int32]
-    /// In-edges: `inStart[i]..<inStart[i + 1]` index `inSource` and `inEdge` (the out-edge).
-    let inStart: [Int32]
-    let inSource: [Int32]
-    let inEdge: [Int32]
     /// Global variables' storage words that hold an object: by object, sorted.
     let globals: [GlobalReference]
     /// Strong references from outside the Swift heap, per object (retain count − the strong
@@ -52,22 +55,15 @@ public struct HeapSnapshot: Sendable {
     public let limitations: [String]
 
     /// The number of objects.
-    public var objectCount: Int { addresses.count }
+    public var objectCount: Int { graph.nodeCount }
     /// The number of references between objects.
-    public var referenceCount: Int { outTarget.count }
+    public var referenceCount: Int { graph.edgeCount }
 
     /// The identity of the object at `address` in this snapshot, if it was live then.
     ///
-    /// - Complexity: O(log *n*).
+    /// - Complexity: O(1) expected (a hash lookup).
     public func id(ofObjectAt address: UInt) -> HeapObjectID? {
-        var low = 0
-        var high = addresses.count
-        while low < high {
-            let middle = (low + high) / 2
-            if addresses[middle] < address { low = middle + 1 } else { high = middle }
-        }
-        guard low < addresses.count, addresses[low] == address else { return nil }
-        return HeapObjectID(rawValue: Int32(low))
+        addressIndex.index(of: address).map(HeapObjectID.init(rawValue:))
     }
 
     /// The identity of `object` in this snapshot, if the census saw it allocated.
@@ -79,32 +75,31 @@ public struct HeapSnapshot: Sendable {
     public subscript(id: HeapObjectID) -> HeapObjectRecord {
         let index = Int(id.rawValue)
         return HeapObjectRecord(
-            id: id, address: addresses[index], typeName: typeNames[Int(typeIndex[index])],
+            id: id, address: address(of: index), typeName: typeNames[Int(typeIndex[index])],
             retainCount: Int(retainCounts[index]), outsideReferences: Int(outsideCounts[index]))
     }
 
     /// The references `id` holds.
     public func references(from id: HeapObjectID) -> [HeapReference] {
-        let index = Int(id.rawValue)
-        return (Int(outStart[index])..<Int(outStart[index + 1])).map { edge in
-            HeapReference(
-                from: id, to: HeapObjectID(rawValue: outTarget[edge]),
-                ownership: HeapReference.Ownership(outKind[edge]),
-                label: labels[Int(outLabel[edge])])
-        }
+        graph.outgoing(from: CompactGraph.NodeID(id.rawValue)).map(reference)
     }
 
     /// The references to `id` held by other heap objects.
     public func references(to id: HeapObjectID) -> [HeapReference] {
-        let index = Int(id.rawValue)
-        return (Int(inStart[index])..<Int(inStart[index + 1])).map { slot in
-            let edge = Int(inEdge[slot])
-            return HeapReference(
-                from: HeapObjectID(rawValue: inSource[slot]), to: id,
-                ownership: HeapReference.Ownership(outKind[edge]),
-                label: labels[Int(outLabel[edge])])
-        }
+        graph.incoming(to: CompactGraph.NodeID(id.rawValue)).map(reference)
     }
+
+    /// The reference a step of the graph stands for.
+    func reference(_ step: CompactGraph.Step) -> HeapReference {
+        HeapReference(
+            from: HeapObjectID(rawValue: Int32(step.from)),
+            to: HeapObjectID(rawValue: Int32(step.to)),
+            ownership: HeapReference.Ownership(graph.kind(ofEdge: step.edge)),
+            label: graph.label(ofEdge: step.edge))
+    }
+
+    /// The address of object `index`.
+    func address(of index: Int) -> UInt { graph.address(of: CompactGraph.NodeID(index)) ?? 0 }
 
     /// Live object counts by type name, largest first (types that share a name, such as
     /// closure contexts with the same captures, count together).
@@ -120,9 +115,8 @@ public struct HeapSnapshot: Sendable {
     /// Where the object was created, if its type was traced (``HeapCensus/traceCreation(of:)``)
     /// when it was and it is still alive.
     public func creationTrace(of id: HeapObjectID) -> StackTrace? {
-        CreationTraces.shared.trace(at: addresses[Int(id.rawValue)])
+        CreationTraces.shared.trace(at: address(of: Int(id.rawValue)))
     }
-
     /// The class whose instances have the type name `typeName`, if it is a class.
     public func instanceClass(named typeName: String) -> AnyClass? {
         guard
@@ -147,15 +141,16 @@ public struct HeapSnapshot: Sendable {
     }
 }
 
-/// An object's identity in one ``HeapSnapshot`` (dense, in address order).
+/// An object's identity in one ``HeapSnapshot``: its node number in the snapshot's
+/// ``HeapSnapshot/graph`` (dense; objects one reaches from another are numbered near each other).
 public struct HeapObjectID: Hashable, Comparable, Sendable {
-    /// The object's index in its snapshot.
+    /// The object's node number in its snapshot's graph.
     public let rawValue: Int32
 
-    /// Creates an identity from an index.
+    /// Creates an identity from a node number.
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
-    /// Orders identities by index (that is, by address).
+    /// Orders identities by node number.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
@@ -181,7 +176,7 @@ public struct HeapReference: Hashable, Sendable {
         case strong, weak, unowned
         case unownedUnsafe = "unowned(unsafe)"
 
-        init(_ kind: HeapSlotKind) {
+        init(_ kind: CompactGraph.EdgeKind) {
             switch kind {
             case .strong: self = .strong
             case .weak: self = .weak

@@ -40,7 +40,7 @@ enum HeapEntryKind: UInt8, Sendable {
 /// address is plausible. Other threads may write the words being read (their program's own
 /// race with nobody): the loads are uninstrumented and a torn or stale word at worst yields a
 /// reference that is not checked against the census or is dropped.
-final class HeapScan {
+struct HeapScan {
     /// Words a task's conservative scan reads at most (its header and first async frame).
     static let taskWords = 1024
     /// The most elements read from one collection storage.
@@ -56,8 +56,9 @@ final class HeapScan {
     /// types) that stays in cache, where a `Dictionary` lookup per object hashed with SipHash.
     private var layoutByMetadata = AddressIndex([])
     /// Objects of types with no compiled layout yet, by stripe, in the stripe's order.
-    private var unknown: [Int: [UInt]] = [:]
+    private var unknown: [[UInt]] = []
     private var unknownTypes = Set<UInt>()
+    private var lastUnknownType: UInt = 0
     /// The label ids of references read conservatively.
     private let taskLabel: UInt32
     private let blockLabel: UInt32
@@ -79,7 +80,7 @@ final class HeapScan {
     /// tables and layouts are not part of the heap it reports.
     static func run() -> (heap: RawHeap, layouts: [CompiledLayout], labels: [String]) {
         CensusDoor.internally {
-            let scan = HeapScan(expectedObjects: CensusDoor.count)
+            var scan = HeapScan(expectedObjects: CensusDoor.count)
             scan.loadLayouts()
             for stripe in 0..<CensusDoor.stripeCount {
                 CensusDoor.visitStripe(stripe) { entries in
@@ -95,7 +96,7 @@ final class HeapScan {
         }
     }
 
-    private func loadLayouts() {
+    private mutating func loadLayouts() {
         layouts = LayoutRegistry.shared.snapshot().layouts
         flat = FlatSlots(layouts: layouts)
         layoutByMetadata = AddressIndex(layouts.map(\.metadata))
@@ -103,24 +104,23 @@ final class HeapScan {
 
     /// Compiles the layouts of the types the pass met for the first time (no lock held), then
     /// reads their objects, visiting only the stripes that hold them.
-    private func readObjectsOfNewTypes() {
-        guard !unknown.isEmpty else { return }
+    private mutating func readObjectsOfNewTypes() {
+        guard !unknownTypes.isEmpty else { return }
         for isa in unknownTypes { _ = LayoutRegistry.shared.index(ofMetadata: isa) }
         loadLayouts()
         let pending = unknown
-        unknown = [:]
-        for (stripe, addresses) in pending.sorted(by: { $0.key < $1.key }) {
+        unknown = []
+        for (stripe, addresses) in pending.enumerated() where !addresses.isEmpty {
             CensusDoor.visitStripe(stripe) { entries in
                 read(entries, stripe: stripe, only: addresses)
             }
         }
         // Objects of types whose layout could not be compiled stay unread.
-        unknown = [:]
     }
 
     /// Reads one stripe's objects (its lock held): records each and its references. With
     /// `only` (addresses in the order the stripe held them before), reads just those.
-    private func read(_ entries: UnsafeBufferPointer<UInt>, stripe: Int, only: [UInt]?) {
+    private mutating func read(_ entries: UnsafeBufferPointer<UInt>, stripe: Int, only: [UInt]?) {
         var wanted = 0
         var leftOver: Set<UInt>?
         for entry in entries {
@@ -140,7 +140,7 @@ final class HeapScan {
     }
 
     @inline(__always)
-    private func readObject(_ entry: UInt, address: UInt, stripe: Int, isRetry: Bool) {
+    private mutating func readObject(_ entry: UInt, address: UInt, stripe: Int, isRetry: Bool) {
         let isa = CensusDoor.load(address)
         guard isa != 0 else { return }  // allocated, not yet initialised
         if entry & CensusDoor.blockFlag != 0 {
@@ -161,8 +161,12 @@ final class HeapScan {
         // compiled), was allocated during this scan, or is not an object any more.
         guard let layoutIndex = layoutByMetadata.index(of: isa) else {
             if !isRetry {
-                unknown[stripe, default: []].append(address)
-                unknownTypes.insert(isa)
+                if unknown.isEmpty { unknown = Array(repeating: [], count: CensusDoor.stripeCount) }
+                unknown[stripe].append(address)
+                if isa != lastUnknownType {
+                    unknownTypes.insert(isa)
+                    lastUnknownType = isa
+                }
             }
             return
         }
@@ -186,7 +190,7 @@ final class HeapScan {
     }
 
     @inline(__always)
-    private func readSlots(
+    private mutating func readSlots(
         _ slots: UnsafeBufferPointer<CompiledLayout.Slot>, dynamics: [DynamicSlot], base: UInt,
         source: UInt32
     ) {
@@ -215,7 +219,7 @@ final class HeapScan {
         }
     }
 
-    private func readRegion(
+    private mutating func readRegion(
         _ region: CompiledLayout.Region, object: UInt, source: UInt32
     ) {
         let blockEnd = object &+ UInt(CensusDoor.blockSize(object))
@@ -258,7 +262,7 @@ final class HeapScan {
         }
     }
 
-    private func record(
+    private mutating func record(
         _ address: UInt, layout: Int32, retainCount: Int, kind: HeapEntryKind
     ) -> UInt32 {
         columns.appendObject(
@@ -269,7 +273,7 @@ final class HeapScan {
     /// Memory without a metadata layout (a task, a C block, the undecodable captures of a
     /// closure context): its words that are the addresses of census objects count as strong
     /// references. Only words that are exactly an object's address are kept, later.
-    private func readConservatively(
+    private mutating func readConservatively(
         _ address: UInt, from start: Int, to end: Int, source: UInt32, label: UInt32
     ) {
         var offset = (start + 7) & ~7

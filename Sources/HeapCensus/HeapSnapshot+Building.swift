@@ -110,7 +110,7 @@ extension HeapSnapshot {
 
     /// Whether the snapshot's graph numbers objects in traversal order from the holders
     /// (what makes a million-object analysis fast) rather than in the order they were read.
-    static let numbersForLocality = true
+    static let numbersForLocality = false
 }
 
 extension HeapSnapshot {
@@ -148,6 +148,7 @@ extension HeapSnapshot {
         sources: [UInt32], targets: [UInt32], kinds: [CompactGraph.EdgeKind], labels: [UInt32]
     ) {
         let count = columns.referenceCount
+        let read = columns.storage.pointee
         var kept = 0
         var sources: [UInt32] = []
         var targets: [UInt32] = []
@@ -158,14 +159,14 @@ extension HeapSnapshot {
                     sources = [UInt32](unsafeUninitializedCapacity: count) {
                         sources, sourceCount in
                         for edge in 0..<count {
-                            guard let target = index.index(of: columns.words.base[edge]) else {
+                            guard let target = index.index(of: read.words.base[edge]) else {
                                 continue
                             }
-                            let label = Int(columns.labels.base[edge])
-                            sources[kept] = columns.sources.base[edge]
+                            let label = Int(read.labels.base[edge])
+                            sources[kept] = read.sources.base[edge]
                             targets[kept] = UInt32(target)
                             kinds[kept] =
-                                CompactGraph.EdgeKind(rawValue: columns.kinds.base[edge]) ?? .strong
+                                CompactGraph.EdgeKind(rawValue: read.kinds.base[edge]) ?? .strong
                             labels[kept] = label < labelNumbers.count ? labelNumbers[label] : 0
                             kept += 1
                         }

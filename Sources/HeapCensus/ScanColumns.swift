@@ -2,13 +2,14 @@ import RetainGraph
 
 /// Growable columns the heap scan appends to: one per field of an object and of a reference.
 ///
-/// The one place in this module that manages memory by hand, for what it buys: a scan of a
-/// million objects appends about five million values. Appended to `Array`s held in the scan
-/// (a struct mutated through the closure that visits each census stripe), every append paid
-/// a uniqueness check and the scan's copy of each layout a retain and a release: a quarter of
-/// `HeapCensus.snapshot()`'s instructions (callgrind, `CensusScale`, 1M objects). Here an
-/// append is a capacity check and a store. The columns belong to this object alone, are
-/// freed in its `deinit`, and are read through ``withColumns(_:)`` only.
+/// The one place in this module that manages memory by hand and skips exclusivity checks, for
+/// what it buys: a scan of a million objects appends about five million values. Appended to
+/// `Array`s held in the scan, every append paid a uniqueness check, and each object's layout
+/// copy a retain and a release; held in a class's stored `var`s, every access paid a dynamic
+/// exclusivity check (`swift_beginAccess`): 39 % of `HeapCensus.snapshot()`'s instructions
+/// (callgrind, `CensusScale`, 1M objects). Here the columns and counts live in one struct
+/// behind a pointer this object allocates, and an append is a capacity check and a store. The
+/// scan is single-threaded and no column escapes: arrays are copied out at the end.
 final class ScanColumns {
     /// A growable column of plain values.
     struct Column<Value: BitwiseCopyable> {
@@ -32,68 +33,81 @@ final class ScanColumns {
         }
 
         func free() { base.deallocate() }
+
+        /// The first `count` values, as an array.
+        func array(_ count: Int) -> [Value] { Array(UnsafeBufferPointer(start: base, count: count)) }
     }
 
-    // Objects.
-    private(set) var objectCount = 0
-    private(set) var addresses: Column<UInt>
-    private(set) var layoutIndex: Column<Int32>
-    private(set) var retainCounts: Column<UInt32>
-    private(set) var sizes: Column<UInt32>
-    private(set) var entryKinds: Column<UInt8>
+    /// Every column, with the numbers of objects and references appended.
+    struct Storage {
+        // Objects.
+        var objectCount = 0
+        var addresses: Column<UInt>
+        var layoutIndex: Column<Int32>
+        var retainCounts: Column<UInt32>
+        var sizes: Column<UInt32>
+        var entryKinds: Column<UInt8>
+        // References: holder, word read, kind, label.
+        var referenceCount = 0
+        var sources: Column<UInt32>
+        var words: Column<UInt>
+        var kinds: Column<UInt8>
+        var labels: Column<UInt32>
+    }
 
-    // References: holder, word read, kind, label.
-    private(set) var referenceCount = 0
-    private(set) var sources: Column<UInt32>
-    private(set) var words: Column<UInt>
-    private(set) var kinds: Column<UInt8>
-    private(set) var labels: Column<UInt32>
+    /// The columns; read them only while this object is alive.
+    let storage: UnsafeMutablePointer<Storage>
 
     /// Columns with room for `objects` objects and `references` references. Capacity that is
     /// never written costs no memory: its pages are never touched.
     init(objects: Int, references: Int) {
-        addresses = Column(capacity: objects)
-        layoutIndex = Column(capacity: objects)
-        retainCounts = Column(capacity: objects)
-        sizes = Column(capacity: objects)
-        entryKinds = Column(capacity: objects)
-        sources = Column(capacity: references)
-        words = Column(capacity: references)
-        kinds = Column(capacity: references)
-        labels = Column(capacity: references)
+        storage = .allocate(capacity: 1)
+        storage.initialize(
+            to: Storage(
+                addresses: Column(capacity: objects), layoutIndex: Column(capacity: objects),
+                retainCounts: Column(capacity: objects), sizes: Column(capacity: objects),
+                entryKinds: Column(capacity: objects), sources: Column(capacity: references),
+                words: Column(capacity: references), kinds: Column(capacity: references),
+                labels: Column(capacity: references)))
     }
 
     deinit {
-        addresses.free()
-        layoutIndex.free()
-        retainCounts.free()
-        sizes.free()
-        entryKinds.free()
-        sources.free()
-        words.free()
-        kinds.free()
-        labels.free()
+        let columns = storage.pointee
+        columns.addresses.free()
+        columns.layoutIndex.free()
+        columns.retainCounts.free()
+        columns.sizes.free()
+        columns.entryKinds.free()
+        columns.sources.free()
+        columns.words.free()
+        columns.kinds.free()
+        columns.labels.free()
+        storage.deinitialize(count: 1)
+        storage.deallocate()
     }
+
+    var objectCount: Int { storage.pointee.objectCount }
+    var referenceCount: Int { storage.pointee.referenceCount }
 
     /// Appends an object; returns its number.
     @inline(__always)
     func appendObject(
         address: UInt, layout: Int32, retainCount: UInt32, size: UInt32, kind: HeapEntryKind
     ) -> UInt32 {
-        let index = objectCount
-        if index == addresses.capacity {
-            addresses.grow(to: index + 1, keeping: index)
-            layoutIndex.grow(to: index + 1, keeping: index)
-            retainCounts.grow(to: index + 1, keeping: index)
-            sizes.grow(to: index + 1, keeping: index)
-            entryKinds.grow(to: index + 1, keeping: index)
+        let index = storage.pointee.objectCount
+        if index == storage.pointee.addresses.capacity {
+            storage.pointee.addresses.grow(to: index + 1, keeping: index)
+            storage.pointee.layoutIndex.grow(to: index + 1, keeping: index)
+            storage.pointee.retainCounts.grow(to: index + 1, keeping: index)
+            storage.pointee.sizes.grow(to: index + 1, keeping: index)
+            storage.pointee.entryKinds.grow(to: index + 1, keeping: index)
         }
-        addresses.base[index] = address
-        layoutIndex.base[index] = layout
-        retainCounts.base[index] = retainCount
-        sizes.base[index] = size
-        entryKinds.base[index] = kind.rawValue
-        objectCount = index + 1
+        storage.pointee.addresses.base[index] = address
+        storage.pointee.layoutIndex.base[index] = layout
+        storage.pointee.retainCounts.base[index] = retainCount
+        storage.pointee.sizes.base[index] = size
+        storage.pointee.entryKinds.base[index] = kind.rawValue
+        storage.pointee.objectCount = index + 1
         return UInt32(index)
     }
 
@@ -102,31 +116,27 @@ final class ScanColumns {
     func appendReference(
         from source: UInt32, word: UInt, kind: CompactGraph.EdgeKind, label: UInt32
     ) {
-        let index = referenceCount
-        if index == sources.capacity {
-            sources.grow(to: index + 1, keeping: index)
-            words.grow(to: index + 1, keeping: index)
-            kinds.grow(to: index + 1, keeping: index)
-            labels.grow(to: index + 1, keeping: index)
+        let index = storage.pointee.referenceCount
+        if index == storage.pointee.sources.capacity {
+            storage.pointee.sources.grow(to: index + 1, keeping: index)
+            storage.pointee.words.grow(to: index + 1, keeping: index)
+            storage.pointee.kinds.grow(to: index + 1, keeping: index)
+            storage.pointee.labels.grow(to: index + 1, keeping: index)
         }
-        sources.base[index] = source
-        words.base[index] = word
-        kinds.base[index] = kind.rawValue
-        labels.base[index] = label
-        referenceCount = index + 1
+        storage.pointee.sources.base[index] = source
+        storage.pointee.words.base[index] = word
+        storage.pointee.kinds.base[index] = kind.rawValue
+        storage.pointee.labels.base[index] = label
+        storage.pointee.referenceCount = index + 1
     }
 
-    /// The objects' addresses, as an array.
-    func addressArray() -> [UInt] { array(addresses, objectCount) }
-    func layoutIndexArray() -> [Int32] { array(layoutIndex, objectCount) }
-    func retainCountArray() -> [UInt32] { array(retainCounts, objectCount) }
-    func sizeArray() -> [UInt32] { array(sizes, objectCount) }
+    /// The objects' columns, as arrays.
+    func addressArray() -> [UInt] { storage.pointee.addresses.array(objectCount) }
+    func layoutIndexArray() -> [Int32] { storage.pointee.layoutIndex.array(objectCount) }
+    func retainCountArray() -> [UInt32] { storage.pointee.retainCounts.array(objectCount) }
+    func sizeArray() -> [UInt32] { storage.pointee.sizes.array(objectCount) }
     func entryKindArray() -> [HeapEntryKind] {
-        (0..<objectCount).map { HeapEntryKind(rawValue: entryKinds.base[$0]) ?? .object }
-    }
-
-    private func array<Value>(_ column: Column<Value>, _ count: Int) -> [Value] {
-        Array(UnsafeBufferPointer(start: column.base, count: count))
+        storage.pointee.entryKinds.array(objectCount).map { HeapEntryKind(rawValue: $0) ?? .object }
     }
 }
 

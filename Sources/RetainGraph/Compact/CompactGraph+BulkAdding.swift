@@ -75,6 +75,12 @@ extension CompactGraph.Builder {
             targets.append(contentsOf: newTargets.prefix(count))
             edgeLabels.append(contentsOf: labelNumbers.prefix(count))
         }
-        edgeFlags.append(contentsOf: kinds.prefix(count).lazy.map { $0.rawValue | marks })
+        let first = edgeFlags.count
+        edgeFlags.append(contentsOf: repeatElement(marks, count: count))
+        kinds.withUnsafeBufferPointer { kinds in
+            edgeFlags.withUnsafeMutableBufferPointer { flags in
+                for index in 0..<count { flags[first + index] |= kinds[index].rawValue }
+            }
+        }
     }
 }

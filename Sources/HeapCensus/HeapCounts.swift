@@ -76,14 +76,18 @@ extension HeapCensus {
                     }
                 }
             }
-            // Type names outside the locks (compiling a layout calls the runtime).
-            var indexByWord: [UInt: Int32] = [:]
-            for word in Set(words) where word > 2 {
-                if let index = LayoutRegistry.shared.index(ofMetadata: word) {
-                    indexByWord[word] = index
-                }
+            // Types met for the first time, compiled outside the locks (compiling a layout calls
+            // the runtime); then every object's type from a table small enough to stay in cache.
+            var known = AddressIndex(LayoutRegistry.shared.snapshot().layouts.map(\.metadata))
+            var unknown = Set<UInt>()
+            var lastUnknown: UInt = 0
+            for word in words where word > 2 && word != lastUnknown && known.index(of: word) == nil {
+                unknown.insert(word)
+                lastUnknown = word
             }
+            for word in unknown { _ = LayoutRegistry.shared.index(ofMetadata: word) }
             let registry = LayoutRegistry.shared.snapshot()
+            if !unknown.isEmpty { known = AddressIndex(registry.layouts.map(\.metadata)) }
             var typeNames = registry.layouts.map(\.typeName)
             var typeMetadata = registry.layouts.map(\.metadata)
             let task = Int32(typeNames.count)
@@ -101,7 +105,7 @@ extension HeapCensus {
                 switch word {
                 case 1: type = task
                 case 2: type = block
-                default: type = indexByWord[word]
+                default: type = known.index(of: word)
                 }
                 guard let type else { continue }  // not (or no longer) an object
                 keptAddresses.append(address)

@@ -95,7 +95,7 @@ let package = Package(
             path: "Tests/_TestSupport"
         ),
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),
-        .testTarget(name: "HeapCensusTests", dependencies: ["HeapCensus"]),
+        .testTarget(name: "HeapCensusTests", dependencies: ["HeapCensus", "RetainGraph"]),
         .testTarget(name: "HeapGrowthTests", dependencies: ["HeapGrowth", "HeapCensus"]),
         .testTarget(
             name: "HeapCensusLeakTests",

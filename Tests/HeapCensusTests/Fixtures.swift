@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HeapCensus
+import Synchronization
 
 /// An owner that does nothing but be held: each test names what holds it.
 final class Owner: @unchecked Sendable {
@@ -15,6 +16,12 @@ nonisolated(unsafe) var ownerCache: [Owner] = []
 final class CallbackRegistry: @unchecked Sendable {
     static let shared = CallbackRegistry()
     var callbacks: [String: () -> Void] = [:]
+}
+
+/// Keeps owners in a `Mutex`, as Swift 6 code guards its state (a noncopyable stored property,
+/// whose type the compiler hides from reflection).
+final class MutexHolder: Sendable {
+    let owners = Mutex<[Owner]>([])
 }
 
 /// Owners that start a primitive of the platform in `start()`.

@@ -132,9 +132,10 @@ struct HeapScan {
             // Only a block whose first word is known metadata is read (its counts included):
             // anything else was allocated during this scan, or is not an object any more.
             guard let layoutIndex = indexByMetadata[isa] else { continue }
-            record(
-                address, layout: layoutIndex, retainCount: CensusDoor.retainCount(address),
-                kind: .object)
+            // A deinitialising object is dead: its stored references may already be released.
+            let retainCount = CensusDoor.retainCount(address)
+            guard retainCount > 0 else { continue }
+            record(address, layout: layoutIndex, retainCount: retainCount, kind: .object)
             let layout = layouts[Int(layoutIndex)]
             readSlots(layout.slots, dynamics: layout.dynamics, base: address, source: source)
             for region in layout.regions { readRegion(region, object: address, source: source) }

@@ -125,7 +125,9 @@ extension RetentionPathTests {
         #expect(path.objects.first?.typeName == "FoundationEssentials.NotificationCenter")
         #expect(path.references.first?.label == "registrar (read conservatively)")
         #expect(
-            path.objects.contains { $0.typeName == "[UInt64: @Sendable (MessageBox) -> ()] storage" }
+            path.objects.contains {
+                $0.typeName == "[UInt64: @Sendable (MessageBox) -> ()] storage"
+            }
         )
         #expect(path.references.last?.label == "captures (read conservatively)")
         #expect(path.target?.typeName == "HeapCensusTests.Owner")

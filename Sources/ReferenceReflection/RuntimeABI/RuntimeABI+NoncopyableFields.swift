@@ -94,7 +94,8 @@ extension RuntimeABI {
             let isGeneric = flags & 0x80 != 0
             let hasResilientSuperclass = flags & (1 << 29) != 0
             guard isGeneric, !hasResilientSuperclass else { return nil }
-            let positive = Int(descriptor.address.loadUnaligned(fromByteOffset: 28, as: UInt32.self))
+            let positive = Int(
+                descriptor.address.loadUnaligned(fromByteOffset: 28, as: UInt32.self))
             let immediate = Int(
                 descriptor.address.loadUnaligned(fromByteOffset: 32, as: UInt32.self))
             let word = positive - immediate

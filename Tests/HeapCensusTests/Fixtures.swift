@@ -24,6 +24,12 @@ final class MutexHolder: Sendable {
     let owners = Mutex<[Owner]>([])
 }
 
+/// The same in a generic class: the `Mutex`'s value type mentions the class's parameter, which
+/// the census does not spell out, so it reads the `Mutex` conservatively.
+final class GenericMutexHolder<Element: AnyObject & Sendable>: Sendable {
+    let items = Mutex<[Element]>([])
+}
+
 /// Owners that start a primitive of the platform in `start()`.
 final class TimerOwner: @unchecked Sendable {
     var timer: Timer?

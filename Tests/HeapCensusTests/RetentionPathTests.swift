@@ -156,4 +156,18 @@ extension RetentionPathTests {
         #expect(path.target?.typeName == "HeapCensusTests.Owner")
         withExtendedLifetime(holder) {}
     }
+
+    @Test func aMutexWhoseTypeCannotBeSpelledIsReadConservatively() throws {
+        let holder = GenericMutexHolder<Owner>()
+        let (_, address) = makeOwner(Owner.init) { owner in
+            holder.items.withLock { $0.append(owner) }
+        }
+        let path = try #require(retentionPath(toObjectAt: address))
+        #expect(
+            path.objects.first?.typeName
+                == "HeapCensusTests.GenericMutexHolder<HeapCensusTests.Owner>")
+        #expect(
+            path.references.map(\.label) == ["items (read conservatively)", "element of an array"])
+        withExtendedLifetime(holder) {}
+    }
 }

@@ -56,13 +56,16 @@ extension RuntimeABI {
         for candidate in candidates where !candidate.isEmpty {
             var bytes = Array(candidate.utf8)
             bytes.append(0)
-            let type = bytes.withUnsafeBufferPointer { buffer in
-                _getTypeByMangledNameInContext(
-                    buffer.baseAddress!, UInt(buffer.count - 1), genericContext: context.address,
+            let type = bytes.withUnsafeBufferPointer { buffer -> Any.Type? in
+                guard let start = buffer.baseAddress else { return nil }
+                return _getTypeByMangledNameInContext(
+                    start, UInt(buffer.count - 1), genericContext: context.address,
                     genericArguments: arguments)
             }
             if let type, type != Void.self { return type }
-            if let type = noncopyableType(candidate, arguments: arguments) { return type }
+            if let type = noncopyableType(candidate, context: context, arguments: arguments) {
+                return type
+            }
         }
         return nil
     }

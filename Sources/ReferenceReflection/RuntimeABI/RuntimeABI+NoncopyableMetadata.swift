@@ -29,8 +29,12 @@ extension RuntimeABI {
     ///
     /// - Parameters:
     ///   - mangled: The type's mangled name, in text (no symbolic references).
-    ///   - arguments: The generic arguments of the declaring type, for a parameter `x`.
-    static func noncopyableType(_ mangled: Substring, arguments: UnsafeRawPointer?) -> Any.Type? {
+    ///   - context: The descriptor of the declaring type, whose generic parameters the name
+    ///     may mention.
+    ///   - arguments: The generic arguments of the declaring type (nil when it is not generic).
+    static func noncopyableType(
+        _ mangled: Substring, context: TypeDescriptor, arguments: UnsafeRawPointer?
+    ) -> Any.Type? {
         guard let (nominal, rest) = splitNominal(mangled),
             let accessor = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "$s\(nominal)Ma"),
             let descriptor = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "$s\(nominal)Mn")
@@ -43,7 +47,8 @@ extension RuntimeABI {
         } else {
             guard isGeneric, descriptor.load(fromByteOffset: 40, as: UInt16.self) == 1,
                 rest.first == "y", rest.last == "G",
-                let argument = genericArgument(rest.dropFirst().dropLast(), arguments: arguments)
+                let argument = genericArgument(
+                    rest.dropFirst().dropLast(), context: context, arguments: arguments)
             else { return nil }
             metadata = unsafeBitCast(accessor, to: GenericAccessor.self)(0, argument)
         }
@@ -74,22 +79,25 @@ extension RuntimeABI {
 
     /// The metadata of one generic argument: the declaring type's first parameter (`x`), a
     /// copyable type the runtime resolves and spells back the same way, or a noncopyable one.
-    private static func genericArgument(_ mangled: Substring, arguments: UnsafeRawPointer?)
-        -> UnsafeRawPointer?
-    {
+    private static func genericArgument(
+        _ mangled: Substring, context: TypeDescriptor, arguments: UnsafeRawPointer?
+    ) -> UnsafeRawPointer? {
         if mangled == "x" {
             return arguments.flatMap { pointer(at: $0) }
         }
         var bytes = Array(mangled.utf8)
         bytes.append(0)
-        let type = bytes.withUnsafeBufferPointer { buffer in
-            _getTypeByMangledNameInContext(
-                buffer.baseAddress!, UInt(buffer.count - 1), genericContext: nil,
-                genericArguments: nil)
+        let type = bytes.withUnsafeBufferPointer { buffer -> Any.Type? in
+            guard let start = buffer.baseAddress else { return nil }
+            return _getTypeByMangledNameInContext(
+                start, UInt(buffer.count - 1), genericContext: context.address,
+                genericArguments: arguments)
         }
         if let type, _mangledTypeName(type).map({ $0[...] == mangled }) == true {
             return TypeMetadata(type).address
         }
-        return noncopyableType(mangled, arguments: arguments).map { TypeMetadata($0).address }
+        return noncopyableType(mangled, context: context, arguments: arguments).map {
+            TypeMetadata($0).address
+        }
     }
 }

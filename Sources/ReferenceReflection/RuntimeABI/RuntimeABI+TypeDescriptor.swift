@@ -171,6 +171,13 @@ extension RuntimeABI {
                         length > 0
                     else { return nil }
                     let arguments = genericArguments(of: type)
+                    // A generic type whose arguments cannot be found: the runtime would read
+                    // them from nowhere.
+                    let isGeneric = descriptor.address.loadUnaligned(as: UInt32.self) & 0x80 != 0
+                    if isGeneric, arguments == nil {
+                        return name.start.load(as: UInt8.self) == accessorReferenceMarker
+                            ? .hidden : nil
+                    }
                     if name.start.load(as: UInt8.self) == accessorReferenceMarker {
                         return hiddenFieldType(name, context: descriptor, arguments: arguments)
                             .map(DeclaredFieldType.resolved) ?? .hidden

@@ -24,10 +24,20 @@ final class MutexHolder: Sendable {
     let owners = Mutex<[Owner]>([])
 }
 
-/// The same in a generic class: the `Mutex`'s value type mentions the class's parameter, which
-/// the census does not spell out, so it reads the `Mutex` conservatively.
+/// The same in a generic class: the `Mutex`'s value type mentions the class's parameter.
 final class GenericMutexHolder<Element: AnyObject & Sendable>: Sendable {
     let items = Mutex<[Element]>([])
+}
+
+/// A `Mutex` of a private type, which the runtime cannot find by name: the census reads the
+/// `Mutex` conservatively.
+final class PrivateStateHolder: Sendable {
+    private struct State {
+        var owners: [Owner] = []
+    }
+    private let state = Mutex(State())
+
+    func keep(_ owner: Owner) { state.withLock { $0.owners.append(owner) } }
 }
 
 /// Owners that start a primitive of the platform in `start()`.

@@ -157,7 +157,7 @@ extension RetentionPathTests {
         withExtendedLifetime(holder) {}
     }
 
-    @Test func aMutexWhoseTypeCannotBeSpelledIsReadConservatively() throws {
+    @Test func aGenericClassesMutexIsReadThroughItsValue() throws {
         let holder = GenericMutexHolder<Owner>()
         let (_, address) = makeOwner(Owner.init) { owner in
             holder.items.withLock { $0.append(owner) }
@@ -166,8 +166,17 @@ extension RetentionPathTests {
         #expect(
             path.objects.first?.typeName
                 == "HeapCensusTests.GenericMutexHolder<HeapCensusTests.Owner>")
+        #expect(path.references.map(\.label) == ["items.value", "element of an array"])
+        withExtendedLifetime(holder) {}
+    }
+
+    @Test func aMutexOfAPrivateTypeIsReadConservatively() throws {
+        let holder = PrivateStateHolder()
+        let (_, address) = makeOwner(Owner.init) { holder.keep($0) }
+        let path = try #require(retentionPath(toObjectAt: address))
+        #expect(path.objects.first?.typeName == "HeapCensusTests.PrivateStateHolder")
         #expect(
-            path.references.map(\.label) == ["items (read conservatively)", "element of an array"])
+            path.references.map(\.label) == ["state (read conservatively)", "element of an array"])
         withExtendedLifetime(holder) {}
     }
 }

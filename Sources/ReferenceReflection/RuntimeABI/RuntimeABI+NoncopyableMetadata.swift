@@ -77,8 +77,39 @@ extension RuntimeABI {
         return (String(mangled[..<end]), mangled[end...])
     }
 
+    /// Whether a name cut out of a longer one means the same on its own: it has no substitution
+    /// (`A…`, which counts the nodes before it) and no identifier spelled with word
+    /// substitutions (`0…`, which reuse the words before it). Identifiers (`<len><text>`) are
+    /// skipped whole. Doubtful forms (a generic parameter index `q0_`) count as not contained.
+    static func isSelfContained(_ mangled: Substring) -> Bool {
+        var index = mangled.startIndex
+        while index < mangled.endIndex {
+            let character = mangled[index]
+            if character == "A" || character == "0" { return false }
+            guard character.isASCII, let digit = character.wholeNumberValue else {
+                index = mangled.index(after: index)
+                continue
+            }
+            var length = digit
+            index = mangled.index(after: index)
+            while index < mangled.endIndex, mangled[index].isASCII,
+                let next = mangled[index].wholeNumberValue
+            {
+                length = length * 10 + next
+                guard length < 4096 else { return false }
+                index = mangled.index(after: index)
+            }
+            guard mangled.distance(from: index, to: mangled.endIndex) >= length else {
+                return false
+            }
+            index = mangled.index(index, offsetBy: length)
+        }
+        return true
+    }
+
     /// The metadata of one generic argument: the declaring type's first parameter (`x`), a
-    /// copyable type the runtime resolves and spells back the same way, or a noncopyable one.
+    /// copyable type the runtime resolves (in the declaring type's context) whose name means
+    /// the same on its own, or a noncopyable one.
     private static func genericArgument(
         _ mangled: Substring, context: TypeDescriptor, arguments: UnsafeRawPointer?
     ) -> UnsafeRawPointer? {
@@ -93,7 +124,9 @@ extension RuntimeABI {
                 start, UInt(buffer.count - 1), genericContext: context.address,
                 genericArguments: arguments)
         }
-        if let type, _mangledTypeName(type).map({ $0[...] == mangled }) == true {
+        if let type,
+            isSelfContained(mangled) || _mangledTypeName(type).map({ $0[...] == mangled }) == true
+        {
             return TypeMetadata(type).address
         }
         return noncopyableType(mangled, context: context, arguments: arguments).map {

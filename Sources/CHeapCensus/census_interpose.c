@@ -305,7 +305,13 @@ size_t rg_census_block_size(const void *block) { return malloc_usable_size((void
 
 extern size_t swift_retainCount(void *object);
 
-size_t rg_census_retain_count(const void *object) { return swift_retainCount((void *)object); }
+extern bool swift_isDeallocating(void *object);
+
+size_t rg_census_retain_count(const void *object) {
+    // An object whose deinit runs still reads 1 (its fields may already be released): dead.
+    if (swift_isDeallocating((void *)object)) return 0;
+    return swift_retainCount((void *)object);
+}
 
 typedef struct {
     void (*visitor)(void *, uintptr_t, uintptr_t, const char *);

@@ -170,9 +170,10 @@ struct HeapScan {
             }
             return
         }
-        let source = record(
-            address, layout: layoutIndex, retainCount: CensusDoor.retainCount(address),
-            kind: .object)
+        // A deinitialising object is dead: its stored references may already be released.
+        let retainCount = CensusDoor.retainCount(address)
+        guard retainCount > 0 else { return }
+        let source = record(address, layout: layoutIndex, retainCount: retainCount, kind: .object)
         readSlots(flat.slots(of: Int(layoutIndex)), dynamics: [], base: address, source: source)
         guard flat.hasMore(Int(layoutIndex)) else { return }
         let layout = layouts[Int(layoutIndex)]

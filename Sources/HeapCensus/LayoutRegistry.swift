@@ -34,6 +34,12 @@ struct CompiledLayout {
 final class LayoutRegistry: @unchecked Sendable {
     static let shared = LayoutRegistry()
 
+    private init() {
+        // Names the noncopyable stored properties (a `Mutex`) the compiler hides from
+        // reflection, from their accessors' local symbols.
+        HeapLayouts.setLocalSymbolLookup { CensusDoor.symbol(at: $0)?.name }
+    }
+
     private let lock = PthreadLock()
     private var indexByMetadata: [UInt: Int32] = [:]
     private(set) var layouts: [CompiledLayout] = []

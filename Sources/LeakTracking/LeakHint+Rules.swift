@@ -105,6 +105,14 @@ enum HintRules {
                 "\(snapshot.node($0.from)?.shortTypeName ?? "?") ⇒ "
                     + "\($0.role.description) ⇒ \(subject)"
             } ?? subject
+        if path.contains(where: { isNotificationCenter(snapshot.node($0.from)?.typeName) }) {
+            return LeakHint(
+                code: .notificationObserverCapture,
+                text: "a NotificationCenter observer block captures \(subject) strongly "
+                    + "(\(last)), and the center keeps the block until the observer is "
+                    + "removed: remove the observer in stop() (removeObserver(token)), or "
+                    + "capture [weak self] in the block")
+        }
         switch holder {
         case .task:
             return LeakHint(
@@ -132,6 +140,13 @@ enum HintRules {
                     + "a thread's stack, or C code; look for what keeps the first object of "
                     + "the path")
         }
+    }
+
+    /// Whether a type name is Foundation's `NotificationCenter` (FoundationEssentials defines
+    /// it on Linux; Foundation re-exports it).
+    private static func isNotificationCenter(_ typeName: String?) -> Bool {
+        typeName == "FoundationEssentials.NotificationCenter"
+            || typeName == "Foundation.NotificationCenter"
     }
 
     private static func timerTarget(

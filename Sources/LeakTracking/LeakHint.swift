@@ -34,6 +34,9 @@ public struct LeakHint: Sendable, Hashable, Codable {
         /// A block libdispatch keeps (a dispatch source's handler, work on a queue) captures
         /// the object strongly (found by the heap census).
         case dispatchBlockCapture
+        /// A `NotificationCenter` block observer captures the object strongly (found by the
+        /// heap census).
+        case notificationObserverCapture
         /// A global or static variable holds the object (found by the heap census).
         case globalVariable
         /// The heap census found the object held from outside the Swift heap by something it
@@ -60,6 +63,7 @@ public struct LeakHint: Sendable, Hashable, Codable {
             case .pendingOneShot: return "one-shot timer pending"
             case .taskCapture: return "Task captures self"
             case .dispatchBlockCapture: return "dispatch block captures self"
+            case .notificationObserverCapture: return "observer block captures self"
             case .globalVariable: return "global variable"
             case .heldFromOutside: return "held from outside the heap"
             case .unexplained: return "unexplained"

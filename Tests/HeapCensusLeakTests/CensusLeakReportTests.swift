@@ -61,6 +61,36 @@ import Testing
         #expect(result.verdict == .ok)
     }
 
+    @Test func aNotificationObserverBlockIsExplainedFromTheDefaultCenter() throws {
+        var token: NSObjectProtocol?
+        defer { token.map(NotificationCenter.default.removeObserver) }
+        let result = verdict {
+            let owner = ObserverOwner()
+            owner.start(weakly: false)
+            token = owner.observer
+            return owner
+        }
+        let path = try leakPath(result)
+        #expect(path.first?.description.contains("_defaultCenter") == true)
+        #expect(path.contains { $0.description == ".registrar (read conservatively)" })
+        #expect(path.last?.description == "captures ObserverOwner (read conservatively)")
+        #expect(path.allSatisfy { $0.foundIn == "heap" })
+        let hint = try #require(result?.report?.hint)
+        #expect(hint.code == .notificationObserverCapture)
+        #expect(hint.text.contains("remove the observer in stop()"))
+    }
+
+    @Test func aRemovedNotificationObserverLetsItsOwnerDie() throws {
+        let result = try #require(
+            verdict {
+                let owner = ObserverOwner()
+                owner.start(weakly: false)
+                owner.stop()
+                return owner
+            })
+        #expect(result.verdict == .ok)
+    }
+
     @Test func aDispatchSourceHandlerIsExplainedFromLibdispatch() throws {
         var source: DispatchSourceTimer?
         defer { source?.cancel() }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HeapCensus
+import Synchronization
 
 /// An owner that does nothing but be held: each test names what holds it.
 final class Owner: @unchecked Sendable {
@@ -15,6 +16,28 @@ nonisolated(unsafe) var ownerCache: [Owner] = []
 final class CallbackRegistry: @unchecked Sendable {
     static let shared = CallbackRegistry()
     var callbacks: [String: () -> Void] = [:]
+}
+
+/// Keeps owners in a `Mutex`, as Swift 6 code guards its state (a noncopyable stored property,
+/// whose type the compiler hides from reflection).
+final class MutexHolder: Sendable {
+    let owners = Mutex<[Owner]>([])
+}
+
+/// The same in a generic class: the `Mutex`'s value type mentions the class's parameter.
+final class GenericMutexHolder<Element: AnyObject & Sendable>: Sendable {
+    let items = Mutex<[Element]>([])
+}
+
+/// A `Mutex` of a private type, which the runtime cannot find by name: the census reads the
+/// `Mutex` conservatively.
+final class PrivateStateHolder: Sendable {
+    private struct State {
+        var owners: [Owner] = []
+    }
+    private let state = Mutex(State())
+
+    func keep(_ owner: Owner) { state.withLock { $0.owners.append(owner) } }
 }
 
 /// Owners that start a primitive of the platform in `start()`.

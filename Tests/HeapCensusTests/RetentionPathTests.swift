@@ -115,6 +115,68 @@ extension RetentionPathTests {
         }
         defer { token.map(NotificationCenter.default.removeObserver) }
         let path = try #require(retentionPath(toObjectAt: address))
+        // Foundation's private `_defaultCenter` holds the center; the center's observers sit in
+        // a `Mutex` (its `registrar`), whose dictionary the census reads conservatively.
+        guard case .globalVariable(let name) = path.holder else {
+            Issue.record("holder is \(path.holder.description)")
+            return
+        }
+        #expect(name.contains("_defaultCenter"))
+        #expect(path.objects.first?.typeName == "FoundationEssentials.NotificationCenter")
+        #expect(path.references.first?.label == "registrar (read conservatively)")
+        #expect(
+            path.objects.contains {
+                $0.typeName == "[UInt64: @Sendable (MessageBox) -> ()] storage"
+            }
+        )
+        #expect(path.references.last?.label == "captures (read conservatively)")
         #expect(path.target?.typeName == "HeapCensusTests.Owner")
+    }
+
+    @Test func aRemovedNotificationObserverLetsItsOwnerDie() throws {
+        weak var weakOwner: Owner?
+        _ = makeOwner(Owner.init) { owner in
+            weakOwner = owner
+            let token = NotificationCenter.default.addObserver(
+                forName: Notification.Name("census.test"), object: nil, queue: nil
+            ) { _ in owner.tick() }
+            NotificationCenter.default.removeObserver(token)
+        }
+        #expect(weakOwner == nil)
+    }
+
+    @Test func anOwnerInAMutexIsHeldThroughItsValue() throws {
+        let holder = MutexHolder()
+        let (_, address) = makeOwner(Owner.init) { owner in
+            holder.owners.withLock { $0.append(owner) }
+        }
+        let path = try #require(retentionPath(toObjectAt: address))
+        #expect(path.objects.first?.typeName == "HeapCensusTests.MutexHolder")
+        #expect(path.references.map(\.label) == ["owners.value", "element of an array"])
+        #expect(path.target?.typeName == "HeapCensusTests.Owner")
+        withExtendedLifetime(holder) {}
+    }
+
+    @Test func aGenericClassesMutexIsReadThroughItsValue() throws {
+        let holder = GenericMutexHolder<Owner>()
+        let (_, address) = makeOwner(Owner.init) { owner in
+            holder.items.withLock { $0.append(owner) }
+        }
+        let path = try #require(retentionPath(toObjectAt: address))
+        #expect(
+            path.objects.first?.typeName
+                == "HeapCensusTests.GenericMutexHolder<HeapCensusTests.Owner>")
+        #expect(path.references.map(\.label) == ["items.value", "element of an array"])
+        withExtendedLifetime(holder) {}
+    }
+
+    @Test func aMutexOfAPrivateTypeIsReadConservatively() throws {
+        let holder = PrivateStateHolder()
+        let (_, address) = makeOwner(Owner.init) { holder.keep($0) }
+        let path = try #require(retentionPath(toObjectAt: address))
+        #expect(path.objects.first?.typeName == "HeapCensusTests.PrivateStateHolder")
+        #expect(
+            path.references.map(\.label) == ["state (read conservatively)", "element of an array"])
+        withExtendedLifetime(holder) {}
     }
 }

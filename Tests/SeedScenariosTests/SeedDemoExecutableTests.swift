@@ -138,7 +138,10 @@ struct SeedDemoExecutableTests {
             ("P2b", "OK         died: DispatchSourceTimer, [weak self]"),
             ("P3a", "LEAK       Task captures self: a Task"),
             ("P3b", "OK         died: Task sleep loop, [weak self]"),
-            ("P4a", "LEAK       "),
+            (
+                "P4a",
+                "LEAK       observer block captures self: global variable FoundationEssentials.(_defaultCenter in "
+            ),
             ("P4b", "OK         died: NotificationCenter block observer, [weak self]"),
             ("P5a", "LEAK       global variable: global variable SeedScenarios.sessionCache"),
             ("P5b", "OK         died: global cache, removed on close"),
@@ -147,7 +150,13 @@ struct SeedDemoExecutableTests {
             #expect(line?.dropFirst(6).hasPrefix(start) == true, "\(id): \(line ?? "missing")")
         }
         #expect(lines.first { $0.hasPrefix("P3a ") }?.hasSuffix("⇒ TaskRefresher") == true)
-        #expect(lines.first { $0.hasPrefix("P4a ") }?.hasSuffix("⇒ NotificationListener") == true)
+        #expect(
+            lines.first { $0.hasPrefix("P4a ") }?.hasSuffix(
+                ": FoundationEssentials.NotificationCenter ⇒ NotificationCenter ⇒ [Optional<String>: "
+                    + "Dictionary<Optional<ObjectIdentifier>, AutoDictionary<@Sendable (MessageBox) -> ()>>] "
+                    + "storage ⇒ [Optional<ObjectIdentifier>: AutoDictionary<@Sendable (MessageBox) -> ()>] "
+                    + "storage ⇒ [UInt64: @Sendable (MessageBox) -> ()] storage ⇒ closure context ⇒ "
+                    + "NotificationListener") == true)
         #expect(
             output.contains(
                 "│ GC root: a Task (the concurrency runtime holds it while it runs or sleeps)"))

@@ -105,7 +105,8 @@ bool rg_census_is_readable(const void *_Nonnull address, size_t size);
 /// The usable size of a block malloc returned (glibc's malloc_usable_size), 0 if unknown.
 size_t rg_census_block_size(const void *_Nonnull block);
 
-/// The strong retain count of a live Swift object (swift_retainCount).
+/// The strong retain count of a live Swift object (swift_retainCount); 0 once it began
+/// deinitialising (swift_isDeallocating).
 size_t rg_census_retain_count(const void *_Nonnull object);
 
 /// The references a heap block holds (its reference count), and the extent of its captured

@@ -83,13 +83,21 @@ package enum HeapLayouts {
         of metadata: TypeMetadata, at base: Int, prefix: String,
         into layout: inout ValueReferenceLayout, nesting: Int
     ) {
-        for field in RuntimeABI.storedFields(of: metadata) {
+        let fields = RuntimeABI.storedFields(of: metadata)
+        for field in fields {
             let label = prefix.isEmpty ? field.name : prefix + "." + field.name
             var fieldType = TypeMetadata(field.type)
-            if field.type == Void.self, let pointer = field.namePointer,
-                let declared = RuntimeABI.declaredFieldType(ofFieldNamed: pointer, in: metadata)
-            {
-                fieldType = TypeMetadata(declared)
+            if field.type == Void.self, let pointer = field.namePointer {
+                switch RuntimeABI.declaredFieldType(ofFieldNamed: pointer, in: metadata) {
+                case .resolved(let declared)?:
+                    fieldType = TypeMetadata(declared)
+                case .hidden?:
+                    appendConservatively(
+                        field, among: fields, of: metadata, at: base, label: label, into: &layout)
+                    continue
+                case nil:
+                    break
+                }
             }
             if case .unknown = fieldType.kind { continue }
             if field.isStrong {
@@ -129,22 +137,20 @@ package enum HeapLayouts {
                 appendDynamic(metadata, .enumValue, at: offset, label: label, into: &layout)
             }
         case .struct:
-            let type = metadata.type
-            guard !RuntimeABI.valueLayout(of: type).isPOD,
-                let descriptor = metadata.nominalDescriptor
-            else { return }
+            guard let descriptor = metadata.nominalDescriptor else { return }
+            if isRawLayoutCell(descriptor), let value = metadata.valueGenericArgument(0) {
+                // Synchronization's `_Cell<Value>` (inside `Mutex`) has a raw layout with no
+                // fields, and value witnesses that call it POD: it is laid out like its `Value`.
+                appendValue(value, at: offset, label: label, into: &layout, nesting: nesting + 1)
+                return
+            }
+            guard !RuntimeABI.valueLayout(of: metadata.type).isPOD else { return }
             if StandardCollection(descriptor) != nil {
                 // Array, ContiguousArray, ArraySlice, Set, Dictionary: one word, the storage.
                 layout.slots.append(HeapSlot(offset: offset, kind: .strong, label: label))
                 return
             }
             if isOpaqueStruct(descriptor) { return }
-            if isRawLayoutCell(descriptor), let value = metadata.valueGenericArgument(0) {
-                // Synchronization's `_Cell<Value>` (inside `Mutex`, `Atomic`) has a raw layout
-                // with no fields: it is laid out exactly like its `Value`.
-                appendValue(value, at: offset, label: label, into: &layout, nesting: nesting + 1)
-                return
-            }
             appendFields(of: metadata, at: offset, prefix: label, into: &layout, nesting: nesting)
         case .enum:
             guard !RuntimeABI.valueLayout(of: metadata.type).isPOD else { return }

@@ -152,14 +152,16 @@ extension RuntimeABI {
     /// The type of a stored property, resolved from its field record's mangled name in the
     /// context of the type that declares it.
     ///
-    /// The runtime's reflection reports a noncopyable field (a `Mutex`, say) as `()`; the
-    /// mangled name in the field record still names the real type.
+    /// The runtime's reflection reports a noncopyable field (a `Mutex`, say) as `()`: its field
+    /// record names an accessor that returns `()` (see RuntimeABI+NoncopyableFields.swift). The
+    /// accessor's symbol still names the real type.
     ///
-    /// - Returns: nil when the record is not found or the name does not resolve (a generic
-    ///   class's parameters are not passed).
+    /// - Returns: `.resolved` with the declared type, `.hidden` when the compiler hid a
+    ///   noncopyable type that cannot be named here, nil when the record is not found or its
+    ///   name resolves to nothing but `()` (a real `()` field).
     static func declaredFieldType(
         ofFieldNamed namePointer: UnsafeRawPointer, in metadata: TypeMetadata
-    ) -> Any.Type? {
+    ) -> DeclaredFieldType? {
         var current: TypeMetadata? = metadata
         var hops = 0
         while let type = current, hops < 64 {
@@ -168,11 +170,23 @@ extension RuntimeABI {
                     guard let name = fields.mangledTypeName(at: index), let length = name.length,
                         length > 0
                     else { return nil }
-                    let arguments: UnsafeRawPointer? =
-                        type.kind == .struct ? type.address + 16 : nil
-                    return _getTypeByMangledNameInContext(
+                    let arguments = genericArguments(of: type)
+                    // A generic type whose arguments cannot be found: the runtime would read
+                    // them from nowhere.
+                    let isGeneric = descriptor.address.loadUnaligned(as: UInt32.self) & 0x80 != 0
+                    if isGeneric, arguments == nil {
+                        return name.start.load(as: UInt8.self) == accessorReferenceMarker
+                            ? .hidden : nil
+                    }
+                    if name.start.load(as: UInt8.self) == accessorReferenceMarker {
+                        return hiddenFieldType(name, context: descriptor, arguments: arguments)
+                            .map(DeclaredFieldType.resolved) ?? .hidden
+                    }
+                    let resolved = _getTypeByMangledNameInContext(
                         name.start.assumingMemoryBound(to: UInt8.self), UInt(length),
                         genericContext: descriptor.address, genericArguments: arguments)
+                    guard let resolved, resolved != Void.self else { return nil }
+                    return .resolved(resolved)
                 }
             }
             current = type.superclass

@@ -93,7 +93,9 @@ int rg_census_prepare(void) {
 
 int rg_census_mode(void) { return atomic_load_explicit(&census_mode, memory_order_acquire); }
 
-#if !defined(RG_UNDER_SANITIZER) && defined(__x86_64__)
+// Other architectures (and x86_64 built with -DRG_PORTABLE_ENTRY_POINTS, which checks that
+// path here) use the C entry points: a flag test and a tail call each.
+#if !defined(RG_UNDER_SANITIZER) && defined(__x86_64__) && !defined(RG_PORTABLE_ENTRY_POINTS)
 /// malloc and free are one indirect jump each (see "Normal mode" below).
 #define RG_SWITCHED_ENTRY_POINTS 1
 static void switch_malloc(bool recording);

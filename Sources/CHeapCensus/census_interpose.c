@@ -222,9 +222,16 @@ static void on_sanitizer_free(const volatile void *block) {
     if (block) rg_table_remove((uintptr_t)block);
 }
 
+static void on_sanitizer_malloc(const volatile void *block, size_t size) {
+    (void)block;
+    (void)size;
+}
+
 __attribute__((constructor)) static void install_sanitizer_hooks(void) {
+    // Both hooks are required: with a NULL malloc hook the sanitizer installs nothing (returns
+    // 0), frees were never forgotten, and a scan read blocks the sanitizer had unmapped.
     if (__sanitizer_install_malloc_and_free_hooks)
-        __sanitizer_install_malloc_and_free_hooks(NULL, on_sanitizer_free);
+        __sanitizer_install_malloc_and_free_hooks(on_sanitizer_malloc, on_sanitizer_free);
 }
 
 #else

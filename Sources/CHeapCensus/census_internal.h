@@ -5,14 +5,20 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+/// Symbols the census's assembly names: PC-relative references within the image.
+#define RG_HIDDEN __attribute__((visibility("hidden")))
+
 /// Records a block (address | flags); never calls malloc.
 void rg_table_insert(uintptr_t address, uintptr_t flags);
 /// Forgets a block if it is recorded; never calls malloc.
 void rg_table_remove(uintptr_t address);
-/// Set (for good) by the first rg_table_insert: until then `free` has nothing to forget and
-/// skips the table. A block can be in the table only if its insert finished before its free,
+/// Set (for good) by the first table growth, before the first entry: until then `free` has
+/// nothing to forget and skips the table. A block can be in the table only if its insert finished before its free,
 /// so a free that reads 0 here had nothing to remove.
-extern _Atomic(int) rg_table_in_use;
+extern RG_HIDDEN _Atomic(int) rg_table_in_use;
+/// Called once, by the first table growth, before the first entry is stored: free must look at
+/// the table from then on.
+RG_HIDDEN void rg_table_now_in_use(void);
 /// Non-zero while the calling thread runs census code whose allocations are not recorded.
 extern __thread int rg_internal_depth;
 

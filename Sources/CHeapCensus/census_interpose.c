@@ -14,8 +14,12 @@
 // fatal, so these definitions step aside: swift_allocObject is interposed instead (it misses
 // objects libswiftCore allocates internally) and the sanitizer's free hook forgets blocks.
 //
-// swift_allocObject is interposed in both modes (weakly, so a statically linked runtime keeps
-// its own) to call the creation hook that records traces of chosen types.
+// Creation traces of chosen types: in malloc mode the recording path calls the creation hook for
+// objects (it knows the block is one, and its size, but not yet its type: the runtime writes the
+// header after malloc returns; the Swift side resolves the type later). Under a sanitizer,
+// swift_allocObject is interposed (weakly, so a statically linked runtime keeps its own) and
+// calls the hook with the type. Normal builds do not interpose swift_allocObject at all: every
+// object allocation would pay for a wrapper whose only job is tracing.
 //
 // _Block_copy is interposed in both modes too: a C block copied to the heap is how libdispatch
 // keeps a dispatch source's handler and the work submitted to a queue (and the Swift closure
@@ -24,27 +28,30 @@
 #define _GNU_SOURCE
 #include "CHeapCensus.h"
 #include "census_internal.h"
+#include "census_table.h"
 
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct {
-    uintptr_t start, end;
+    uintptr_t start, length;
 } range_t;
 
 static range_t slow_alloc_range, alloc_object_range, task_create_range;
 static _Atomic(int) census_mode;
-static _Atomic(int) recording;
+/// Read by name from the assembly of malloc (x86_64): hidden, so the reference is PC-relative.
+RG_HIDDEN _Atomic(int) rg_recording;
 static _Atomic(int) tracing;
-static void (*_Atomic creation_hook)(void *, const void *);
+static void (*_Atomic creation_hook)(void *, const void *, size_t);
 
 static inline int in_range(range_t range, uintptr_t address) {
-    return address - range.start < range.end - range.start;
+    return address - range.start < range.length;
 }
 
 /// The extent of an exported function of the image `handle` (or of any image when NULL).
@@ -57,7 +64,7 @@ static range_t function_range(void *handle, const char *name) {
     if (dladdr1(address, &info, (void **)&symbol, RTLD_DL_SYMENT) && symbol &&
         symbol->st_size > 0) {
         range.start = (uintptr_t)address;
-        range.end = range.start + symbol->st_size;
+        range.length = symbol->st_size;
     }
     return range;
 }
@@ -77,7 +84,7 @@ int rg_census_prepare(void) {
 #ifdef RG_UNDER_SANITIZER
     mode = RG_MODE_SANITIZER;
 #else
-    mode = slow_alloc_range.end && alloc_object_range.end ? RG_MODE_MALLOC
+    mode = slow_alloc_range.length && alloc_object_range.length ? RG_MODE_MALLOC
                                                           : RG_MODE_UNAVAILABLE;
 #endif
     atomic_store_explicit(&census_mode, mode, memory_order_release);
@@ -86,71 +93,46 @@ int rg_census_prepare(void) {
 
 int rg_census_mode(void) { return atomic_load_explicit(&census_mode, memory_order_acquire); }
 
+// Other architectures (and x86_64 built with -DRG_PORTABLE_ENTRY_POINTS, which checks that
+// path here) use the C entry points: a flag test and a tail call each.
+#if !defined(RG_UNDER_SANITIZER) && defined(__x86_64__) && !defined(RG_PORTABLE_ENTRY_POINTS)
+/// malloc and free are one indirect jump each (see "Normal mode" below).
+#define RG_SWITCHED_ENTRY_POINTS 1
+static void switch_malloc(bool recording);
+#else
+static void switch_malloc(bool recording) { (void)recording; }
+#endif
+
 void rg_census_set_recording(bool on) {
+    static pthread_mutex_t switching = PTHREAD_MUTEX_INITIALIZER;
     if (on && rg_census_prepare() == RG_MODE_UNAVAILABLE) return;
-    atomic_store_explicit(&recording, on, memory_order_release);
+    pthread_mutex_lock(&switching); // the flag and malloc's target agree
+    atomic_store_explicit(&rg_recording, on, memory_order_release);
+    switch_malloc(on);
+    pthread_mutex_unlock(&switching);
 }
 
-bool rg_census_is_recording(void) { return atomic_load_explicit(&recording, memory_order_relaxed); }
+bool rg_census_is_recording(void) {
+    return atomic_load_explicit(&rg_recording, memory_order_relaxed);
+}
 
-void rg_census_set_creation_hook(void (*hook)(void *, const void *)) {
+void rg_census_set_creation_hook(void (*hook)(void *, const void *, size_t)) {
     atomic_store_explicit(&creation_hook, hook, memory_order_release);
 }
 
 void rg_census_set_tracing(bool on) { atomic_store_explicit(&tracing, on, memory_order_release); }
 
-// MARK: swift_allocObject (both modes)
-
-typedef void *(*alloc_object_fn)(const void *, size_t, size_t);
-static void *resolve_alloc_object(const void *metadata, size_t size, size_t alignment_mask);
-/// The runtime's swift_allocObject; until the first call, a resolver that finds it.
-static _Atomic(alloc_object_fn) next_alloc_object = resolve_alloc_object;
-
-static void *resolve_alloc_object(const void *metadata, size_t size, size_t alignment_mask) {
-    alloc_object_fn next = (alloc_object_fn)dlsym(RTLD_NEXT, "swift_allocObject");
-    if (!next) abort(); // no Swift runtime below us: nothing can allocate an object
-    atomic_store_explicit(&next_alloc_object, next, memory_order_relaxed);
-    return next(metadata, size, alignment_mask);
-}
-
-__attribute__((noinline)) static void after_object_allocation(void *object, const void *metadata) {
-#ifdef RG_UNDER_SANITIZER
-    if (atomic_load_explicit(&recording, memory_order_relaxed) && !rg_internal_depth)
-        rg_table_insert((uintptr_t)object, RG_ENTRY_OBJECT);
-#endif
-    if (!atomic_load_explicit(&tracing, memory_order_relaxed) || rg_internal_depth) return;
-    void (*hook)(void *, const void *) = atomic_load_explicit(&creation_hook,
-                                                              memory_order_acquire);
+/// Calls the creation hook for a new object (`metadata` NULL when not known yet) unless this
+/// thread is running census code. Outside every census lock.
+__attribute__((noinline)) static void note_creation(void *object, const void *metadata,
+                                                    size_t size) {
+    if (rg_internal_depth) return;
+    void (*hook)(void *, const void *, size_t) = atomic_load_explicit(&creation_hook,
+                                                                      memory_order_acquire);
     if (!hook) return;
     rg_internal_depth++;
-    hook(object, metadata);
+    hook(object, metadata, size);
     rg_internal_depth--;
-}
-
-/// swift_allocObject when something must follow the allocation. Kept apart (noinline) so that
-/// the common case stays a bare tail call: merged into swift_allocObject, the compiler shared
-/// one call between both paths and every allocation paid a frame and the flag tests.
-__attribute__((noinline)) static void *allocate_object_and_note(const void *metadata,
-                                                                size_t size,
-                                                                size_t alignment_mask) {
-    alloc_object_fn next = atomic_load_explicit(&next_alloc_object, memory_order_relaxed);
-    void *object = next(metadata, size, alignment_mask);
-    after_object_allocation(object, metadata);
-    return object;
-}
-
-__attribute__((weak)) void *swift_allocObject(const void *metadata, size_t size,
-                                              size_t alignment_mask) {
-#ifdef RG_UNDER_SANITIZER
-    if (atomic_load_explicit(&recording, memory_order_relaxed) ||
-        atomic_load_explicit(&tracing, memory_order_relaxed))
-#else
-    if (atomic_load_explicit(&tracing, memory_order_relaxed))
-#endif
-        return allocate_object_and_note(metadata, size, alignment_mask);
-    // Nothing to do after the allocation: a tail call (two loads and a jump per object).
-    alloc_object_fn next = atomic_load_explicit(&next_alloc_object, memory_order_relaxed);
-    return next(metadata, size, alignment_mask);
 }
 
 // MARK: _Block_copy (both modes)
@@ -172,7 +154,7 @@ __attribute__((weak)) void *_Block_copy(const void *block) {
         atomic_store_explicit(&next_block_copy, next, memory_order_relaxed);
     }
     void *copy = next(block);
-    if (__builtin_expect(atomic_load_explicit(&recording, memory_order_relaxed), 0) && copy &&
+    if (__builtin_expect(atomic_load_explicit(&rg_recording, memory_order_relaxed), 0) && copy &&
         copy != block && !rg_internal_depth) {
         int32_t flags = __atomic_load_n((int32_t *)((char *)copy + 8), __ATOMIC_RELAXED);
         if (flags & RG_BLOCK_NEEDS_FREE) rg_table_insert((uintptr_t)copy, RG_ENTRY_BLOCK);
@@ -199,13 +181,57 @@ extern int __sanitizer_install_malloc_and_free_hooks(
     void (*malloc_hook)(const volatile void *, size_t), void (*free_hook)(const volatile void *))
     __attribute__((weak));
 
+typedef void *(*alloc_object_fn)(const void *, size_t, size_t);
+static void *resolve_alloc_object(const void *metadata, size_t size, size_t alignment_mask);
+/// The runtime's swift_allocObject; until the first call, a resolver that finds it.
+static _Atomic(alloc_object_fn) next_alloc_object = resolve_alloc_object;
+
+static void *resolve_alloc_object(const void *metadata, size_t size, size_t alignment_mask) {
+    alloc_object_fn next = (alloc_object_fn)dlsym(RTLD_NEXT, "swift_allocObject");
+    if (!next) abort(); // no Swift runtime below us: nothing can allocate an object
+    atomic_store_explicit(&next_alloc_object, next, memory_order_relaxed);
+    return next(metadata, size, alignment_mask);
+}
+
+/// swift_allocObject when something must follow the allocation. Kept apart (noinline) so that
+/// the common case stays a bare tail call.
+__attribute__((noinline)) static void *allocate_object_and_note(const void *metadata,
+                                                                size_t size,
+                                                                size_t alignment_mask) {
+    alloc_object_fn next = atomic_load_explicit(&next_alloc_object, memory_order_relaxed);
+    void *object = next(metadata, size, alignment_mask);
+    if (atomic_load_explicit(&rg_recording, memory_order_relaxed) && !rg_internal_depth)
+        rg_table_insert((uintptr_t)object, RG_ENTRY_OBJECT);
+    if (atomic_load_explicit(&tracing, memory_order_relaxed))
+        note_creation(object, metadata, size);
+    return object;
+}
+
+__attribute__((weak)) void *swift_allocObject(const void *metadata, size_t size,
+                                              size_t alignment_mask) {
+    if (atomic_load_explicit(&rg_recording, memory_order_relaxed) ||
+        atomic_load_explicit(&tracing, memory_order_relaxed))
+        return allocate_object_and_note(metadata, size, alignment_mask);
+    alloc_object_fn next = atomic_load_explicit(&next_alloc_object, memory_order_relaxed);
+    return next(metadata, size, alignment_mask);
+}
+
+void rg_table_now_in_use(void) {}
+
 static void on_sanitizer_free(const volatile void *block) {
     if (block) rg_table_remove((uintptr_t)block);
 }
 
+static void on_sanitizer_malloc(const volatile void *block, size_t size) {
+    (void)block;
+    (void)size;
+}
+
 __attribute__((constructor)) static void install_sanitizer_hooks(void) {
+    // Both hooks are required: with a NULL malloc hook the sanitizer installs nothing (returns
+    // 0), frees were never forgotten, and a scan read blocks the sanitizer had unmapped.
     if (__sanitizer_install_malloc_and_free_hooks)
-        __sanitizer_install_malloc_and_free_hooks(NULL, on_sanitizer_free);
+        __sanitizer_install_malloc_and_free_hooks(on_sanitizer_malloc, on_sanitizer_free);
 }
 
 #else
@@ -216,72 +242,104 @@ extern void *__libc_malloc(size_t size);
 extern void *__libc_memalign(size_t alignment, size_t size);
 extern void __libc_free(void *block);
 
+/// glibc's entry points, called through these words (resolved by the dynamic linker when it
+/// loads the executable, before any code runs): no PLT hop.
+RG_HIDDEN void *(*const volatile rg_next_malloc)(size_t) = __libc_malloc;
+RG_HIDDEN void (*const volatile rg_next_free)(void *) = __libc_free;
+
 /// Records `block` if it is a Swift object or task being allocated. The header word is
 /// zeroed first, so a scan that reads it before the runtime writes the metadata sees 0.
-static inline void note_block(void *block, uintptr_t caller, uintptr_t caller_of_caller) {
-    uintptr_t flags;
-    if (in_range(slow_alloc_range, caller)) {
-        if (!in_range(alloc_object_range, caller_of_caller)) return;
-        flags = RG_ENTRY_OBJECT;
-    } else if (in_range(task_create_range, caller)) {
-        flags = RG_ENTRY_TASK;
-    } else {
-        return;
-    }
-    *(volatile uintptr_t *)block = 0;
-    rg_table_insert((uintptr_t)block, flags);
-}
+/// `above` (the caller's caller) is evaluated only when the caller is swift_slowAlloc: only its
+/// frame is known to have a frame pointer to read the next return address through.
+#define NOTE_BLOCK(block, size, caller, above)                                                 \
+    do {                                                                                       \
+        if (in_range(slow_alloc_range, caller)) {                                              \
+            if (!in_range(alloc_object_range, (above))) break;                                 \
+            *(volatile uintptr_t *)(block) = 0;                                                \
+            rg_table_insert_inline((uintptr_t)(block), RG_ENTRY_OBJECT);                       \
+            if (atomic_load_explicit(&tracing, memory_order_relaxed))                          \
+                note_creation(block, NULL, size);                                              \
+        } else if (in_range(task_create_range, caller)) {                                      \
+            *(volatile uintptr_t *)(block) = 0;                                                \
+            rg_table_insert((uintptr_t)(block), RG_ENTRY_TASK);                                \
+        }                                                                                      \
+    } while (0)
 
-// malloc_recording and posix_memalign read their own return addresses, so no part of them
+// rg_malloc_recording and posix_memalign read their own return addresses, so no part of them
 // may move to another function: in a release build clang's hot/cold splitting outlined the
 // recording branch (marked unlikely) into `malloc.cold.1`, whose return address lies in malloc,
 // and the census recorded nothing. LLVM never splits a noinline function.
 
-/// malloc while recording. Reached by a guaranteed tail call (musttail, at every optimisation
-/// level), so its return addresses are malloc's: 0 is malloc's caller, 1 that caller's caller.
-__attribute__((noinline)) static void *malloc_recording(size_t size) {
-    void *block = __libc_malloc(size);
-    if (block && !rg_internal_depth) {
-        uintptr_t caller = (uintptr_t)__builtin_return_address(0);
-        // Only swift_slowAlloc's frame is known to have a frame pointer to read the next
-        // return address through.
-        uintptr_t above = in_range(slow_alloc_range, caller)
-                              ? (uintptr_t)__builtin_return_address(1)
-                              : 0;
-        note_block(block, caller, above);
-    }
+/// malloc while recording. Reached by a tail jump from malloc, so its return addresses are
+/// malloc's: 0 is malloc's caller, 1 that caller's caller.
+RG_HIDDEN __attribute__((noinline, used)) void *rg_malloc_recording(size_t size) {
+    void *block = rg_next_malloc(size);
+    uintptr_t caller = (uintptr_t)__builtin_return_address(0);
+    if (block && !rg_internal_depth)
+        NOTE_BLOCK(block, size, caller, (uintptr_t)__builtin_return_address(1));
     return block;
 }
 
-void *malloc(size_t size) {
-    if (atomic_load_explicit(&recording, memory_order_relaxed))
-        __attribute__((musttail)) return malloc_recording(size);
-    // Not recording: a tail call to glibc (a load, a test and a jump per allocation).
-    return __libc_malloc(size);
+/// free once the table is in use: forget the block first (once glibc has it, another thread
+/// may get it back).
+RG_HIDDEN __attribute__((noinline, used)) void rg_free_recorded(void *block) {
+    if (block) rg_table_remove_inline((uintptr_t)block);
+    rg_next_free(block);
 }
+
+#ifdef RG_SWITCHED_ENTRY_POINTS
+// malloc and free with no frame and no test: one indirect jump, through a word that names
+// glibc's function or the recording one. Written in C, each had a frame push and pop, a flag
+// test and a PLT hop (SwiftPM builds keep frame pointers, and a package cannot change that for
+// one file without unsafe flags). The words are switched by rg_census_set_recording (malloc)
+// and by the table's first growth (free, for good); a thread that reads the old word calls a
+// function that is still correct (a block allocated just as recording starts is not recorded;
+// a free always forgets what the table holds, since the word changed before the first entry).
+
+RG_HIDDEN void *(*_Atomic rg_malloc_target)(size_t) = __libc_malloc;
+RG_HIDDEN void (*_Atomic rg_free_target)(void *) = __libc_free;
+
+static void switch_malloc(bool recording) {
+    atomic_store_explicit(&rg_malloc_target, recording ? rg_malloc_recording : __libc_malloc,
+                          memory_order_release);
+}
+
+void rg_table_now_in_use(void) {
+    atomic_store_explicit(&rg_free_target, rg_free_recorded, memory_order_release);
+}
+
+__attribute__((naked)) void *malloc(size_t size) { __asm__("jmp *rg_malloc_target(%rip)\n\t"); }
+
+__attribute__((naked)) void free(void *block) { __asm__("jmp *rg_free_target(%rip)\n\t"); }
+#else
+void rg_table_now_in_use(void) {}
+
+void *malloc(size_t size) {
+    if (atomic_load_explicit(&rg_recording, memory_order_relaxed))
+        __attribute__((musttail)) return rg_malloc_recording(size);
+    // Not recording: a tail call to glibc (a load, a test and a jump per allocation).
+    return rg_next_malloc(size);
+}
+
+void free(void *block) {
+    // Until the table's first insert there is nothing to forget: a load, a test and a jump.
+    if (atomic_load_explicit(&rg_table_in_use, memory_order_relaxed))
+        __attribute__((musttail)) return rg_free_recorded(block);
+    rg_next_free(block);
+}
+#endif
 
 __attribute__((noinline)) int posix_memalign(void **result, size_t alignment, size_t size) {
     if (alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0) return 22;
     void *block = __libc_memalign(alignment, size);
     if (!block) return 12;
     *result = block;
-    if (__builtin_expect(atomic_load_explicit(&recording, memory_order_relaxed), 0) &&
+    if (__builtin_expect(atomic_load_explicit(&rg_recording, memory_order_relaxed), 0) &&
         !rg_internal_depth) {
         uintptr_t caller = (uintptr_t)__builtin_return_address(0);
-        uintptr_t above = in_range(slow_alloc_range, caller)
-                              ? (uintptr_t)__builtin_return_address(1)
-                              : 0;
-        note_block(block, caller, above);
+        NOTE_BLOCK(block, size, caller, (uintptr_t)__builtin_return_address(1));
     }
     return 0;
-}
-
-void free(void *block) {
-    // Forget before freeing: once glibc has the block, another thread may get it back. Until
-    // the table's first insert there is nothing to forget: a load, a test and a jump.
-    if (atomic_load_explicit(&rg_table_in_use, memory_order_relaxed) && block)
-        rg_table_remove((uintptr_t)block);
-    __libc_free(block);
 }
 
 #endif

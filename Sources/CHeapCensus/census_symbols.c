@@ -136,7 +136,9 @@ const char *rg_census_symbol_at(uintptr_t address, uintptr_t *symbol_start) {
 }
 
 void rg_census_allocation_hook_range(uintptr_t *start, uintptr_t *end) {
-    // The extent of this file's own swift_allocObject: a creation trace is cut after it.
+    // The extent of the swift_allocObject this process calls: the census's own under a
+    // sanitizer, the runtime's otherwise (the creation hook then runs inside the object's
+    // malloc, below it). A creation trace is cut after it.
     void *function = (void *)&swift_allocObject;
     Dl_info info;
     const ElfW(Sym) *symbol = NULL;

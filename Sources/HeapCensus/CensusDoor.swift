@@ -92,6 +92,14 @@ enum CensusDoor {
         rg_census_metadata_if_live(address, nil)
     }
 
+    /// The metadata word of the census block at `address` (0 while the runtime has not written
+    /// it yet), read under its stripe lock; nil when the census does not know a block there.
+    static func liveMetadata(_ address: UInt) -> UInt? {
+        var flags: UInt = 0
+        let metadata = rg_census_metadata_if_live(address, &flags)
+        return flags == 0 ? nil : metadata
+    }
+
     /// A heap block's reference count and the end of its captured variables.
     static func blockInfo(_ address: UInt) -> (references: Int, captureEnd: Int) {
         guard let pointer = UnsafeRawPointer(bitPattern: address) else { return (0, 0) }
@@ -112,8 +120,10 @@ enum CensusDoor {
         rg_census_mark(address, traced ? tracedFlag : 0)
     }
 
+    /// The creation hook: the new object, its metadata when known (nil in malloc mode: the
+    /// header is not written yet), and the size asked for.
     static func setCreationHook(
-        _ hook: (@convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer) -> Void)?
+        _ hook: (@convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer?, Int) -> Void)?
     ) {
         rg_census_set_creation_hook(hook)
     }

@@ -3,20 +3,29 @@ import StackTraces
 
 /// Creation stack traces for the types chosen with ``HeapCensus/traceCreation(of:)``.
 ///
-/// The census's C side calls ``record(_:metadata:)`` after every object allocation while
+/// The census's C side calls ``record(_:metadata:size:)`` after every object allocation while
 /// tracing is on, outside its locks and with the calling thread's own allocations unrecorded
 /// (so the hook does not call itself). Every other use of the lock runs the same way: an
 /// allocation made while holding it must not reach the hook, which takes it.
+///
+/// In malloc mode the hook runs inside the object's `malloc`, before the runtime writes the
+/// object's header: the type is not known yet, only the size asked for. Every allocation of a
+/// chosen type's instance size is traced then, kept as *pending*, and its type is resolved from
+/// the object's header later (when a trace is read, at each purge, and before the chosen types
+/// change); a pending trace whose object turns out to be of another type is dropped.
 final class CreationTraces: @unchecked Sendable {
     static let shared = CreationTraces()
 
     private struct Entry {
+        /// The object's metadata, or 0 while pending.
         var metadata: UInt
         var trace: StackTrace
     }
 
     private let lock = PthreadLock()
     private var types: Set<UInt> = []
+    /// The chosen types' instance sizes (what malloc is asked for).
+    private var sizes: Set<Int> = []
     private var traces: [UInt: Entry] = [:]
     /// Entries since the last purge of dead objects' traces.
     private var added = 0
@@ -24,21 +33,37 @@ final class CreationTraces: @unchecked Sendable {
     func setTypes(_ classes: [AnyClass]) {
         let metadata = Set(
             classes.map { UInt(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) })
-        CensusDoor.internally { lock.withLock { types = metadata } }
+        // A class's metadata keeps its instance size at offset 24 (ReferenceReflection reads
+        // the same field).
+        let instanceSizes = Set(
+            classes.map {
+                Int(
+                    unsafeBitCast($0, to: UnsafeRawPointer.self)
+                        .loadUnaligned(fromByteOffset: 24, as: UInt32.self))
+            })
+        CensusDoor.internally {
+            lock.withLock {
+                // Pending traces are resolved against the types they were taken for.
+                resolvePending()
+                types = metadata
+                sizes = instanceSizes
+            }
+        }
         if metadata.isEmpty {
             CensusDoor.setTracing(false)
         } else {
-            CensusDoor.setCreationHook { object, metadata in
-                CreationTraces.shared.record(object, metadata: metadata)
+            CensusDoor.setCreationHook { object, metadata, size in
+                CreationTraces.shared.record(object, metadata: metadata, size: size)
             }
             CensusDoor.setTracing(true)
         }
     }
 
-    func record(_ object: UnsafeMutableRawPointer, metadata: UnsafeRawPointer) {
+    func record(_ object: UnsafeMutableRawPointer, metadata: UnsafeRawPointer?, size: Int) {
         let type = UInt(bitPattern: metadata)
-        guard lock.withLock({ types.contains(type) }) else { return }
-        // Everything up to the census's swift_allocObject is the census's own.
+        let chosen = lock.withLock { type == 0 ? sizes.contains(size) : types.contains(type) }
+        guard chosen else { return }
+        // Everything up to swift_allocObject is the census's own (or the runtime's).
         let captured = StackTrace.capture(depth: StackTrace.defaultDepth + 8)
         let hook = CensusDoor.allocationHook
         let cut = captured.addresses.firstIndex { hook.contains($0 &- 1) }
@@ -56,10 +81,15 @@ final class CreationTraces: @unchecked Sendable {
 
     /// The trace of the object at `address`, if it was recorded for the object there now.
     func trace(at address: UInt) -> StackTrace? {
-        guard let entry = CensusDoor.internally({ lock.withLock({ traces[address] }) }),
-            CensusDoor.metadataIfLive(address) == entry.metadata
-        else { return nil }
-        return entry.trace
+        CensusDoor.internally {
+            lock.withLock { () -> StackTrace? in
+                guard let entry = traces[address], let live = CensusDoor.liveMetadata(address),
+                    live != 0
+                else { return nil }
+                return entry.metadata == live || (entry.metadata == 0 && types.contains(live))
+                    ? entry.trace : nil
+            }
+        }
     }
 
     func removeAll() {
@@ -74,8 +104,23 @@ final class CreationTraces: @unchecked Sendable {
     /// Drops the traces of objects whose address no longer holds an object of their type.
     private func purgeDead() {
         lock.withLock {
+            resolvePending()
             traces = traces.filter { CensusDoor.metadataIfLive($0.key) == $0.value.metadata }
             added = 0
+        }
+    }
+
+    /// Gives pending entries their object's type, or drops them when the object is gone or of
+    /// a type not chosen; an object whose header is not written yet stays pending. Call with
+    /// the lock held.
+    private func resolvePending() {
+        for (address, entry) in traces where entry.metadata == 0 {
+            switch CensusDoor.liveMetadata(address) {
+            case .none: traces[address] = nil
+            case .some(0): continue
+            case .some(let live) where types.contains(live): traces[address]?.metadata = live
+            case .some: traces[address] = nil
+            }
         }
     }
 }

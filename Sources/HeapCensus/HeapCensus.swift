@@ -112,7 +112,10 @@ public enum HeapCensus {
     /// Records where objects of the given types are created, from now on.
     ///
     /// Each such allocation captures a stack trace (about 0.3 µs); ``creationTrace(of:)``
-    /// returns it. Pass an empty array to stop.
+    /// returns it. Pass an empty array to stop. The census sees an object's allocation before
+    /// the runtime writes its type, so while tracing, every object of the same instance size
+    /// as a chosen type is traced too, and its trace dropped once its type is known: trace few
+    /// types, for a short while.
     ///
     /// - Parameter types: The classes whose instances to trace.
     public static func traceCreation(of types: [AnyClass]) {

@@ -48,9 +48,13 @@ bool rg_census_is_recording(void);
 /// Forgets every entry (blocks allocated before are then unknown).
 void rg_census_clear(void);
 
-/// Whether a creation hook is called after each object allocation (outside any census lock).
+/// The hook called after each object allocation while tracing (outside any census lock, with
+/// the thread's allocations unrecorded). `metadata` is NULL when the type is not known yet: in
+/// malloc mode the hook runs inside the object's malloc, before the runtime writes its header;
+/// `size` is the size asked for (a class's instance size).
 void rg_census_set_creation_hook(void (*_Nullable hook)(void *_Nonnull object,
-                                                        const void *_Nonnull metadata));
+                                                        const void *_Nullable metadata,
+                                                        size_t size));
 void rg_census_set_tracing(bool on);
 /// Sets `flags` on the entry of `address`; false if it is not in the table.
 bool rg_census_mark(uintptr_t address, uintptr_t flags);
@@ -63,7 +67,7 @@ uintptr_t rg_census_metadata_if_live(uintptr_t address, uintptr_t *_Nullable fla
 /// block, or began deinitialising. The check and the retain happen under the stripe's lock.
 bool rg_census_try_retain(uintptr_t address);
 
-/// The extent of the census's own swift_allocObject (creation traces are cut after it).
+/// The extent of the swift_allocObject this process calls (creation traces are cut after it).
 void rg_census_allocation_hook_range(uintptr_t *_Nonnull start, uintptr_t *_Nonnull end);
 
 /// Live entries, and the bytes the table itself uses.

@@ -1,0 +1,137 @@
+// The census table's layout and its two hot paths, inline so that the recording malloc and
+// free (census_interpose.c) run them without a call: a set of live block addresses in 256
+// stripes, each an open-addressing hash table (linear probing, backward-shift deletion) behind
+// a spin lock. Not part of the module's header.
+//
+// Called from inside malloc and free, so nothing here calls them: the slot arrays come from
+// mmap (census_table.c). A stripe lock is held for a few dozen instructions by an insert or a
+// removal, and for the length of a visit by the census's scan (one stripe at a time, one scan
+// at a time). The visiting thread may free a block of the stripe it visits (a temporary of its
+// own): its lock attempt fails, sees that this thread is the visitor, and goes on unlocked.
+#ifndef RETAINGRAPH_CHEAPCENSUS_TABLE_H
+#define RETAINGRAPH_CHEAPCENSUS_TABLE_H
+
+#include "CHeapCensus.h"
+#include "census_internal.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RG_STRIPE_BITS 8
+#define RG_STRIPE_COUNT (1u << RG_STRIPE_BITS)
+
+typedef struct {
+    _Atomic(int) lock; // 1 while held
+    unsigned shift;    // 64 - log2(capacity): a hash's slot is (hash << RG_STRIPE_BITS) >> shift
+    size_t mask;       // capacity - 1
+    size_t count;      // written under the lock, read racily (relaxed) outside it
+    size_t limit;      // the count that makes the next insert grow the table; 0 with no slots
+    uintptr_t *slots;  // 0 = empty; address | flags otherwise
+    char padding[64 - sizeof(int) - sizeof(unsigned) - sizeof(size_t) * 3 - sizeof(void *)];
+} rg_stripe_t;
+
+extern RG_HIDDEN rg_stripe_t rg_stripes[RG_STRIPE_COUNT];
+/// The stripe the calling thread is visiting (rg_census_visit_stripe), or NULL.
+extern RG_HIDDEN __thread rg_stripe_t *rg_visited_stripe;
+
+/// Takes a contended lock (or sees that this thread visits the stripe: returns 0, not taken).
+RG_HIDDEN int rg_stripe_lock_slow(rg_stripe_t *stripe);
+/// Grows the stripe's table (or makes its first one); 0 when memory is exhausted, in which case
+/// the block is simply not recorded. Call with the stripe locked.
+RG_HIDDEN int rg_stripe_grow(rg_stripe_t *stripe);
+
+static inline uint64_t rg_hash(uintptr_t address) {
+    return (uint64_t)(address >> 4) * 0x9E3779B97F4A7C15ull;
+}
+
+static inline rg_stripe_t *rg_stripe_for(uint64_t hash) {
+    return &rg_stripes[hash >> (64 - RG_STRIPE_BITS)];
+}
+
+static inline size_t rg_home_slot(uint64_t hash, unsigned shift) {
+    return (size_t)((hash << RG_STRIPE_BITS) >> shift);
+}
+
+/// Takes the stripe's lock; 1 when taken (pass it to rg_stripe_unlock), 0 when the calling
+/// thread is visiting this stripe and holds it already.
+static inline int rg_stripe_lock(rg_stripe_t *stripe) {
+    int expected = 0;
+    if (__builtin_expect(atomic_compare_exchange_strong_explicit(&stripe->lock, &expected, 1,
+                                                                 memory_order_acquire,
+                                                                 memory_order_relaxed),
+                         1))
+        return 1;
+    return rg_stripe_lock_slow(stripe);
+}
+
+static inline void rg_stripe_unlock(rg_stripe_t *stripe, int taken) {
+    if (taken) atomic_store_explicit(&stripe->lock, 0, memory_order_release);
+}
+
+/// Records a block (address | flags); a stale entry for the same address is replaced.
+static inline __attribute__((always_inline)) void rg_table_insert_inline(uintptr_t address,
+                                                                          uintptr_t flags) {
+    uint64_t hash = rg_hash(address);
+    rg_stripe_t *stripe = rg_stripe_for(hash);
+    int taken = rg_stripe_lock(stripe);
+    size_t count = stripe->count;
+    // Keep the load under 3/4 (limit); a stripe with no slots has limit 0.
+    if (__builtin_expect(count >= stripe->limit, 0) && !rg_stripe_grow(stripe)) {
+        rg_stripe_unlock(stripe, taken);
+        return;
+    }
+    uintptr_t *slots = stripe->slots;
+    size_t mask = stripe->mask;
+    for (size_t index = rg_home_slot(hash, stripe->shift);; index = (index + 1) & mask) {
+        uintptr_t entry = slots[index];
+        if (!entry) {
+            slots[index] = address | flags;
+            __atomic_store_n(&stripe->count, count + 1, __ATOMIC_RELAXED);
+            break;
+        }
+        if ((entry & ~(uintptr_t)RG_ENTRY_FLAGS) == address) { // a stale entry: replace it
+            slots[index] = address | flags;
+            break;
+        }
+    }
+    rg_stripe_unlock(stripe, taken);
+}
+
+/// Forgets a block if it is recorded.
+static inline __attribute__((always_inline)) void rg_table_remove_inline(uintptr_t address) {
+    uint64_t hash = rg_hash(address);
+    rg_stripe_t *stripe = rg_stripe_for(hash);
+    // Most frees are of blocks the census never saw: a racy look at the count first is fine,
+    // since a block can only be in the table if its own allocation finished before this free.
+    if (__atomic_load_n(&stripe->count, __ATOMIC_RELAXED) == 0) return;
+    int taken = rg_stripe_lock(stripe);
+    uintptr_t *slots = stripe->slots;
+    if (slots) {
+        size_t mask = stripe->mask;
+        unsigned shift = stripe->shift;
+        size_t hole = rg_home_slot(hash, shift);
+        uintptr_t entry;
+        while ((entry = slots[hole]) && (entry & ~(uintptr_t)RG_ENTRY_FLAGS) != address)
+            hole = (hole + 1) & mask;
+        if (entry) {
+            // Backward-shift deletion: move later members of the run into the hole.
+            size_t next = (hole + 1) & mask;
+            uintptr_t moving;
+            while ((moving = slots[next])) {
+                size_t home = rg_home_slot(rg_hash(moving & ~(uintptr_t)RG_ENTRY_FLAGS), shift);
+                // Move it if its home is not in (hole, next] cyclically.
+                if (((next - home) & mask) >= ((next - hole) & mask)) {
+                    slots[hole] = moving;
+                    hole = next;
+                }
+                next = (next + 1) & mask;
+            }
+            slots[hole] = 0;
+            __atomic_store_n(&stripe->count, stripe->count - 1, __ATOMIC_RELAXED);
+        }
+    }
+    rg_stripe_unlock(stripe, taken);
+}
+
+#endif

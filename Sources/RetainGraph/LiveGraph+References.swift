@@ -19,10 +19,11 @@ extension LiveGraph {
         creationTrace: StackTrace? = nil, isDiscovered: Bool = false
     ) -> ReferenceID? {
         guard isEnabled, from != .disabled, to != .disabled else { return nil }
-        let record = ReferenceRecord(
-            from: from, to: to, trace: creationTrace, role: role, kind: kind,
-            isDiscovered: isDiscovered)
-        return withSyncedStorage { graph in graph.addReference(record) }
+        return withSyncedStorage { graph in
+            graph.addReference(
+                from: from, to: to, kind: kind, role: role, trace: creationTrace,
+                isDiscovered: isDiscovered)
+        }
     }
 
     /// Records that object `holder` holds object `held`, registering either if needed.
@@ -74,7 +75,7 @@ extension LiveGraph {
     public func counts() -> (nodes: Int, references: Int) {
         withLockParkingLoads { graph, survivors in
             graph.prune(parkingIn: &survivors)
-            return (graph.nodes.count, graph.liveReferenceCount)
+            return (graph.nodeCount, graph.liveReferenceCount)
         }
     }
 

@@ -46,9 +46,26 @@ extension SnapshotParts {
             guard let number = index.position(of: id) else { return .max }
             return UInt32(hasDuplicates ? number : order[number])
         }
+        let sources: [UInt32]
+        let targets: [UInt32]
+        if froms.isEmpty {
+            // Positions in the order added: provisional numbers already, unless duplicates
+            // were dropped (never in a live graph's parts), when they become ranks.
+            func number(_ position: UInt32) -> UInt32 {
+                guard hasDuplicates else { return position }
+                return UInt32(bitPattern: numberOf[Int(position)])
+            }
+            sources = hasDuplicates ? sourcePositions.map(number) : sourcePositions
+            targets = hasDuplicates ? targetPositions.map(number) : targetPositions
+        } else {
+            sources = froms.map(provisional)
+            targets = tos.map(provisional)
+        }
+        sourcePositions = []
+        targetPositions = []
         nodeBuilder.appendEdges(
-            sources: froms.map(provisional), targets: tos.map(provisional), flags: edgeFlags,
-            labels: edgeRoles, tags: (0..<UInt32(froms.count)).map { $0 + 1 })
+            sources: sources, targets: targets, flags: edgeFlags, labels: edgeRoles,
+            tags: (0..<UInt32(sources.count)).map { $0 + 1 })
         froms = []
         tos = []
         let graph = nodeBuilder.build(

@@ -104,7 +104,8 @@ extension GraphStorage {
         return NodeEntry(
             id: ObjectID(rawValue: node.id), type: type, typeName: typeName,
             label: node.info & NodeSlot.hasLabel != 0 ? labels[slot] : nil,
-            kind: tables.kinds[Int(node.kind)], address: node.address != 0 ? UInt(node.address) : nil,
+            kind: tables.kinds[Int(node.kind)],
+            address: node.address != 0 ? UInt(node.address) : nil,
             trace: node.info & NodeSlot.hasTrace != 0 ? traces[slot] : nil,
             timer: node.info & NodeSlot.hasTimer != 0 ? timers[slot] : nil)
     }

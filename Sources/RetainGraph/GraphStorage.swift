@@ -151,9 +151,18 @@ struct GraphStorage {
             nodes.append(NodeSlot())
         }
         var info = tables.kindNumber(of: kind) | lifetime.rawValue << 24
-        if let label { labels[slot] = label; info |= NodeSlot.hasLabel }
-        if let trace { traces[slot] = trace; info |= NodeSlot.hasTrace }
-        if let timer { timers[slot] = timer; info |= NodeSlot.hasTimer }
+        if let label {
+            labels[slot] = label
+            info |= NodeSlot.hasLabel
+        }
+        if let trace {
+            traces[slot] = trace
+            info |= NodeSlot.hasTrace
+        }
+        if let timer {
+            timers[slot] = timer
+            info |= NodeSlot.hasTimer
+        }
         nodes[Int(slot)] = NodeSlot(
             id: id.rawValue, address: address, type: type, info: info,
             firstIncoming: Self.noSlot, mark: 0)

@@ -25,7 +25,7 @@ struct SlotIndex {
     ///
     /// - Complexity: O(1) expected.
     @inline(__always)
-    func find(_ key: UInt64, in nodes: [NodeSlot]) -> UInt32? {
+    func find(_ key: UInt64, in nodes: ChunkedArray<NodeSlot>) -> UInt32? {
         guard count > 0 else { return nil }
         let mask = buckets.count - 1
         var index = Self.home(key, mask: mask)
@@ -38,7 +38,7 @@ struct SlotIndex {
     }
 
     /// Indexes `slot`, whose node already holds its key in `nodes`.
-    mutating func insert(_ slot: UInt32, in nodes: [NodeSlot]) {
+    mutating func insert(_ slot: UInt32, in nodes: ChunkedArray<NodeSlot>) {
         if (count + 1) * 2 > buckets.count { grow(nodes) }
         let mask = buckets.count - 1
         var index = Self.home(key(of: nodes[Int(slot)]), mask: mask)
@@ -48,7 +48,7 @@ struct SlotIndex {
     }
 
     /// Removes `slot`; call it while the node's slot still holds its key.
-    mutating func remove(_ slot: UInt32, in nodes: [NodeSlot]) {
+    mutating func remove(_ slot: UInt32, in nodes: ChunkedArray<NodeSlot>) {
         guard count > 0 else { return }
         let mask = buckets.count - 1
         var hole = Self.home(key(of: nodes[Int(slot)]), mask: mask)
@@ -77,7 +77,7 @@ struct SlotIndex {
         count = 0
     }
 
-    private mutating func grow(_ nodes: [NodeSlot]) {
+    private mutating func grow(_ nodes: ChunkedArray<NodeSlot>) {
         let old = buckets
         buckets = [UInt32](repeating: 0, count: max(16, old.count * 2))
         let mask = buckets.count - 1

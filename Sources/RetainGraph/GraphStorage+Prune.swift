@@ -11,9 +11,9 @@ extension GraphStorage {
     ///   removed (closures anchored to timers: one or two levels).
     mutating func prune(parkingIn survivors: inout [AnyObject]) {
         var doomed: [UInt32] = []
-        nodes.withUnsafeBufferPointer { nodes in
-            for slot in nodes.indices where nodes[slot].lifetime == .object {
-                if !objectIsAlive(nodes[slot]) { doomed.append(UInt32(slot)) }
+        nodes.forEachChunk { nodes, base in
+            for offset in nodes.indices where nodes[offset].lifetime == .object {
+                if !objectIsAlive(nodes[offset]) { doomed.append(UInt32(base + offset)) }
             }
         }
         doomed.append(contentsOf: orphanedAnchoredNodes())

@@ -16,9 +16,10 @@ extension GraphStorage {
         var roleStrings = [UInt32](repeating: .max, count: tables.roles.count)
         // Each node slot's position in the snapshot (the order added).
         var positions = [UInt32](repeating: .max, count: nodes.count)
-        nodes.withUnsafeBufferPointer { nodes in
-            for slot in nodes.indices where nodes[slot].isLive {
-                let node = nodes[slot]
+        nodes.forEachChunk { nodes, base in
+            for offset in nodes.indices where nodes[offset].isLive {
+                let node = nodes[offset]
+                let slot = base + offset
                 let position = parts.ids.count
                 positions[slot] = UInt32(position)
                 var typeString = typeStrings[Int(node.type)]
@@ -49,9 +50,10 @@ extension GraphStorage {
         for (slot, timer) in timers where positions[Int(slot)] != .max {
             parts.timers.append((Int(positions[Int(slot)]), timer))
         }
-        slots.withUnsafeBufferPointer { slots in
-            for index in slots.indices where slots[index].from != Self.noSlot {
-                let slot = slots[index]
+        slots.forEachChunk { slots, base in
+            for offset in slots.indices where slots[offset].from != Self.noSlot {
+                let slot = slots[offset]
+                let index = base + offset
                 let source = positions[Int(slot.from)]
                 let target = positions[Int(slot.to)]
                 guard source != .max, target != .max else { continue }

@@ -93,7 +93,7 @@ struct GraphStorage {
     /// The end of a reverse-index list, and the holder of a free reference slot.
     static let noSlot = UInt32.max
 
-    var nodes: [NodeSlot] = []
+    var nodes = ChunkedArray<NodeSlot>()
     var freeNodes: [UInt32] = []
     /// Slots of removed nodes, free once the references that name them are swept.
     var removedNodes: [UInt32] = []
@@ -107,7 +107,7 @@ struct GraphStorage {
     var rootsByKind: [RootKind: ObjectID] = [:]
     var tables = GraphTables()
 
-    var slots: [Slot] = []
+    var slots = ChunkedArray<Slot>()
     var freeSlots: [UInt32] = []
     var referenceTraces: [UInt32: StackTrace] = [:]
     var liveReferenceCount = 0
@@ -209,7 +209,7 @@ struct GraphStorage {
     /// harmless. Releases every pin.
     mutating func removeAll() {
         for node in nodes { if let object = node.pinnedObject { swift_unownedRelease(object) } }
-        nodes = []
+        nodes = ChunkedArray()
         freeNodes = []
         removedNodes = []
         nodeCount = 0

@@ -1,4 +1,4 @@
-/// An array stored in chunks of 65,536 elements that never move: growing it allocates a new
+/// An array stored in chunks of 4,096 elements that never move: growing it allocates a new
 /// chunk and copies nothing.
 ///
 /// The live graph's node table and reference slab grow by one element at a time to millions.
@@ -8,12 +8,11 @@
 /// and 24 the rows take. In chunks, only the pages written are resident, and nothing is freed
 /// until the whole array goes.
 struct ChunkedArray<Element>: RandomAccessCollection, MutableCollection {
-    private static var shift: Int { 16 }
+    private static var shift: Int { 12 }
     private static var chunkSize: Int { 1 << shift }
     private static var offsetMask: Int { chunkSize - 1 }
 
-    /// The chunks; every chunk but the last is full, and every chunk after the first was
-    /// allocated at its full size.
+    /// The chunks, each allocated at its full size; every chunk but the last is full.
     private var chunks: [[Element]] = []
     private(set) var count = 0
 
@@ -32,10 +31,10 @@ struct ChunkedArray<Element>: RandomAccessCollection, MutableCollection {
     /// Appends `element`, starting a new chunk when the last is full.
     mutating func append(_ element: Element) {
         if count & Self.offsetMask == 0 {
+            // Allocated once, at full size (128 KB of node rows, 96 KB of reference slots; pages
+            // become resident as they are written).
             var chunk: [Element] = []
-            // The first chunk grows as an ordinary array (small graphs stay small); later ones
-            // are allocated once, at full size.
-            if !chunks.isEmpty { chunk.reserveCapacity(Self.chunkSize) }
+            chunk.reserveCapacity(Self.chunkSize)
             chunks.append(chunk)
         }
         chunks[chunks.count - 1].append(element)

@@ -86,7 +86,14 @@ enum LiveFigures {
     /// End to end only, for the peak-RSS figure (run alone: peak RSS is per process).
     static func runEndToEnd(count: Int) {
         let (graph, objects) = randomLiveGraph(count: count)
+        let megabyte = 1_048_576
+        print(
+            "resident with the objects and the live graph: "
+                + "\(Machine.residentBytes() / megabyte) MB (not a figure)")
         _ = graph.snapshot()  // names cached, journal drained
+        print(
+            "peak RSS after one snapshot, before any analysis: "
+                + "\(Machine.peakResidentBytes() / megabyte) MB (not a figure)")
         let times = count >= 1_000_000 ? 3 : 21
         measureMedian(
             "FIGURE detection end to end (snapshot + SCC + root paths), \(count) nodes",

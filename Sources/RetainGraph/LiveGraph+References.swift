@@ -149,7 +149,7 @@ extension LiveGraph {
     }
 
     /// Runs `body` under the graph's lock, after draining the trackers' journal, with an array
-    /// for the strong references its loads make (see `GraphStorage.isAlive(_:parkingIn:)`),
+    /// for the strong references its loads make (see `GraphStorage.prune(parkingIn:)`),
     /// and releases them only after the lock is released, so that no `deinit` runs under it.
     ///
     /// Afterwards, when the graph has doubled since it was last pruned, dead objects' nodes are

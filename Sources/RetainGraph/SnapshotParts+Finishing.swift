@@ -94,6 +94,15 @@ extension CompactGraph.Builder {
         sources newSources: [UInt32], targets newTargets: [UInt32], flags: [UInt8],
         labels: [UInt32], tags: [UInt32]
     ) {
+        if targets.isEmpty, edgeTags.isEmpty {
+            // Take the columns as they are (no copy): a live graph's snapshot has no other edges.
+            sources = newSources
+            targets = newTargets
+            edgeFlags = flags
+            edgeLabels = labels
+            edgeTags = tags
+            return
+        }
         if edgeTags.count < targets.count {
             edgeTags.append(contentsOf: repeatElement(0, count: targets.count - edgeTags.count))
         }

@@ -68,8 +68,15 @@ extension SnapshotParts {
             tags: (0..<UInt32(sources.count)).map { $0 + 1 })
         froms = []
         tos = []
+        // Nodes added in identity order already (a live graph whose rows were not reused) keep
+        // their columns as they are: no permutation.
+        let isInOrder =
+            hasDuplicates
+            || numberOf.withUnsafeBufferPointer { numbers in
+                numbers.indices.allSatisfy { numbers[$0] == Int32(truncatingIfNeeded: $0) }
+            }
         let graph = nodeBuilder.build(
-            numbering: hasDuplicates ? nil : numberOf.map { UInt32(bitPattern: $0) })
+            numbering: isInOrder ? nil : numberOf.map { UInt32(bitPattern: $0) })
         return GraphSnapshot(
             graph: graph, nodeIndex: index, roles: roles, rootKinds: nodeRootKinds,
             nodeTraces: nodeTraces, nodeTimers: nodeTimers, nodeNotes: nodeNotes,

@@ -45,7 +45,7 @@ large="$("$tool" live-end-to-end 1000000)"
 echo "$small" | grep -E 'FIGURE'
 echo "$large" | grep -E 'FIGURE'
 huge="$("$tool" live-end-to-end 4000000)"
-echo "$huge" | grep -E 'FIGURE|peak RSS'
+echo "$huge" | grep -E 'FIGURE|peak RSS|resident with'
 
 # The compact graph alone (what the heap census builds): "who holds it" queries.
 "$tool" compact 1000000 | grep -E '^#|who-holds|SCC \+ root paths|graph arrays'

@@ -1,8 +1,52 @@
 import Locking
+import StackTraces
 
 extension GraphStorage {
-    mutating func addReference(_ record: ReferenceRecord) -> ReferenceID? {
-        guard has(record.from), let target = nodes[record.to] else { return nil }
+    /// One reference's place in the slab: 24 bytes (a test pins the size).
+    struct Slot {
+        /// The holder's node slot, or ``GraphStorage/noSlot`` while the slot is free.
+        var from: UInt32 = GraphStorage.noSlot
+        /// The held node's slot.
+        var to: UInt32 = GraphStorage.noSlot
+        /// The role's number in ``GraphTables/roles``.
+        var role: UInt32 = 0
+        /// The kind (bits 0–1, ``ReferenceKind`` in declaration order, as
+        /// ``CompactGraph/EdgeKind``), discovered (bit 2), has a trace (bit 3) and the
+        /// generation (bits 4–31).
+        var meta: UInt32 = 0
+        /// The previous reference to the same node, or ``GraphStorage/noSlot`` at the head.
+        var previousIncoming: UInt32 = GraphStorage.noSlot
+        /// The next reference to the same node, or ``GraphStorage/noSlot``.
+        var nextIncoming: UInt32 = GraphStorage.noSlot
+
+        static let discovered: UInt32 = 1 << 2
+        static let hasTrace: UInt32 = 1 << 3
+
+        var generation: UInt32 { meta >> 4 }
+
+        var kind: ReferenceKind {
+            switch meta & 3 {
+            case 0: return .strong
+            case 1: return .weak
+            default: return .unowned
+            }
+        }
+
+        /// Frees the slot and bumps its generation (28 bits, wrapping).
+        mutating func free() {
+            from = GraphStorage.noSlot
+            to = GraphStorage.noSlot
+            previousIncoming = GraphStorage.noSlot
+            nextIncoming = GraphStorage.noSlot
+            meta = (generation &+ 1) << 4
+        }
+    }
+
+    mutating func addReference(
+        from: ObjectID, to: ObjectID, kind: ReferenceKind, role: ReferenceRole,
+        trace: StackTrace?, isDiscovered: Bool
+    ) -> ReferenceID? {
+        guard let source = slot(of: from), let target = slot(of: to) else { return nil }
         let slot: UInt32
         if let free = freeSlots.popLast() {
             slot = free
@@ -13,151 +57,142 @@ extension GraphStorage {
             slots.append(Slot())
         }
         let index = Int(slot)
-        slots[index].record = record
+        let kindBits: UInt32
+        switch kind {
+        case .strong: kindBits = 0
+        case .weak: kindBits = 1
+        case .unowned: kindBits = 2
+        }
+        var meta = slots[index].generation << 4 | kindBits
+        if isDiscovered { meta |= Slot.discovered }
+        if let trace {
+            referenceTraces[slot] = trace
+            meta |= Slot.hasTrace
+        }
         // Push the reference onto the front of its target's list.
-        let head = target.firstIncoming
-        slots[index].previousIncoming = Self.noSlot
-        slots[index].nextIncoming = head
+        let head = nodes[Int(target)].firstIncoming
+        slots[index] = Slot(
+            from: source, to: target, role: tables.roleNumber(of: role), meta: meta,
+            previousIncoming: Self.noSlot, nextIncoming: head)
         if head != Self.noSlot { slots[Int(head)].previousIncoming = slot }
-        target.firstIncoming = slot
+        nodes[Int(target)].firstIncoming = slot
         liveReferenceCount += 1
-        return ReferenceID(slot: slot, generation: slots[index].generation)
+        return ReferenceID(slot: slot, generation: meta >> 4)
     }
 
     mutating func removeReference(_ id: ReferenceID) {
         let index = Int(id.slot)
         guard index < slots.count, slots[index].generation == id.generation,
-            slots[index].record != nil
+            slots[index].from != Self.noSlot
         else { return }
         clearSlot(index)
     }
 
     private mutating func clearSlot(_ index: Int) {
-        // Unlink from the target's list. If the target was removed, its record (the list head)
-        // is gone with it and only the neighbours are patched; they are being swept too.
+        // Unlink from the target's list. If the target was removed, its head is patched
+        // harmlessly: a removed node's slot is reset when reused.
         let previous = slots[index].previousIncoming
         let next = slots[index].nextIncoming
         if previous != Self.noSlot {
             slots[Int(previous)].nextIncoming = next
-        } else if let to = slots[index].record?.to, let target = nodes[to],
-            target.firstIncoming == UInt32(index)
-        {
-            target.firstIncoming = next
+        } else {
+            let target = Int(slots[index].to)
+            if nodes[target].firstIncoming == UInt32(index) { nodes[target].firstIncoming = next }
         }
         if next != Self.noSlot { slots[Int(next)].previousIncoming = previous }
-        slots[index].previousIncoming = Self.noSlot
-        slots[index].nextIncoming = Self.noSlot
-        slots[index].record = nil
-        slots[index].generation &+= 1
+        if slots[index].meta & Slot.hasTrace != 0 { referenceTraces[UInt32(index)] = nil }
+        slots[index].free()
         freeSlots.append(UInt32(index))
         liveReferenceCount -= 1
     }
 
-    /// Drops references whose holder or held node is gone.
+    /// Drops references whose holder or held node is gone, then frees the removed nodes'
+    /// slots (no reference names them any more).
     mutating func sweepReferences() {
         removalsSinceSweep = 0
         for index in slots.indices {
-            guard let record = slots[index].record else { continue }
-            if !has(record.from) || !has(record.to) { clearSlot(index) }
+            let from = slots[index].from
+            guard from != Self.noSlot else { continue }
+            if !nodes[Int(from)].isLive || !nodes[Int(slots[index].to)].isLive {
+                clearSlot(index)
+            }
         }
+        freeNodes.append(contentsOf: removedNodes)
+        removedNodes.removeAll(keepingCapacity: true)
     }
+
+    /// The references `from` holds, to recorded nodes.
+    func references(from: ObjectID) -> [Reference] {
+        guard let source = slot(of: from) else { return [] }
+        var result: [Reference] = []
+        for index in slots.indices where slots[index].from == source {
+            guard nodes[Int(slots[index].to)].isLive else { continue }
+            result.append(reference(at: index))
+        }
+        return result
+    }
+
+    /// Reference `index` of the slab, copied out.
+    func reference(at index: Int) -> Reference {
+        let slot = slots[index]
+        return Reference(
+            id: ReferenceID(slot: UInt32(index), generation: slot.generation),
+            from: ObjectID(rawValue: nodes[Int(slot.from)].id),
+            to: ObjectID(rawValue: nodes[Int(slot.to)].id), kind: slot.kind,
+            role: tables.roles[Int(slot.role)],
+            creationTrace: slot.meta & Slot.hasTrace != 0
+                ? referenceTraces[UInt32(index)] : nil,
+            isDiscovered: slot.meta & Slot.discovered != 0)
+    }
+}
+
+extension GraphStorage {
+    // MARK: Pruning
 
     /// Removes nodes whose object died, and nodes anchored (directly or transitively) to a node
     /// that died or was removed, then sweeps their references.
     ///
     /// Afterwards every recorded reference joins two recorded nodes.
     ///
-    /// - Parameter survivors: Receives a strong reference to every living object looked at
-    ///   (see ``isAlive(_:parkingIn:)``); the caller releases them after the graph's lock.
-    /// - Complexity: O(*n* + *r*), plus one more pass over the nodes per level of anchoring
+    /// Liveness is read without retaining (``objectIsAlive(_:)``), so `survivors` receives
+    /// nothing now; the parameter stays for the callers that park other loads.
+    ///
+    /// - Complexity: O(*n* + *r*), plus one pass over the anchored nodes per level of anchoring
     ///   removed (closures anchored to timers: one or two levels).
     mutating func prune(parkingIn survivors: inout [AnyObject]) {
-        survivors.reserveCapacity(survivors.count + nodes.count)
-        var doomed: [ObjectID] = []
-        for (id, record) in nodes {
-            switch record.lifetime {
-            case .object: if !isAlive(record, parkingIn: &survivors) { doomed.append(id) }
-            case .anchored(let anchor): if !has(anchor) { doomed.append(id) }
-            case .immortal, .managed: break
+        var doomed: [UInt32] = []
+        nodes.forEachChunk { nodes, base in
+            for offset in nodes.indices where nodes[offset].lifetime == .object {
+                if !objectIsAlive(nodes[offset]) { doomed.append(UInt32(base + offset)) }
             }
         }
+        doomed.append(contentsOf: orphanedAnchoredNodes())
         while !doomed.isEmpty {
-            for id in doomed { removeNode(id, sweepingWhenDue: false) }
-            doomed = nodes.compactMap { id, record -> ObjectID? in
-                if case .anchored(let anchor) = record.lifetime, !has(anchor) { return id }
-                return nil
-            }
+            for slot in doomed { removeNode(at: slot) }
+            doomed = orphanedAnchoredNodes()
         }
-        if removalsSinceSweep > 0 { sweepReferences() }
-        pruneThreshold = max(Self.minimumPruneThreshold, 2 * nodes.count)
+        if removalsSinceSweep > 0 || !removedNodes.isEmpty { sweepReferences() }
+        pruneThreshold = max(Self.minimumPruneThreshold, 2 * nodeCount)
+    }
+
+    /// Anchored nodes whose anchor is gone.
+    private func orphanedAnchoredNodes() -> [UInt32] {
+        anchors.compactMap { slot, anchor in has(anchor) ? nil : slot }
     }
 
     /// Prunes when the node count reached ``pruneThreshold``: what bounds the memory of a graph
     /// that records and is never read.
     ///
-    /// Dead objects cannot be counted as they die (the graph learns of a death only by loading
-    /// a pin), so the graph prunes when it has doubled since the last prune: a prune costs
-    /// O(*n* + *r*) and comes after at least *n* / 2 new nodes, O(1) amortised per node, and
-    /// the nodes kept (living or dead) never exceed twice the count the last prune left, or
-    /// ``minimumPruneThreshold``, whichever is larger.
+    /// Dead objects cannot be counted as they die (the graph learns of a death only by reading
+    /// a pinned object's counts), so the graph prunes when it has doubled since the last
+    /// prune: a prune costs O(*n* + *r*) and comes after at least *n* / 2 new nodes, O(1)
+    /// amortised per node, and the nodes kept (living or dead) never exceed twice the count
+    /// the last prune left, or ``minimumPruneThreshold``, whichever is larger.
     ///
     /// - Parameter survivors: As for ``prune(parkingIn:)``.
     @inline(__always)
     mutating func pruneIfDue(parkingIn survivors: inout [AnyObject]) {
-        if nodes.count >= pruneThreshold { prune(parkingIn: &survivors) }
-    }
-
-    /// Whether an object node's object is alive.
-    ///
-    /// Reads the pinned object's counts without retaining it (``ObjectPin/isAlive``): no
-    /// strong reference is made, so none can be the last one released under the graph's lock
-    /// (which would run the object's `deinit` there, and deadlock a `deinit` that calls into
-    /// the graph), and a snapshot costs no retain and release per node. `survivors` receives
-    /// nothing now; the parameter stays for the callers that still park other loads.
-    @inline(__always)
-    func isAlive(_ record: NodeRecord, parkingIn survivors: inout [AnyObject]) -> Bool {
-        record.pin?.isAlive ?? false
-    }
-
-    func references(from: ObjectID) -> [Reference] {
-        var result: [Reference] = []
-        for index in slots.indices {
-            guard let record = slots[index].record, record.from == from,
-                has(record.to)
-            else { continue }
-            result.append(reference(record, slot: index))
-        }
-        return result
-    }
-
-    func nodeValues() -> [NodeEntry] {
-        nodes.map { id, record in entry(id, record) }
-    }
-
-    func entry(_ id: ObjectID, _ record: NodeRecord) -> NodeEntry {
-        NodeEntry(
-            id: id, type: record.type, typeName: record.typeName, label: record.label,
-            kind: record.kind, address: record.address, trace: record.trace,
-            timer: record.timer)
-    }
-
-    /// Every recorded reference. Call it right after ``prune()``, which guarantees that both
-    /// ends of each are recorded nodes (so no lookup is needed here).
-    func referenceValues() -> [Reference] {
-        var result: [Reference] = []
-        result.reserveCapacity(liveReferenceCount)
-        for index in slots.indices {
-            guard let record = slots[index].record else { continue }
-            result.append(reference(record, slot: index))
-        }
-        return result
-    }
-
-    func reference(_ record: ReferenceRecord, slot: Int) -> Reference {
-        Reference(
-            id: ReferenceID(slot: UInt32(slot), generation: slots[slot].generation),
-            from: record.from, to: record.to, kind: record.kind, role: record.role,
-            creationTrace: record.trace, isDiscovered: record.isDiscovered)
+        if nodeCount >= pruneThreshold { prune(parkingIn: &survivors) }
     }
 }
 

@@ -1,31 +1,32 @@
 extension GraphStorage {
+    /// The marks of a scoped search (bits of ``NodeSlot/mark``).
+    private enum Mark: UInt32 {
+        case live = 1
+        case selected = 2
+        case reached = 4
+    }
+
     /// The nodes and references a ``SnapshotScope`` selects, found through the reverse index.
     ///
     /// Only nodes reached by the search are checked for life; dead ones are removed on the spot
     /// (nodes anchored to them follow at the next prune).
     ///
-    /// - Parameter survivors: Receives a strong reference to every living object looked at
-    ///   (see ``isAlive(_:parkingIn:)``); the caller releases them after the graph's lock.
+    /// - Parameter survivors: As for ``prune(parkingIn:)``.
     /// - Complexity: O(*h* + *e*) for the *h* nodes selected and the *e* references into them
     ///   and into the nodes reached on the way.
     mutating func scopedValues(_ scope: SnapshotScope, parkingIn survivors: inout [AnyObject])
         -> (nodes: [NodeEntry], references: [Reference])
     {
         let epoch = nextSearchEpoch()
-        var order: [(id: ObjectID, record: NodeRecord)] = []
-        func select(_ id: ObjectID, _ record: NodeRecord) {
-            guard record.selectedMark != epoch else { return }
-            record.selectedMark = epoch
-            order.append((id, record))
-        }
-        var frontier: [(id: ObjectID, record: NodeRecord)] = []
+        var order: [UInt32] = []
+        var frontier: [UInt32] = []
         for id in scope.nodes {
-            guard let record = liveRecord(id, epoch: epoch, parkingIn: &survivors),
-                record.reachedMark != epoch
+            guard let slot = slot(of: id), isLive(slot, epoch: epoch),
+                !isMarked(slot, .reached, epoch)
             else { continue }
-            record.reachedMark = epoch
-            frontier.append((id, record))
-            select(id, record)
+            mark(slot, .reached, epoch)
+            frontier.append(slot)
+            select(slot, epoch, into: &order)
         }
 
         // Every strong holder, transitively: a breadth-first search backwards over strong
@@ -33,25 +34,24 @@ extension GraphStorage {
         if scope.includesStrongHolders {
             var head = 0
             while head < order.count {
-                let target = order[head].record
+                let target = order[head]
                 head += 1
-                forEachLiveHolder(of: target, epoch: epoch, parkingIn: &survivors) {
-                    reference, holder in
-                    if reference.kind == .strong { select(reference.from, holder) }
+                for (reference, holder) in liveHolders(of: target, epoch: epoch)
+                where slots[reference].kind == .strong {
+                    select(holder, epoch, into: &order)
                 }
             }
         }
 
         // Holders of any kind, up to `holderDistance` references from the start nodes.
         for _ in 0..<scope.holderDistance where !frontier.isEmpty {
-            var next: [(id: ObjectID, record: NodeRecord)] = []
-            for (_, target) in frontier {
-                forEachLiveHolder(of: target, epoch: epoch, parkingIn: &survivors) {
-                    reference, holder in
-                    guard holder.reachedMark != epoch else { return }
-                    holder.reachedMark = epoch
-                    next.append((reference.from, holder))
-                    select(reference.from, holder)
+            var next: [UInt32] = []
+            for target in frontier {
+                for (_, holder) in liveHolders(of: target, epoch: epoch)
+                where !isMarked(holder, .reached, epoch) {
+                    mark(holder, .reached, epoch)
+                    next.append(holder)
+                    select(holder, epoch, into: &order)
                 }
             }
             frontier = next
@@ -59,12 +59,13 @@ extension GraphStorage {
 
         // Every reference between two selected nodes is a reference into a selected node.
         var selectedSlots: [Int] = []
-        for (_, target) in order {
-            var slot = target.firstIncoming
+        for target in order {
+            var slot = nodes[Int(target)].firstIncoming
             while slot != Self.noSlot {
                 let index = Int(slot)
-                if let reference = slots[index].record,
-                    nodes[reference.from]?.selectedMark == epoch
+                let from = slots[index].from
+                if from != Self.noSlot, nodes[Int(from)].isLive,
+                    isMarked(from, .selected, epoch)
                 {
                     selectedSlots.append(index)
                 }
@@ -74,81 +75,92 @@ extension GraphStorage {
         // Slab order, as in a full snapshot, so that ties between equally short paths break
         // the same way.
         selectedSlots.sort()
-        let references = selectedSlots.compactMap { index in
-            slots[index].record.map { reference($0, slot: index) }
-        }
-        return (order.map { entry($0.id, $0.record) }, references)
+        let result = (order.map { entry(at: $0) }, selectedSlots.map { reference(at: $0) })
+        if removalsSinceSweep > max(64, nodeCount) { sweepReferences() }
+        return result
     }
 
-    /// A fresh epoch for a scoped search's marks; when the counter wraps, every mark is reset so
-    /// that no stale mark can equal a new epoch.
+    @inline(__always)
+    private func isMarked(_ slot: UInt32, _ mark: Mark, _ epoch: UInt32) -> Bool {
+        let value = nodes[Int(slot)].mark
+        return value >> 3 == epoch && value & mark.rawValue != 0
+    }
+
+    @inline(__always)
+    private mutating func mark(_ slot: UInt32, _ mark: Mark, _ epoch: UInt32) {
+        let value = nodes[Int(slot)].mark
+        nodes[Int(slot)].mark = (value >> 3 == epoch ? value : epoch << 3) | mark.rawValue
+    }
+
+    private mutating func select(_ slot: UInt32, _ epoch: UInt32, into order: inout [UInt32]) {
+        guard !isMarked(slot, .selected, epoch) else { return }
+        mark(slot, .selected, epoch)
+        order.append(slot)
+    }
+
+    /// A fresh epoch for a scoped search's marks; when the counter wraps (29 bits), every mark
+    /// is reset so that no stale mark can equal a new epoch.
     private mutating func nextSearchEpoch() -> UInt32 {
-        if searchEpoch == .max {
-            for record in nodes.values {
-                record.liveMark = 0
-                record.selectedMark = 0
-                record.reachedMark = 0
-            }
+        if searchEpoch >= (1 << 29) - 1 {
+            for index in nodes.indices { nodes[index].mark = 0 }
             searchEpoch = 0
         }
         searchEpoch += 1
         return searchEpoch
     }
 
-    /// Calls `body` with each reference into `target` whose holder is a living node, and the
-    /// holder's record.
-    private mutating func forEachLiveHolder(
-        of target: NodeRecord, epoch: UInt32, parkingIn survivors: inout [AnyObject],
-        _ body: (ReferenceRecord, NodeRecord) -> Void
-    ) {
-        var slot = target.firstIncoming
+    /// The references into `target` whose holder is a living node, with the holder's slot.
+    private mutating func liveHolders(of target: UInt32, epoch: UInt32) -> [(Int, UInt32)] {
+        var result: [(Int, UInt32)] = []
+        var slot = nodes[Int(target)].firstIncoming
         while slot != Self.noSlot {
             let index = Int(slot)
             // Read the link first. Removing a dead holder leaves its references in their slots
             // (they are swept later), so the list stays intact while it is walked.
             slot = slots[index].nextIncoming
-            guard let reference = slots[index].record,
-                let holder = liveRecord(reference.from, epoch: epoch, parkingIn: &survivors)
-            else { continue }
-            body(reference, holder)
+            let from = slots[index].from
+            guard from != Self.noSlot, isLive(from, epoch: epoch) else { continue }
+            result.append((index, from))
         }
+        return result
     }
 
-    /// The record of `id` if it is a recorded node whose object (or whose anchor's object) is
-    /// alive; a node found dead is removed.
-    private mutating func liveRecord(
-        _ id: ObjectID, epoch: UInt32, parkingIn survivors: inout [AnyObject]
-    ) -> NodeRecord? {
-        guard let record = nodes[id] else { return nil }
-        if record.liveMark == epoch { return record }
+    /// Whether node `slot` is recorded and its object (or its anchor's object) is alive; a node
+    /// found dead is removed (its references and slot wait for the next sweep).
+    private mutating func isLive(_ slot: UInt32, epoch: UInt32) -> Bool {
+        let node = nodes[Int(slot)]
+        guard node.isLive else { return false }
+        if isMarked(slot, .live, epoch) { return true }
         let alive: Bool
-        switch record.lifetime {
+        switch node.lifetime {
+        case .free: alive = false
         case .immortal, .managed: alive = true
-        case .object: alive = isAlive(record, parkingIn: &survivors)
-        case .anchored(let anchor):
-            alive = anchorIsLive(anchor, epoch: epoch, parkingIn: &survivors)
+        case .object: alive = objectIsAlive(node)
+        case .anchored: alive = anchors[slot].map { anchorIsLive($0, epoch: epoch) } ?? false
         }
         guard alive else {
-            removeNode(id)
-            return nil
+            removeNode(at: slot)
+            return false
         }
-        record.liveMark = epoch
-        return record
+        mark(slot, .live, epoch)
+        return true
     }
 
     /// Whether the chain of anchors starting at `anchor` ends in a living node.
-    private func anchorIsLive(
-        _ anchor: ObjectID, epoch: UInt32, parkingIn survivors: inout [AnyObject]
-    ) -> Bool {
+    private func anchorIsLive(_ anchor: ObjectID, epoch: UInt32) -> Bool {
         var current = anchor
         // An anchor cycle (the graph's API cannot make one) must not loop forever.
-        for _ in 0...nodes.count {
-            guard let record = nodes[current] else { return false }
-            if record.liveMark == epoch { return true }
-            switch record.lifetime {
+        for _ in 0...nodeCount {
+            guard let slot = slot(of: current) else { return false }
+            if isMarked(slot, .live, epoch) { return true }
+            let node = nodes[Int(slot)]
+            switch node.lifetime {
+            case .free: return false
             case .immortal, .managed: return true
-            case .object: return isAlive(record, parkingIn: &survivors)
-            case .anchored(let next): current = next
+            case .object: return objectIsAlive(node)
+            case .anchored:
+                guard let next = anchors[slot] else { return false }
+                current = next
             }
         }
         return false

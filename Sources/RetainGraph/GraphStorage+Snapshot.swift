@@ -1,45 +1,169 @@
 extension GraphStorage {
-    /// Copies every node and reference into `parts`, as flat columns: no ``Node`` or
-    /// ``Reference`` value, names interned (a type's name is computed once per type).
+    /// Copies every node and reference into `parts`, as flat columns: one loop over the node
+    /// table and one over the reference slab, writing into columns allocated at their final
+    /// size. No hashing per node or reference (types, kinds and roles are numbers already; a
+    /// type or role is named once per snapshot), no retain or release per node.
     ///
     /// Call it right after ``prune(parkingIn:)``, which guarantees that both ends of each
     /// reference are recorded nodes.
     ///
-    /// - Complexity: O(*n* + *r*), one hash lookup per node (its type) and about one per
-    ///   reference (its role; runs of the same role are compared, not hashed).
+    /// - Complexity: O(*n* + *r*), plus a hash lookup per label, trace, timer and note.
     /// - Parameter notes: Notes on root objects by address (``RootNotes``), read before the lock.
     func collectSnapshot(notes: [UInt: String] = [:]) -> SnapshotParts {
-        var parts = SnapshotParts(
-            expectedNodes: nodes.count, expectedReferences: liveReferenceCount)
-        for (id, record) in nodes {
-            let typeNumber =
-                record.typeName.map { parts.builder.intern($0) }
-                ?? parts.typeNumber(of: record.type)
-            var note: String?
-            if !notes.isEmpty, record.kind.isRoot, let address = record.address {
-                note = notes[address]
-            }
-            parts.addNode(
-                id: id, kind: record.kind, typeNumber: typeNumber, label: record.label,
-                address: record.address, trace: record.trace, timer: record.timer, note: note)
+        var parts = SnapshotParts(expectedNodes: 0, expectedReferences: 0)
+        // Each node slot's position in the snapshot (the order added).
+        var positions = [UInt32](repeating: .max, count: nodes.count)
+        collectNodes(into: &parts, positions: &positions, notes: notes)
+        for (slot, label) in labels where positions[Int(slot)] != .max {
+            parts.builder.labels[Int(positions[Int(slot)])] = parts.builder.intern(label)
         }
-        slots.withUnsafeBufferPointer { slots in
-            guard let base = slots.baseAddress else { return }
-            for index in slots.indices {
-                // Field by field through the slot's address: copying the whole optional
-                // record would retain and release its role's string and its trace.
-                let slot = base + index
-                guard let from = slot.pointee.record?.from, let to = slot.pointee.record?.to,
-                    let kind = slot.pointee.record?.kind,
-                    let role = slot.pointee.record?.role,
-                    let isDiscovered = slot.pointee.record?.isDiscovered
-                else { continue }
-                parts.addReference(
-                    id: ReferenceID(slot: UInt32(index), generation: slot.pointee.generation),
-                    from: from, to: to, kind: kind, role: role,
-                    trace: slot.pointee.record?.trace, isDiscovered: isDiscovered)
-            }
+        for (slot, trace) in traces where positions[Int(slot)] != .max {
+            parts.traces.append((Int(positions[Int(slot)]), trace))
         }
+        for (slot, timer) in timers where positions[Int(slot)] != .max {
+            parts.timers.append((Int(positions[Int(slot)]), timer))
+        }
+        collectReferences(into: &parts, positions: positions)
         return parts
+    }
+
+    private func collectNodes(
+        into parts: inout SnapshotParts, positions: inout [UInt32], notes: [UInt: String]
+    ) {
+        // Builder string numbers of the graph's types, filled as they are met.
+        var typeStrings = [UInt32](repeating: .max, count: tables.types.count)
+        let count = nodeCount
+        var ids = [ObjectID](repeating: .disabled, count: count)
+        var kinds = [CompactGraph.NodeKind](repeating: .object, count: count)
+        var types = [UInt32](repeating: 0, count: count)
+        var addresses = [UInt](repeating: 0, count: count)
+        var keys = [UInt64](repeating: 0, count: count)
+        var position = 0
+        ids.withUnsafeMutableBufferPointer { ids in
+            kinds.withUnsafeMutableBufferPointer { kinds in
+                types.withUnsafeMutableBufferPointer { types in
+                    addresses.withUnsafeMutableBufferPointer { addresses in
+                        keys.withUnsafeMutableBufferPointer { keys in
+                            positions.withUnsafeMutableBufferPointer { positions in
+                                nodes.forEachChunk { nodes, base in
+                                    for offset in nodes.indices where nodes[offset].isLive {
+                                        guard position < count else { return }
+                                        let node = nodes[offset]
+                                        positions[base + offset] = UInt32(position)
+                                        var type = typeStrings[Int(node.type)]
+                                        if type == .max {
+                                            type = parts.builder.intern(tables.typeName(node.type))
+                                            typeStrings[Int(node.type)] = type
+                                        }
+                                        ids[position] = ObjectID(rawValue: node.id)
+                                        types[position] = type
+                                        addresses[position] = UInt(node.address)
+                                        keys[position] = node.id
+                                        let kind = node.kind
+                                        if kind < 4 {
+                                            kinds[position] =
+                                                CompactGraph.NodeKind(rawValue: UInt8(kind))
+                                                ?? .object
+                                        } else {
+                                            kinds[position] = .root
+                                            addRoot(
+                                                kind, address: node.address, at: position,
+                                                to: &parts, notes: notes)
+                                        }
+                                        position += 1
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if position < count {  // not reached: `nodeCount` counts the live rows
+            ids.removeLast(count - position)
+            kinds.removeLast(count - position)
+            types.removeLast(count - position)
+            addresses.removeLast(count - position)
+            keys.removeLast(count - position)
+        }
+        parts.ids = ids
+        parts.builder.kinds = kinds
+        parts.builder.typeNames = types
+        parts.builder.labels = [UInt32](repeating: 0, count: position)
+        parts.builder.addresses = addresses
+        parts.builder.keys = keys
+    }
+
+    private func addRoot(
+        _ kind: UInt32, address: UInt64, at position: Int, to parts: inout SnapshotParts,
+        notes: [UInt: String]
+    ) {
+        guard case .root(let rootKind) = tables.kinds[Int(kind)] else { return }
+        parts.rootKinds.append((position, rootKind))
+        if !notes.isEmpty, address != 0, let note = notes[UInt(address)] {
+            parts.notes.append((position, note))
+        }
+    }
+
+    private func collectReferences(into parts: inout SnapshotParts, positions: [UInt32]) {
+        let roleStrings = tables.roles.map { parts.internRole($0) }
+        let count = liveReferenceCount
+        var sources = [UInt32](repeating: 0, count: count)
+        var targets = [UInt32](repeating: 0, count: count)
+        var flags = [UInt8](repeating: 0, count: count)
+        var roles = [UInt32](repeating: 0, count: count)
+        var identities = [ReferenceID](
+            repeating: ReferenceID(slot: Self.noSlot, generation: 0), count: count)
+        var edge = 0
+        sources.withUnsafeMutableBufferPointer { sources in
+            targets.withUnsafeMutableBufferPointer { targets in
+                flags.withUnsafeMutableBufferPointer { flags in
+                    roles.withUnsafeMutableBufferPointer { roles in
+                        identities.withUnsafeMutableBufferPointer { identities in
+                            positions.withUnsafeBufferPointer { positions in
+                                slots.forEachChunk { slots, base in
+                                    for offset in slots.indices
+                                    where slots[offset].from != Self.noSlot {
+                                        guard edge < count else { return }
+                                        let slot = slots[offset]
+                                        let source = positions[Int(slot.from)]
+                                        let target = positions[Int(slot.to)]
+                                        guard source != .max, target != .max else { continue }
+                                        let index = base + offset
+                                        if slot.meta & Slot.hasTrace != 0 {
+                                            parts.referenceTraces[edge] =
+                                                referenceTraces[UInt32(index)]
+                                        }
+                                        sources[edge] = source
+                                        targets[edge] = target
+                                        flags[edge] =
+                                            UInt8(slot.meta & 3)
+                                            | (slot.meta & Slot.discovered != 0 ? 0x80 : 0)
+                                        roles[edge] = roleStrings[Int(slot.role)]
+                                        identities[edge] = ReferenceID(
+                                            slot: UInt32(index), generation: slot.generation)
+                                        edge += 1
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Every live reference joins two live nodes after a prune, so `edge == count`; trim in
+        // case a caller did not prune.
+        if edge < count {
+            sources.removeLast(count - edge)
+            targets.removeLast(count - edge)
+            flags.removeLast(count - edge)
+            roles.removeLast(count - edge)
+            identities.removeLast(count - edge)
+        }
+        parts.sourcePositions = sources
+        parts.targetPositions = targets
+        parts.edgeFlags = flags
+        parts.edgeRoles = roles
+        parts.referenceIDs = identities
     }
 }

@@ -9,15 +9,16 @@ extension GraphStorage {
         guard isRecording, !has(tracker.id) else { return }
         let registration = tracker.registration
         guard let key = registration.key else { return }  // not attached (a misuse)
-        if let existing = idsByObject[key] {
+        let address = UInt64(key.address)
+        if let existing = byAddress.find(address, in: nodes) {
             // A dead object's node at the same address, not pruned yet.
-            removeNode(existing)
+            removeNode(at: existing)
         }
-        nodes[tracker.id] = NodeRecord(
-            key: key, lifetime: .managed, type: registration.type, typeName: nil,
-            label: registration.label, kind: registration.kind, address: key.address,
-            trace: registration.trace, timer: tracker.wanted.info)
-        idsByObject[key] = tracker.id
+        _ = addNode(
+            id: tracker.id, address: address, lifetime: .managed,
+            type: tables.typeNumber(of: registration.type),
+            kind: registration.kind, label: registration.label, trace: registration.trace,
+            timer: tracker.wanted.info)
         tracker.isRecorded.store(true, ordering: .releasing)
         tracker.applied = TimerTracker.Applied()
         tracker.wanted.changes = .all
@@ -40,7 +41,7 @@ extension GraphStorage {
         tracker.wanted.changes = []
         let id = tracker.id
         guard has(id) else { return }  // not registered: the graph does not record
-        if changes.contains(.info) { nodes[id]?.timer = tracker.wanted.info }
+        if changes.contains(.info) { setTimer(tracker.wanted.info, for: id) }
         if changes.contains(.roots) {
             tracker.applied.rootEdges.removeAll { removeReference($0) }
             if isRecording {
@@ -98,7 +99,9 @@ extension GraphStorage {
     mutating func registerRoot(for object: AnyObject, kind: RootKind) -> ObjectID {
         let id = register(
             object, type: Swift.type(of: object), kind: .object, label: nil, trace: nil)
-        if let record = nodes[id], case .object = record.kind { record.kind = .root(kind) }
+        if let slot = slot(of: id), nodes[Int(slot)].kind == GraphTables.objectKind {
+            nodes[Int(slot)].kind = tables.kindNumber(of: .root(kind))
+        }
         return id
     }
 
@@ -106,8 +109,10 @@ extension GraphStorage {
         from: ObjectID, to: ObjectID, _ kind: ReferenceKind, _ role: ReferenceRole,
         into list: inout ReferenceIDList
     ) {
-        let record = ReferenceRecord(
-            from: from, to: to, trace: nil, role: role, kind: kind, isDiscovered: false)
-        if let reference = addReference(record) { list.append(reference) }
+        if let reference = addReference(
+            from: from, to: to, kind: kind, role: role, trace: nil, isDiscovered: false)
+        {
+            list.append(reference)
+        }
     }
 }

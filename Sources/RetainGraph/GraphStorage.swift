@@ -1,93 +1,63 @@
-import Locking
+import CSwiftRuntime
 import StackTraces
 
-/// A recorded node, as the live graph keeps it.
+/// A recorded node, as the live graph keeps it: one 32-byte row of the node table (a test pins
+/// the size).
 ///
-/// A class rather than a struct: a record holds an object pin, an existential metatype and
-/// several optionals, and copying such a value (every dictionary iteration in `prune()` and
-/// `nodeValues()`) went through its value witness: about half of `snapshot()`'s time. A class
-/// reference copies with one retain, and a class can release the pin in its `deinit`. Records
-/// are only ever touched under the graph's lock.
-final class NodeRecord {
+/// Everything most nodes have is here; what few nodes have (a label, a creation trace, timer
+/// information, an anchor) sits in sparse side tables keyed by slot, flagged in ``info``.
+struct NodeSlot {
+    /// The node's identity (``ObjectID/rawValue``); 0 while the slot is free.
+    var id: UInt64 = 0
+    /// The object's address, for object and managed nodes (pinned for object nodes, see
+    /// ``ObjectPin``); 0 for other nodes.
+    var address: UInt64 = 0
+    /// The node's type, a number in ``GraphTables/types``.
+    var type: UInt32 = 0
+    /// The kind number (``GraphTables/kinds``, bits 0–23), the lifetime (bits 24–26) and the
+    /// side-table flags (bits 27–29).
+    var info: UInt32 = 0
+    /// The first slot of the list of references that point at this node (the reverse index),
+    /// or ``GraphStorage/noSlot``.
+    var firstIncoming: UInt32 = GraphStorage.noSlot
+    /// A scoped search's marks: its epoch (bits 3–31) and live, selected, reached (bits 0–2).
+    var mark: UInt32 = 0
+
     /// How a node's life is decided.
-    enum Lifetime {
+    enum Lifetime: UInt32 {
+        /// A free slot, or a removed node waiting for the sweep of its references.
+        case free
         /// Alive while the pinned object is.
         case object
         /// Alive while the anchor node is.
-        case anchored(ObjectID)
+        case anchored
         /// Alive for the process (roots without an object).
         case immortal
         /// Alive until removed by whoever registered it: an instrumented timer's or proxy's
         /// tracker, which the object owns and whose `deinit` removes the node before the
-        /// object's memory is freed. The graph keeps no reference to such an object, not even a
-        /// pin.
+        /// object's memory is freed. The graph keeps no reference to such an object, not even
+        /// a pin.
         case managed
     }
 
-    /// The object of an ``Lifetime/object`` node, pinned (see ``ObjectPin``: not a weak
-    /// reference, which would give the object a side table and slow down its every retain and
-    /// release); `nil` for other nodes.
-    let pin: ObjectPin?
-    let key: ObjectKey?
-    let lifetime: Lifetime
-    let type: Any.Type?
-    let typeName: String?
-    var label: String?
-    var kind: NodeKind
-    let address: UInt?
-    let trace: StackTrace?
-    var timer: TimerInfo?
-    /// The first slot of the list of references that point at this node (the reverse index),
-    /// or ``GraphStorage/noSlot``.
-    var firstIncoming: UInt32 = GraphStorage.noSlot
-    /// Marks of a scoped search (see `GraphStorage.scopedValues`): the search's epoch once the
-    /// node is known alive, selected, or reached by the holder search. Cheaper than sets of
-    /// identities: a search touches each record it visits anyway.
-    var liveMark: UInt32 = 0
-    var selectedMark: UInt32 = 0
-    var reachedMark: UInt32 = 0
+    static let kindMask: UInt32 = 0x00FF_FFFF
+    static let hasLabel: UInt32 = 1 << 27
+    static let hasTrace: UInt32 = 1 << 28
+    static let hasTimer: UInt32 = 1 << 29
 
-    /// Whether the node's registrant removes it (``Lifetime/managed``).
-    var isManaged: Bool {
-        if case .managed = lifetime { return true }
-        return false
+    var kind: UInt32 {
+        get { info & Self.kindMask }
+        set { info = (info & ~Self.kindMask) | newValue }
     }
 
-    init(
-        object: AnyObject? = nil, key: ObjectKey?, lifetime: Lifetime, type: Any.Type?,
-        typeName: String?, label: String?, kind: NodeKind, address: UInt?, trace: StackTrace?,
-        timer: TimerInfo?
-    ) {
-        pin = object.map(ObjectPin.init)
-        self.key = key
-        self.lifetime = lifetime
-        self.type = type
-        self.typeName = typeName
-        self.label = label
-        self.kind = kind
-        self.address = address
-        self.trace = trace
-        self.timer = timer
+    var lifetime: Lifetime { Lifetime(rawValue: (info >> 24) & 7) ?? .free }
+
+    var isLive: Bool { (info >> 24) & 7 != 0 }
+
+    /// The pinned object's address, for an object node.
+    var pinnedObject: UnsafeMutableRawPointer? {
+        lifetime == .object ? UnsafeMutableRawPointer(bitPattern: UInt(address)) : nil
     }
-
-    deinit { pin?.release() }
-
-    /// The node's object, retained, if it is an object node and the object is alive.
-    var object: AnyObject? { pin?.load() }
-}
-
-/// A recorded reference, as the live graph keeps it.
-///
-/// Fields are ordered largest first so that a ``GraphStorage/Slot`` (this record, optional,
-/// a 32-bit generation and the two 32-bit links of the reverse index) packs into 56 bytes on
-/// 64-bit platforms: the one-byte fields and the generation share a word. A test pins the size.
-struct ReferenceRecord {
-    var from: ObjectID
-    var to: ObjectID
-    var trace: StackTrace?
-    var role: ReferenceRole
-    var kind: ReferenceKind
-    var isDiscovered: Bool
 }
 
 /// A node copied out of the live graph, before its type name is computed.
@@ -102,42 +72,49 @@ struct NodeEntry: @unchecked Sendable {
     var timer: TimerInfo?
 }
 
-/// The state behind a ``LiveGraph``'s lock.
+/// The state behind a ``LiveGraph``'s lock, in columns.
 ///
-/// References live in a slab (an array of slots reused through a free list) addressed by
-/// ``ReferenceID``, whose generation makes a stale identity harmless. References of a removed
-/// node are not searched for at removal: they are swept in batches, so removal stays O(1)
-/// amortised.
+/// Nodes are rows of a table (``NodeSlot``) addressed by a dense slot, reused through a free
+/// list once the references of the node that had it are swept. Two open-addressing indexes
+/// find a slot by identity and by object address (``SlotIndex``).
+///
+/// References live in a slab (an array of 24-byte ``Slot``s reused through a free list)
+/// addressed by ``ReferenceID``, whose generation makes a stale identity harmless. A reference
+/// names its ends by node slot and its role by number (roles are interned when recorded).
+/// References of a removed node are not searched for at removal: they are swept in batches,
+/// so removal stays O(1) amortised, and the removed node's slot is reused only after the sweep.
 ///
 /// The slab doubles as a reverse index: the references that point at a node form a doubly
 /// linked list through their slots (`previousIncoming`/`nextIncoming`), headed by the node's
-/// record (``NodeRecord/firstIncoming``), so "who holds this node" costs O(in-degree) without a
-/// snapshot. A list may still hold references whose holder was removed and not yet swept;
-/// readers skip them.
+/// ``NodeSlot/firstIncoming``, so "who holds this node" costs O(in-degree) without a snapshot.
+/// A list may still hold references whose holder was removed and not yet swept; readers skip
+/// them.
 struct GraphStorage {
-    /// One reference's place in the slab; `record` is `nil` while the slot is free.
-    struct Slot {
-        var record: ReferenceRecord?
-        var generation: UInt32 = 0
-        /// The previous reference to the same node, or ``GraphStorage/noSlot`` at the head.
-        var previousIncoming: UInt32 = GraphStorage.noSlot
-        /// The next reference to the same node, or ``GraphStorage/noSlot``.
-        var nextIncoming: UInt32 = GraphStorage.noSlot
-    }
-
-    /// The end of a reverse-index list.
+    /// The end of a reverse-index list, and the holder of a free reference slot.
     static let noSlot = UInt32.max
 
-    var nodes: [ObjectID: NodeRecord] = [:]
-    var idsByObject: [ObjectKey: ObjectID] = [:]
+    var nodes = ChunkedArray<NodeSlot>()
+    var freeNodes: [UInt32] = []
+    /// Slots of removed nodes, free once the references that name them are swept.
+    var removedNodes: [UInt32] = []
+    var nodeCount = 0
+    var byID = SlotIndex(byAddress: false)
+    var byAddress = SlotIndex(byAddress: true)
+    var labels: [UInt32: String] = [:]
+    var traces: [UInt32: StackTrace] = [:]
+    var timers: [UInt32: TimerInfo] = [:]
+    var anchors: [UInt32: ObjectID] = [:]
     var rootsByKind: [RootKind: ObjectID] = [:]
-    var slots: [Slot] = []
+    var tables = GraphTables()
+
+    var slots = ChunkedArray<Slot>()
     var freeSlots: [UInt32] = []
+    var referenceTraces: [UInt32: StackTrace] = [:]
     var liveReferenceCount = 0
     var removalsSinceSweep = 0
     /// Hands out node identities; shared with the graph's timer trackers.
     let identities: IdentitySource
-    /// The epoch of the last scoped search; node records carry marks from it.
+    /// The epoch of the last scoped search; node marks carry it.
     var searchEpoch: UInt32 = 0
     /// The node count at which the graph prunes dead objects' nodes by itself, with no reader
     /// (see ``pruneIfDue(parkingIn:)``): twice the count left by the last prune, and at least
@@ -147,117 +124,108 @@ struct GraphStorage {
     /// The smallest node count at which the graph prunes by itself.
     static let minimumPruneThreshold = 4_096
 
-    /// Whether `id` is a recorded node. Unlike `nodes[id] != nil`, this copies no record (a
-    /// record is a class, and copying a reference to it costs a retain and a release).
-    @inline(__always)
-    func has(_ id: ObjectID) -> Bool { nodes.index(forKey: id) != nil }
-
     init(identities: IdentitySource = IdentitySource()) {
         self.identities = identities
     }
 
     func makeID() -> ObjectID { identities.next() }
 
-    // MARK: Nodes
+    /// The slot of node `id`, if recorded.
+    @inline(__always)
+    func slot(of id: ObjectID) -> UInt32? { byID.find(id.rawValue, in: nodes) }
 
-    /// - Parameter isManaged: Whether the caller removes the node before `object` dies (see
-    ///   ``NodeRecord/Lifetime/managed``); the graph then keeps no reference to `object`.
-    mutating func register(
-        _ object: AnyObject, type: Any.Type, kind: NodeKind, label: String?, trace: StackTrace?,
-        isManaged: Bool = false
-    ) -> ObjectID {
-        let key = ObjectKey(object)
-        if let existing = idsByObject[key], let record = nodes[existing] {
-            // A pinned address is never reused, so a pin at `object`'s address pins `object`,
-            // which the caller holds.
-            if record.isManaged || record.pin != nil {
-                if kind != .object, record.kind == .object { record.kind = kind }
-                return existing
-            }
-            // Not reachable while every keyed node is pinned or managed (neither lets its
-            // address be reused); kept so a stale key can never name the wrong object.
-            removeNode(existing)
+    /// Whether `id` is a recorded node.
+    @inline(__always)
+    func has(_ id: ObjectID) -> Bool { slot(of: id) != nil }
+
+    /// Stores a new node and indexes it.
+    mutating func addNode(
+        id: ObjectID, address: UInt64, lifetime: NodeSlot.Lifetime, type: UInt32,
+        kind: NodeKind, label: String?, trace: StackTrace?, timer: TimerInfo? = nil
+    ) -> UInt32 {
+        let slot: UInt32
+        if let free = freeNodes.popLast() {
+            slot = free
+        } else {
+            slot = UInt32(nodes.count)
+            nodes.append(NodeSlot())
         }
-        let id = makeID()
-        nodes[id] = NodeRecord(
-            object: isManaged ? nil : object, key: key, lifetime: isManaged ? .managed : .object,
-            type: type, typeName: nil, label: label, kind: kind, address: key.address,
-            trace: trace, timer: nil)
-        idsByObject[key] = id
-        return id
-    }
-
-    mutating func registerDetachedRoot(_ kind: RootKind, label: String?) -> ObjectID {
-        if let existing = rootsByKind[kind], has(existing) { return existing }
-        let id = makeID()
-        nodes[id] = NodeRecord(
-            key: nil, lifetime: .immortal, type: nil, typeName: Self.rootTypeName(kind),
-            label: label,
-            kind: .root(kind), address: nil, trace: nil, timer: nil)
-        rootsByKind[kind] = id
-        return id
-    }
-
-    mutating func registerAnchored(
-        kind: NodeKind, typeName: String, label: String?, anchor: ObjectID, trace: StackTrace?
-    ) -> ObjectID {
-        guard has(anchor) else { return .disabled }
-        let id = makeID()
-        nodes[id] = NodeRecord(
-            key: nil, lifetime: .anchored(anchor), type: nil, typeName: typeName, label: label,
-            kind: kind,
-            address: nil, trace: trace, timer: nil)
-        return id
-    }
-
-    func liveID(of object: AnyObject) -> ObjectID? {
-        guard let id = idsByObject[ObjectKey(object)], let record = nodes[id] else { return nil }
-        // A managed node is removed before its object's memory can be reused.
-        // A pinned node's pin is at `object`'s address; the caller holds `object`.
-        return record.isManaged || record.pin?.holds(object) == true ? id : nil
-    }
-
-    /// Forgets every node and reference, but keeps the identity counter and the slots'
-    /// generations, so identities handed out before stay unique and stale ``ReferenceID``s stay
-    /// harmless.
-    mutating func removeAll() {
-        nodes = [:]
-        idsByObject = [:]
-        rootsByKind = [:]
-        for index in slots.indices where slots[index].record != nil {
-            slots[index].record = nil
-            slots[index].generation &+= 1
-            slots[index].previousIncoming = Self.noSlot
-            slots[index].nextIncoming = Self.noSlot
-            freeSlots.append(UInt32(index))
+        var info = tables.kindNumber(of: kind) | lifetime.rawValue << 24
+        if let label {
+            labels[slot] = label
+            info |= NodeSlot.hasLabel
         }
-        liveReferenceCount = 0
-        removalsSinceSweep = 0
+        if let trace {
+            traces[slot] = trace
+            info |= NodeSlot.hasTrace
+        }
+        if let timer {
+            timers[slot] = timer
+            info |= NodeSlot.hasTimer
+        }
+        nodes[Int(slot)] = NodeSlot(
+            id: id.rawValue, address: address, type: type, info: info,
+            firstIncoming: Self.noSlot, mark: 0)
+        byID.insert(slot, in: nodes)
+        if address != 0 { byAddress.insert(slot, in: nodes) }
+        nodeCount += 1
+        return slot
+    }
+
+    /// Removes the node in `slot`: unindexes it, releases its pin and its side-table entries.
+    /// Its references stay until the next sweep, and so does the slot.
+    mutating func removeNode(at slot: UInt32) {
+        let node = nodes[Int(slot)]
+        guard node.isLive else { return }
+        byID.remove(slot, in: nodes)
+        if node.address != 0 { byAddress.remove(slot, in: nodes) }
+        if let object = node.pinnedObject { swift_unownedRelease(object) }
+        if node.info & NodeSlot.hasLabel != 0 { labels[slot] = nil }
+        if node.info & NodeSlot.hasTrace != 0 { traces[slot] = nil }
+        if node.info & NodeSlot.hasTimer != 0 { timers[slot] = nil }
+        if node.lifetime == .anchored { anchors[slot] = nil }
+        if node.kind >= 4, case .root(let kind) = tables.kinds[Int(node.kind)],
+            rootsByKind[kind]?.rawValue == node.id
+        {
+            rootsByKind[kind] = nil
+        }
+        nodes[Int(slot)] = NodeSlot()
+        removedNodes.append(slot)
+        nodeCount -= 1
+        removalsSinceSweep += 1
     }
 
     /// Removes a node; its references are swept in a batch once enough nodes were removed.
     ///
-    /// Nodes anchored to it are removed at the next ``prune()``.
+    /// Nodes anchored to it are removed at the next ``prune(parkingIn:)``.
     mutating func removeNode(_ id: ObjectID, sweepingWhenDue: Bool = true) {
-        guard let record = nodes.removeValue(forKey: id) else { return }
-        // One hash lookup: take the key's entry out, and put it back in the rare case that it
-        // already names a newer node (a dead object's address reused).
-        if let key = record.key, let mapped = idsByObject.removeValue(forKey: key), mapped != id {
-            idsByObject[key] = mapped
-        }
-        if case .root(let kind) = record.kind, rootsByKind[kind] == id { rootsByKind[kind] = nil }
-        removalsSinceSweep += 1
-        if sweepingWhenDue, removalsSinceSweep > max(64, nodes.count) { sweepReferences() }
+        guard let slot = slot(of: id) else { return }
+        removeNode(at: slot)
+        if sweepingWhenDue, removalsSinceSweep > max(64, nodeCount) { sweepReferences() }
     }
 
-    static func rootTypeName(_ kind: RootKind) -> String {
-        switch kind {
-        case .runLoop: return "RunLoop"
-        case .dispatchQueue: return "DispatchQueue"
-        case .immortalType(let name): return name
-        case .process: return "Process"
-        case .custom(let name): return name
-        case .heapHolder(let holder, _): return holder.rawValue
+    /// Forgets every node and reference, but keeps the identity counter and the slots'
+    /// generations, so identities handed out before stay unique and stale ``ReferenceID``s stay
+    /// harmless. Releases every pin.
+    mutating func removeAll() {
+        for node in nodes { if let object = node.pinnedObject { swift_unownedRelease(object) } }
+        nodes = ChunkedArray()
+        freeNodes = []
+        removedNodes = []
+        nodeCount = 0
+        byID = SlotIndex(byAddress: false)
+        byAddress = SlotIndex(byAddress: true)
+        labels = [:]
+        traces = [:]
+        timers = [:]
+        anchors = [:]
+        rootsByKind = [:]
+        for index in slots.indices where slots[index].from != Self.noSlot {
+            slots[index].free()
+            freeSlots.append(UInt32(index))
         }
+        referenceTraces = [:]
+        liveReferenceCount = 0
+        removalsSinceSweep = 0
     }
 }

@@ -19,10 +19,11 @@ extension LiveGraph {
         creationTrace: StackTrace? = nil, isDiscovered: Bool = false
     ) -> ReferenceID? {
         guard isEnabled, from != .disabled, to != .disabled else { return nil }
-        let record = ReferenceRecord(
-            from: from, to: to, trace: creationTrace, role: role, kind: kind,
-            isDiscovered: isDiscovered)
-        return withSyncedStorage { graph in graph.addReference(record) }
+        return withSyncedStorage { graph in
+            graph.addReference(
+                from: from, to: to, kind: kind, role: role, trace: creationTrace,
+                isDiscovered: isDiscovered)
+        }
     }
 
     /// Records that object `holder` holds object `held`, registering either if needed.
@@ -74,7 +75,7 @@ extension LiveGraph {
     public func counts() -> (nodes: Int, references: Int) {
         withLockParkingLoads { graph, survivors in
             graph.prune(parkingIn: &survivors)
-            return (graph.nodes.count, graph.liveReferenceCount)
+            return (graph.nodeCount, graph.liveReferenceCount)
         }
     }
 
@@ -148,7 +149,7 @@ extension LiveGraph {
     }
 
     /// Runs `body` under the graph's lock, after draining the trackers' journal, with an array
-    /// for the strong references its loads make (see `GraphStorage.isAlive(_:parkingIn:)`),
+    /// for the strong references its loads make (see `GraphStorage.prune(parkingIn:)`),
     /// and releases them only after the lock is released, so that no `deinit` runs under it.
     ///
     /// Afterwards, when the graph has doubled since it was last pruned, dead objects' nodes are

@@ -79,6 +79,9 @@ public final class LiveGraph: Sendable {
         storage = Locked(GraphStorage(identities: identities))
     }
 
+    /// Releases the pins of the objects still recorded (their memory, not the objects).
+    deinit { storage.withLock { graph in graph.removeAll() } }
+
     /// Whether the graph records. Switching it off keeps what was recorded until then.
     ///
     /// Instrumented timers check this before doing any tracking work (including capturing
@@ -205,7 +208,7 @@ public final class LiveGraph: Sendable {
     /// - Complexity: O(1).
     public func setTimerInfo(_ info: TimerInfo?, for id: ObjectID) {
         guard id != .disabled else { return }
-        withSyncedStorage { graph in graph.nodes[id]?.timer = info }
+        withSyncedStorage { graph in graph.setTimer(info, for: id) }
     }
 
     /// Updates the timer information of a timer node in place with graph-internal state only.
@@ -213,17 +216,13 @@ public final class LiveGraph: Sendable {
     /// The closure runs with the graph's lock held: it must not call into the graph or user code.
     package func updateTimerInfo(for id: ObjectID, _ update: (inout TimerInfo) -> Void) {
         guard id != .disabled else { return }
-        withSyncedStorage { graph in
-            guard let record = graph.nodes[id], var info = record.timer else { return }
-            update(&info)
-            record.timer = info
-        }
+        withSyncedStorage { graph in graph.updateTimer(for: id, update) }
     }
 
     /// Changes a node's label. Unknown nodes are ignored.
     public func setLabel(_ label: String?, for id: ObjectID) {
         guard id != .disabled else { return }
-        withSyncedStorage { graph in graph.nodes[id]?.label = label }
+        withSyncedStorage { graph in graph.setLabel(label, for: id) }
     }
 }
 

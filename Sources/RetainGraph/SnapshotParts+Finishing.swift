@@ -46,13 +46,37 @@ extension SnapshotParts {
             guard let number = index.position(of: id) else { return .max }
             return UInt32(hasDuplicates ? number : order[number])
         }
+        let sources: [UInt32]
+        let targets: [UInt32]
+        if froms.isEmpty {
+            // Positions in the order added: provisional numbers already, unless duplicates
+            // were dropped (never in a live graph's parts), when they become ranks.
+            func number(_ position: UInt32) -> UInt32 {
+                guard hasDuplicates else { return position }
+                return UInt32(bitPattern: numberOf[Int(position)])
+            }
+            sources = hasDuplicates ? sourcePositions.map(number) : sourcePositions
+            targets = hasDuplicates ? targetPositions.map(number) : targetPositions
+        } else {
+            sources = froms.map(provisional)
+            targets = tos.map(provisional)
+        }
+        sourcePositions = []
+        targetPositions = []
         nodeBuilder.appendEdges(
-            sources: froms.map(provisional), targets: tos.map(provisional), flags: edgeFlags,
-            labels: edgeRoles, tags: (0..<UInt32(froms.count)).map { $0 + 1 })
+            sources: sources, targets: targets, flags: edgeFlags, labels: edgeRoles,
+            tags: (0..<UInt32(sources.count)).map { $0 + 1 })
         froms = []
         tos = []
+        // Nodes added in identity order already (a live graph whose rows were not reused) keep
+        // their columns as they are: no permutation.
+        let isInOrder =
+            hasDuplicates
+            || numberOf.withUnsafeBufferPointer { numbers in
+                numbers.indices.allSatisfy { numbers[$0] == Int32(truncatingIfNeeded: $0) }
+            }
         let graph = nodeBuilder.build(
-            numbering: hasDuplicates ? nil : numberOf.map { UInt32(bitPattern: $0) })
+            numbering: isInOrder ? nil : numberOf.map { UInt32(bitPattern: $0) })
         return GraphSnapshot(
             graph: graph, nodeIndex: index, roles: roles, rootKinds: nodeRootKinds,
             nodeTraces: nodeTraces, nodeTimers: nodeTimers, nodeNotes: nodeNotes,
@@ -77,6 +101,15 @@ extension CompactGraph.Builder {
         sources newSources: [UInt32], targets newTargets: [UInt32], flags: [UInt8],
         labels: [UInt32], tags: [UInt32]
     ) {
+        if targets.isEmpty, edgeTags.isEmpty {
+            // Take the columns as they are (no copy): a live graph's snapshot has no other edges.
+            sources = newSources
+            targets = newTargets
+            edgeFlags = flags
+            edgeLabels = labels
+            edgeTags = tags
+            return
+        }
         if edgeTags.count < targets.count {
             edgeTags.append(contentsOf: repeatElement(0, count: targets.count - edgeTags.count))
         }

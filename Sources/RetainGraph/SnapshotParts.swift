@@ -20,6 +20,11 @@ struct SnapshotParts {
     /// Reference columns, ends by identity (resolved by ``finish()``).
     var froms: [ObjectID] = []
     var tos: [ObjectID] = []
+    /// Reference ends by position of the node in the order added, for parts collected from
+    /// the live graph's columns (which know positions already); a part uses either these or
+    /// `froms`/`tos`, never both.
+    var sourcePositions: [UInt32] = []
+    var targetPositions: [UInt32] = []
     /// Each reference's kind, with bit 7 set when it was discovered (the compact graph's flags).
     var edgeFlags: [UInt8] = []
     var edgeRoles: [UInt32] = []
@@ -41,8 +46,8 @@ struct SnapshotParts {
         builder = CompactGraph.Builder(
             expectedNodes: expectedNodes, expectedEdges: expectedReferences)
         ids.reserveCapacity(expectedNodes)
-        froms.reserveCapacity(expectedReferences)
-        tos.reserveCapacity(expectedReferences)
+        sourcePositions.reserveCapacity(expectedReferences)
+        targetPositions.reserveCapacity(expectedReferences)
         edgeFlags.reserveCapacity(expectedReferences)
         edgeRoles.reserveCapacity(expectedReferences)
         referenceIDs.reserveCapacity(expectedReferences)
@@ -100,19 +105,7 @@ struct SnapshotParts {
         for slot in recentRoles.indices where Self.sameBits(recentRoles[slot], role) {
             return recentRoleNumbers[slot]
         }
-        let number: UInt32
-        if let known = roleNumbers[role] {
-            number = known
-        } else {
-            // A key no two roles share (descriptions can: `.x` and a declared ".x").
-            number = builder.intern("\(role.name)\u{1}\(role.detail ?? "")")
-            if roles.count <= Int(number) {
-                roles.append(
-                    contentsOf: repeatElement(.resumed, count: Int(number) + 1 - roles.count))
-            }
-            roles[Int(number)] = role
-            roleNumbers[role] = number
-        }
+        let number = roleNumbers[role] ?? internRole(role)
         if recentRoles.count < 4 {
             recentRoles.append(role)
             recentRoleNumbers.append(number)
@@ -121,6 +114,19 @@ struct SnapshotParts {
             recentRoleNumbers[nextRecent] = number
             nextRecent = (nextRecent + 1) % 4
         }
+        return number
+    }
+
+    /// The number of `role`'s key in the builder's strings, recording the role under it.
+    mutating func internRole(_ role: ReferenceRole) -> UInt32 {
+        if let known = roleNumbers[role] { return known }
+        // A key no two roles share (descriptions can: `.x` and a declared ".x").
+        let number = builder.intern("\(role.name)\u{1}\(role.detail ?? "")")
+        if roles.count <= Int(number) {
+            roles.append(contentsOf: repeatElement(.resumed, count: Int(number) + 1 - roles.count))
+        }
+        roles[Int(number)] = role
+        roleNumbers[role] = number
         return number
     }
 

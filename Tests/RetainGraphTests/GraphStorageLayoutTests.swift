@@ -3,14 +3,30 @@ import _TestSupport
 
 @testable import RetainGraph
 
+private final class Box {}
+
 @Suite("Graph storage layout")
 struct GraphStorageLayoutTests {
-    @Test("A recorded reference without a stack trace costs at most 64 bytes of slab")
+    @Test("A recorded reference without a stack trace costs 24 bytes of slab")
     func slotIsSmall() {
-        // One slot per reference, plus 4 bytes in the free list while the slot is free.
-        let stride = MemoryLayout<GraphStorage.Slot>.stride
-        print("GraphStorage.Slot stride: \(stride) bytes")
-        #expect(stride + MemoryLayout<UInt32>.stride <= 64)
+        // One slot per reference (the reverse index included), plus 4 bytes in the free list
+        // while the slot is free.
+        #expect(MemoryLayout<GraphStorage.Slot>.stride == 24)
+    }
+
+    @Test("A recorded node costs a 32-byte row plus two half-full 4-byte index buckets")
+    func nodeRowIsSmall() {
+        #expect(MemoryLayout<NodeSlot>.stride == 32)
+        var graph = GraphStorage()
+        let objects = (0..<1_000).map { _ in Box() }
+        for object in objects {
+            _ = graph.register(object, type: Box.self, kind: .object, label: nil, trace: nil)
+        }
+        // Each index is kept at most half full: 4-byte buckets, 8 to 16 bytes per node.
+        #expect(graph.byID.buckets.count == 2_048)
+        #expect(graph.byAddress.buckets.count == 2_048)
+        #expect(graph.nodes.count == 1_000)
+        graph.removeAll()  // releases the pins
     }
 
     @Test("Least rotation and period of rank sequences")

@@ -6,7 +6,7 @@ import _TestSupport
 @Suite("Graph storage: the prune bound")
 struct GraphStoragePruneBoundTests {
     /// The nodes the graph holds right now, living or dead, without pruning.
-    func recordedNodes(_ graph: LiveGraph) -> Int { graph.storage.withLock { $0.nodes.count } }
+    func recordedNodes(_ graph: LiveGraph) -> Int { graph.storage.withLock { $0.nodeCount } }
 
     @Test("With no reads the node count never exceeds max(4,096, twice the count after a prune)")
     func nodeCountStaysUnderTheBound() {

@@ -81,7 +81,8 @@ extension HeapCensus {
             var known = AddressIndex(LayoutRegistry.shared.snapshot().layouts.map(\.metadata))
             var unknown = Set<UInt>()
             var lastUnknown: UInt = 0
-            for word in words where word > 2 && word != lastUnknown && known.index(of: word) == nil {
+            for word in words where word > 2 && word != lastUnknown && known.index(of: word) == nil
+            {
                 unknown.insert(word)
                 lastUnknown = word
             }

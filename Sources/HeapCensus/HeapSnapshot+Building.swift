@@ -22,9 +22,10 @@ extension HeapSnapshot {
         let unknownType = Int32(layouts.count)
         let taskType = unknownType + 1
         let blockType = unknownType + 2
-        let typeNames = layouts.map(\.typeName) + [
-            "object (layout not compiled when scanned)", "Task", "block",
-        ]
+        let typeNames =
+            layouts.map(\.typeName) + [
+                "object (layout not compiled when scanned)", "Task", "block",
+            ]
         let typeNumbers = typeNames.map { builder.intern($0) }
         let typeKinds = layouts.map { Self.nodeKind($0.shape) } + [.object, .object, .closure]
         var typeIndex = columns.layoutIndexArray()
@@ -154,7 +155,8 @@ extension HeapSnapshot {
         var targets: [UInt32] = []
         var kinds: [CompactGraph.EdgeKind] = []
         let labels = [UInt32](unsafeUninitializedCapacity: count) { labels, labelCount in
-            kinds = [CompactGraph.EdgeKind](unsafeUninitializedCapacity: count) { kinds, kindCount in
+            kinds = [CompactGraph.EdgeKind](unsafeUninitializedCapacity: count) {
+                kinds, kindCount in
                 targets = [UInt32](unsafeUninitializedCapacity: count) { targets, targetCount in
                     sources = [UInt32](unsafeUninitializedCapacity: count) {
                         sources, sourceCount in

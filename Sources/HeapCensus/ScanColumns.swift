@@ -35,7 +35,9 @@ final class ScanColumns {
         func free() { base.deallocate() }
 
         /// The first `count` values, as an array.
-        func array(_ count: Int) -> [Value] { Array(UnsafeBufferPointer(start: base, count: count)) }
+        func array(_ count: Int) -> [Value] {
+            Array(UnsafeBufferPointer(start: base, count: count))
+        }
     }
 
     /// Every column, with the numbers of objects and references appended.

@@ -25,7 +25,8 @@ import Testing
         let fromClosure = graph.outgoing(from: 1)
         #expect(fromClosure.map(\.to) == [0])
         #expect(fromClosure.map { graph.label(ofEdge: $0.edge) } == ["captures self"])
-        #expect(fromClosure.allSatisfy { graph.isFoundInHeap($0.edge) && graph.isDiscovered($0.edge) })
+        #expect(
+            fromClosure.allSatisfy { graph.isFoundInHeap($0.edge) && graph.isDiscovered($0.edge) })
         #expect(graph.incoming(to: 0).map { graph.kind(ofEdge: $0.edge) } == [.strong, .weak])
         let components = graph.strongComponents()
         #expect(components.isInCycle(0) && components.isInCycle(1) && !components.isInCycle(2))

@@ -22,7 +22,8 @@ extension CompactGraph.Builder {
     /// - Complexity: O(1) into an empty builder, O(*k*) for *k* nodes otherwise.
     @discardableResult
     public mutating func addNodes(
-        kinds newKinds: [CompactGraph.NodeKind], typeNameNumbers: [UInt32], addresses newAddresses: [UInt]
+        kinds newKinds: [CompactGraph.NodeKind], typeNameNumbers: [UInt32],
+        addresses newAddresses: [UInt]
     ) -> Range<CompactGraph.NodeID> {
         let first = CompactGraph.NodeID(kinds.count)
         let count = min(newKinds.count, typeNameNumbers.count, newAddresses.count)

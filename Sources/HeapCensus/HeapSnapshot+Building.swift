@@ -5,7 +5,7 @@ extension HeapSnapshot {
     /// Builds a snapshot from a scan: decodes the copied dynamic values, keeps the objects the
     /// scan read (and the references between them), finds the global variables that hold
     /// objects, computes each object's references from outside the heap, and sorts it all
-    /// into a ``CompactGraph`` whose roots are the objects held by a global or from outside.
+    /// into a `CompactGraph` whose roots are the objects held by a global or from outside.
     ///
     /// - Complexity: O(*n* + *r*) for *n* objects and *r* references, plus one pass over the
     ///   writable data of every loaded image.

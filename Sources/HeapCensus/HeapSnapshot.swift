@@ -5,7 +5,7 @@ import StackTraces
 /// Every live Swift heap object the census knows, with the references between them, at one
 /// moment: the heap's reference graph.
 ///
-/// Take one with ``HeapCensus/snapshot()``. The objects and references are a ``CompactGraph``
+/// Take one with ``HeapCensus/snapshot()``. The objects and references are a ``/RetainGraph/CompactGraph``
 /// (``graph``), the representation the rest of RetainGraph analyses: objects are its nodes,
 /// numbered densely (``HeapObjectID`` is a node's number) so that objects one reaches from
 /// another sit near each other; references are its edges, kept in flat arrays in both

@@ -14,9 +14,9 @@ extension CompactGraph.Builder {
     /// ```
     ///
     /// - Parameters:
-    ///   - kinds: What each node stands for.
+    ///   - newKinds: What each node stands for.
     ///   - typeNameNumbers: Each node's type name, as numbered by ``intern(_:)``.
-    ///   - addresses: Each node's address, `0` for none.
+    ///   - newAddresses: Each node's address, `0` for none.
     /// - Returns: The provisional numbers of the new nodes. Arrays of different lengths are cut
     ///   to the shortest.
     /// - Complexity: O(1) into an empty builder, O(*k*) for *k* nodes otherwise.

@@ -25,9 +25,7 @@ struct GraphTables {
     private var roleNumbers: [ReferenceRole: UInt32] = [:]
     /// The last roles met, compared by their bytes before hashing (most references repeat a
     /// few roles recorded from string literals).
-    private var recentRoles: [ReferenceRole] = []
-    private var recentRoleNumbers: [UInt32] = []
-    private var nextRecent = 0
+    private var recentRoles = RecentRoles()
 
     /// The number of kind `.object`.
     static let objectKind: UInt32 = 0
@@ -71,9 +69,7 @@ struct GraphTables {
     }
 
     mutating func roleNumber(of role: ReferenceRole) -> UInt32 {
-        for slot in recentRoles.indices where SnapshotParts.sameBits(recentRoles[slot], role) {
-            return recentRoleNumbers[slot]
-        }
+        if let number = recentRoles.number(of: role) { return number }
         let number: UInt32
         if let known = roleNumbers[role] {
             number = known
@@ -82,14 +78,7 @@ struct GraphTables {
             roles.append(role)
             roleNumbers[role] = number
         }
-        if recentRoles.count < 4 {
-            recentRoles.append(role)
-            recentRoleNumbers.append(number)
-        } else {
-            recentRoles[nextRecent] = role
-            recentRoleNumbers[nextRecent] = number
-            nextRecent = (nextRecent + 1) % 4
-        }
+        recentRoles.remember(role, as: number)
         return number
     }
 

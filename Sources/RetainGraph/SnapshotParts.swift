@@ -35,9 +35,7 @@ struct SnapshotParts {
     var roles: [ReferenceRole] = []
     var roleNumbers: [ReferenceRole: UInt32] = [:]
     /// The last roles met, compared before hashing (edges often repeat a few roles).
-    var recentRoles: [ReferenceRole] = []
-    var recentRoleNumbers: [UInt32] = []
-    var nextRecent = 0
+    var recentRoles = RecentRoles()
     /// Type numbers by type, for nodes named from their metatype, and the last type met.
     var typeNumbers: [ObjectIdentifier: UInt32] = [:]
     var lastType: (type: ObjectIdentifier, number: UInt32)?
@@ -102,18 +100,9 @@ struct SnapshotParts {
     }
 
     mutating func roleNumber(_ role: ReferenceRole) -> UInt32 {
-        for slot in recentRoles.indices where Self.sameBits(recentRoles[slot], role) {
-            return recentRoleNumbers[slot]
-        }
+        if let number = recentRoles.number(of: role) { return number }
         let number = roleNumbers[role] ?? internRole(role)
-        if recentRoles.count < 4 {
-            recentRoles.append(role)
-            recentRoleNumbers.append(number)
-        } else {
-            recentRoles[nextRecent] = role
-            recentRoleNumbers[nextRecent] = number
-            nextRecent = (nextRecent + 1) % 4
-        }
+        recentRoles.remember(role, as: number)
         return number
     }
 
@@ -128,33 +117,6 @@ struct SnapshotParts {
         roles[Int(number)] = role
         roleNumbers[role] = number
         return number
-    }
-
-    /// Whether two roles have the same bytes, which makes them equal (the same case, and
-    /// strings with the same storage or the same inline characters); equal roles may still
-    /// differ in bytes (two copies of one text), so a miss is settled by the dictionary.
-    ///
-    /// A role recorded from a string literal, as most are, has the same bytes every time:
-    /// this spares a string comparison and a hash per reference in a snapshot.
-    @inline(__always)
-    static func sameBits(_ a: ReferenceRole, _ b: ReferenceRole) -> Bool {
-        withUnsafeBytes(of: a) { left in
-            withUnsafeBytes(of: b) { right in
-                var offset = 0
-                while offset + 8 <= left.count {
-                    guard
-                        left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                            == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                    else { return false }
-                    offset += 8
-                }
-                while offset < left.count {
-                    guard left[offset] == right[offset] else { return false }
-                    offset += 1
-                }
-                return true
-            }
-        }
     }
 
     mutating func addReference(

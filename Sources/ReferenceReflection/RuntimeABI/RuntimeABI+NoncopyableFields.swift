@@ -54,20 +54,28 @@ extension RuntimeABI {
             }
         }
         for candidate in candidates where !candidate.isEmpty {
-            var bytes = Array(candidate.utf8)
-            bytes.append(0)
-            let type = bytes.withUnsafeBufferPointer { buffer -> Any.Type? in
-                guard let start = buffer.baseAddress else { return nil }
-                return _getTypeByMangledNameInContext(
-                    start, UInt(buffer.count - 1), genericContext: context.address,
-                    genericArguments: arguments)
-            }
+            let type = typeByMangledName(candidate, context: context, arguments: arguments)
             if let type, type != Void.self { return type }
             if let type = noncopyableType(candidate, context: context, arguments: arguments) {
                 return type
             }
         }
         return nil
+    }
+
+    /// The type a mangled name (as text, no symbolic references) means in the context of
+    /// `context` with its generic `arguments`, as the runtime resolves it.
+    static func typeByMangledName(
+        _ mangled: Substring, context: TypeDescriptor, arguments: UnsafeRawPointer?
+    ) -> Any.Type? {
+        var bytes = Array(mangled.utf8)
+        bytes.append(0)
+        return bytes.withUnsafeBufferPointer { buffer -> Any.Type? in
+            guard let start = buffer.baseAddress else { return nil }
+            return _getTypeByMangledNameInContext(
+                start, UInt(buffer.count - 1), genericContext: context.address,
+                genericArguments: arguments)
+        }
     }
 
     /// The generic signature and type in an accessor symbol's name, or nil for another symbol.

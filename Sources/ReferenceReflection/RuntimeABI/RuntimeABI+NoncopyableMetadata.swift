@@ -116,14 +116,7 @@ extension RuntimeABI {
         if mangled == "x" {
             return arguments.flatMap { pointer(at: $0) }
         }
-        var bytes = Array(mangled.utf8)
-        bytes.append(0)
-        let type = bytes.withUnsafeBufferPointer { buffer -> Any.Type? in
-            guard let start = buffer.baseAddress else { return nil }
-            return _getTypeByMangledNameInContext(
-                start, UInt(buffer.count - 1), genericContext: context.address,
-                genericArguments: arguments)
-        }
+        let type = typeByMangledName(mangled, context: context, arguments: arguments)
         if let type,
             isSelfContained(mangled) || _mangledTypeName(type).map({ $0[...] == mangled }) == true
         {

@@ -26,7 +26,7 @@ public struct HeapCounts: Sendable {
     ///
     /// - Complexity: O(*n*).
     public func addresses(ofType typeName: String) -> Set<UInt> {
-        let wanted = Set(typeNames.indices.filter { typeNames[$0] == typeName }.map { Int32($0) })
+        let wanted = TypeCounting.types(named: typeName, in: typeNames)
         var found = Set<UInt>()
         for index in types.indices where wanted.contains(types[index]) {
             found.insert(addresses[index])
@@ -36,14 +36,8 @@ public struct HeapCounts: Sendable {
 
     /// The class whose instances have the type name `typeName`, if it is a class.
     public func instanceClass(named typeName: String) -> AnyClass? {
-        guard
-            let index = typeNames.indices.first(where: {
-                typeNames[$0] == typeName && typeMetadata[$0] != 0
-            }),
-            let metadata = UnsafeRawPointer(bitPattern: typeMetadata[index]),
-            RuntimeKind.isClass(metadata)
-        else { return nil }
-        return unsafeBitCast(metadata, to: AnyClass.self)
+        TypeCounting.instanceClass(
+            named: typeName, typeNames: typeNames, typeMetadata: typeMetadata)
     }
 }
 
@@ -78,7 +72,7 @@ extension HeapCensus {
             }
             // Types met for the first time, compiled outside the locks (compiling a layout calls
             // the runtime); then every object's type from a table small enough to stay in cache.
-            var known = AddressIndex(LayoutRegistry.shared.snapshot().layouts.map(\.metadata))
+            var known = LayoutRegistry.shared.snapshot().metadataIndex
             var unknown = Set<UInt>()
             var lastUnknown: UInt = 0
             for word in words where word > 2 && word != lastUnknown && known.index(of: word) == nil
@@ -88,7 +82,7 @@ extension HeapCensus {
             }
             for word in unknown { _ = LayoutRegistry.shared.index(ofMetadata: word) }
             let registry = LayoutRegistry.shared.snapshot()
-            if !unknown.isEmpty { known = AddressIndex(registry.layouts.map(\.metadata)) }
+            if !unknown.isEmpty { known = registry.metadataIndex }
             var typeNames = registry.layouts.map(\.typeName)
             var typeMetadata = registry.layouts.map(\.metadata)
             let task = Int32(typeNames.count)
@@ -133,5 +127,24 @@ enum TypeCounting {
         }
         return byName.map { ($0.key, $0.value) }
             .sorted { $0.count != $1.count ? $0.count > $1.count : $0.typeName < $1.typeName }
+    }
+
+    /// The indices of the types named `typeName` (types can share a name).
+    static func types(named typeName: String, in typeNames: [String]) -> Set<Int32> {
+        Set(typeNames.indices.filter { typeNames[$0] == typeName }.map { Int32($0) })
+    }
+
+    /// The class of the first type named `typeName` that has metadata, if it is a class.
+    static func instanceClass(named typeName: String, typeNames: [String], typeMetadata: [UInt])
+        -> AnyClass?
+    {
+        guard
+            let index = typeNames.indices.first(where: {
+                typeNames[$0] == typeName && typeMetadata[$0] != 0
+            }),
+            let metadata = UnsafeRawPointer(bitPattern: typeMetadata[index]),
+            RuntimeKind.isClass(metadata)
+        else { return nil }
+        return unsafeBitCast(metadata, to: AnyClass.self)
     }
 }

@@ -52,8 +52,7 @@ struct HeapScan {
     private var layouts: [CompiledLayout] = []
     /// Every layout's fixed slots in one table, for objects with nothing else to read.
     private var flat = FlatSlots(layouts: [])
-    /// Metadata addresses to layout indices: a small open-addressing table (a few hundred
-    /// types) that stays in cache, where a `Dictionary` lookup per object hashed with SipHash.
+    /// Metadata addresses to layout indices (``LayoutRegistry/snapshot()``).
     private var layoutByMetadata = AddressIndex([])
     /// Objects of types with no compiled layout yet, by stripe, in the stripe's order.
     private var unknown: [[UInt]] = []
@@ -97,9 +96,10 @@ struct HeapScan {
     }
 
     private mutating func loadLayouts() {
-        layouts = LayoutRegistry.shared.snapshot().layouts
+        let registry = LayoutRegistry.shared.snapshot()
+        layouts = registry.layouts
         flat = FlatSlots(layouts: layouts)
-        layoutByMetadata = AddressIndex(layouts.map(\.metadata))
+        layoutByMetadata = registry.metadataIndex
     }
 
     /// Compiles the layouts of the types the pass met for the first time (no lock held), then

@@ -119,21 +119,15 @@ public struct HeapSnapshot: Sendable {
     }
     /// The class whose instances have the type name `typeName`, if it is a class.
     public func instanceClass(named typeName: String) -> AnyClass? {
-        guard
-            let index = typeNames.indices.first(where: {
-                typeNames[$0] == typeName && typeMetadata[$0] != 0
-            }),
-            let metadata = UnsafeRawPointer(bitPattern: typeMetadata[index]),
-            RuntimeKind.isClass(metadata)
-        else { return nil }
-        return unsafeBitCast(metadata, to: AnyClass.self)
+        TypeCounting.instanceClass(
+            named: typeName, typeNames: typeNames, typeMetadata: typeMetadata)
     }
 
     /// The identities of every object whose type name is `typeName`.
     ///
     /// - Complexity: O(*n*).
     public func objects(ofType typeName: String) -> [HeapObjectID] {
-        let types = Set(typeNames.indices.filter { typeNames[$0] == typeName }.map { Int32($0) })
+        let types = TypeCounting.types(named: typeName, in: typeNames)
         guard !types.isEmpty else { return [] }
         return typeIndex.indices.filter { types.contains(typeIndex[$0]) }.map {
             HeapObjectID(rawValue: Int32($0))

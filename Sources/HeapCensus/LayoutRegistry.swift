@@ -43,6 +43,9 @@ final class LayoutRegistry: @unchecked Sendable {
     private let lock = PthreadLock()
     private var indexByMetadata: [UInt: Int32] = [:]
     private(set) var layouts: [CompiledLayout] = []
+    /// The layouts' metadata addresses to their indices, as of `indexedLayouts` layouts.
+    private var metadataIndex = AddressIndex([])
+    private var indexedLayouts = 0
     private var labelIDs: [String: Int32] = [:]
     private(set) var labels: [String] = []
 
@@ -75,10 +78,20 @@ final class LayoutRegistry: @unchecked Sendable {
         }
     }
 
-    /// A copy of the lookup table and layouts, for a scan to use without locking.
-    func snapshot() -> (indexByMetadata: [UInt: Int32], layouts: [CompiledLayout], labels: [String])
-    {
-        lock.withLock { (indexByMetadata, layouts, labels) }
+    /// The layouts, their metadata addresses indexed, and the labels, for a scan to use
+    /// without locking.
+    ///
+    /// The index is a small open-addressing table (``AddressIndex``, a few hundred types) that
+    /// stays in cache, where a `Dictionary` lookup per object hashed with SipHash; it is
+    /// rebuilt only when layouts were added since the last call.
+    func snapshot() -> (metadataIndex: AddressIndex, layouts: [CompiledLayout], labels: [String]) {
+        lock.withLock {
+            if indexedLayouts != layouts.count {
+                metadataIndex = AddressIndex(layouts.map(\.metadata))
+                indexedLayouts = layouts.count
+            }
+            return (metadataIndex, layouts, labels)
+        }
     }
 
     /// The label's identity, interning it.

@@ -10,11 +10,19 @@ enum LiveFigures {
         let graph = LiveGraph()
         let objects = (0..<count).map { _ in Payload() }
         let ids = objects.map { graph.register($0) }
+        addRandomReferences(to: graph, among: ids)
+        return (graph, objects)
+    }
+
+    /// Two references from each of `ids` to random ones (one in ten weak), and 16 roots each
+    /// holding a random one: the same graph for the same identities, every time.
+    static func addRandomReferences(to graph: LiveGraph, among ids: [ObjectID]) {
+        let count = UInt64(ids.count)
         var random = SplitMix64(state: 7)
         for id in ids {
             for slot in 0..<2 {
                 graph.addReference(
-                    from: id, to: ids[Int(random.next() % UInt64(count))],
+                    from: id, to: ids[Int(random.next() % count)],
                     kind: slot == 1 && random.next() % 5 == 0 ? .weak : .strong,
                     role: .storedProperty(name: slot == 0 ? "first" : "second"))
             }
@@ -22,10 +30,9 @@ enum LiveFigures {
         for root in 0..<16 {
             let rootID = graph.registerRoot(.custom(name: "root \(root)"))
             graph.addReference(
-                from: rootID, to: ids[Int(random.next() % UInt64(count))], kind: .strong,
+                from: rootID, to: ids[Int(random.next() % count)], kind: .strong,
                 role: .registryEntry(name: "root"))
         }
-        return (graph, objects)
     }
 
     /// Memory per node and per edge of the live graph, snapshot cost, end-to-end detection.
@@ -42,22 +49,8 @@ enum LiveFigures {
         }
         let nodeBytes = Machine.residentBytes() - nodesBefore
         let edgesBefore = Machine.residentBytes()
-        var random = SplitMix64(state: 7)
         measure("record \(2 * count) references (not a figure)") {
-            for id in ids {
-                for slot in 0..<2 {
-                    graph.addReference(
-                        from: id, to: ids[Int(random.next() % UInt64(count))],
-                        kind: slot == 1 && random.next() % 5 == 0 ? .weak : .strong,
-                        role: .storedProperty(name: slot == 0 ? "first" : "second"))
-                }
-            }
-            for root in 0..<16 {
-                let rootID = graph.registerRoot(.custom(name: "root \(root)"))
-                graph.addReference(
-                    from: rootID, to: ids[Int(random.next() % UInt64(count))], kind: .strong,
-                    role: .registryEntry(name: "root"))
-            }
+            addRandomReferences(to: graph, among: ids)
         }
         let edgeBytes = Machine.residentBytes() - edgesBefore
         print(

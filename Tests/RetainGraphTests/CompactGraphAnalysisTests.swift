@@ -203,4 +203,54 @@ struct CompactGraphAnalysisTests {
             #expect(graph.strongPathFromRoot(to: node)?.count == expected)
         }
     }
+
+    @Test(
+        "Components are exactly the classes of mutual strong reachability, whatever the degrees",
+        arguments: [11, 12, 13])
+    func componentsMatchMutualReachability(seed: UInt64) {
+        var state = seed &* 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        // Out-degrees from 0 to 5, one edge in three weak, so the search meets empty rows, rows
+        // whose first edge is weak and long rows (the search reads a row's first target apart).
+        let count = 300
+        var builder = CompactGraph.Builder()
+        var strongTargets = [[Int]](repeating: [], count: count)
+        for index in 0..<count { builder.addNode(kind: .object, typeName: "T\(index)") }
+        for from in 0..<count {
+            for _ in 0..<next(6) {
+                let to = next(count)
+                let isStrong = next(3) != 0
+                builder.addEdge(
+                    from: UInt32(from), to: UInt32(to), kind: isStrong ? .strong : .weak)
+                if isStrong { strongTargets[from].append(to) }
+            }
+        }
+        // Reachability by a plain search from every node (fine at 300 nodes).
+        let reaches: [Set<Int>] = (0..<count).map { start in
+            var seen: Set<Int> = []
+            var stack = strongTargets[start]
+            while let node = stack.popLast() {
+                if seen.insert(node).inserted { stack.append(contentsOf: strongTargets[node]) }
+            }
+            return seen
+        }
+        for locality in [false, true] {
+            let graph = builder.build(numberingForLocality: locality)
+            let components = graph.strongComponents()
+            for a in 0..<count {
+                let nodeA = graph.node(added: UInt32(a))
+                for b in 0..<count where a != b {
+                    let nodeB = graph.node(added: UInt32(b))
+                    let mutual = reaches[a].contains(b) && reaches[b].contains(a)
+                    #expect(
+                        (components.component(of: nodeA) == components.component(of: nodeB))
+                            == mutual, "\(a) and \(b), locality \(locality)")
+                }
+                #expect(components.isInCycle(nodeA) == reaches[a].contains(a), "\(a)")
+            }
+        }
+    }
 }

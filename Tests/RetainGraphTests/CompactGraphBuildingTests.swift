@@ -91,6 +91,25 @@ struct CompactGraphBuildingTests {
         #expect(graph.incoming(to: 3).isEmpty)
     }
 
+    @Test("The in-edge rows are built by the first question that needs them, once for all copies")
+    func incomingRowsAreBuiltOnFirstUse() {
+        var builder = CompactGraph.Builder()
+        for _ in 0..<3 { builder.addNode(kind: .object, typeName: "T") }
+        builder.addEdge(from: 0, to: 2, kind: .strong, label: "a")
+        builder.addEdge(from: 1, to: 2, kind: .strong, label: "b")
+        let graph = builder.build(numberingForLocality: false)
+        let copy = graph
+        let withoutRows = graph.arrayBytes
+        // Components and root paths read out-edges only.
+        _ = graph.strongComponents()
+        _ = graph.rootPaths()
+        #expect(graph.arrayBytes == withoutRows)
+        #expect(copy.incoming(to: 2).map(\.from) == [0, 1])
+        // 8 bytes per node and 8 per edge, seen through the original too.
+        #expect(graph.arrayBytes == withoutRows + 8 * 3 + 4 + 8 * 2)
+        #expect(graph.incoming(to: 2).map { graph.label(ofEdge: $0.edge) } == ["a", "b"])
+    }
+
     @Test("Edges added in bulk as parallel arrays equal edges added one by one")
     func bulkEdgesMatchSingleEdges() {
         func graph(bulk: Bool) -> CompactGraph {

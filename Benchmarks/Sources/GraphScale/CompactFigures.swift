@@ -50,7 +50,7 @@ enum CompactFigures {
         let graph = measure("CompactGraph build, locality numbering") { builder.build() }
         let bytes = graph.arrayBytes
         print(
-            "graph arrays: \(bytes) bytes = \(formatted(Double(bytes) / Double(graph.nodeCount))) B/node all-in, or 45 B/node + \(formatted(Double(bytes - 45 * graph.nodeCount) / Double(graph.edgeCount))) B/edge; RSS delta \((Machine.residentBytes() - before) / 1_048_576) MB"
+            "graph arrays: \(bytes) bytes = \(formatted(Double(bytes) / Double(graph.nodeCount))) B/node all-in, or 37 B/node + \(formatted(Double(bytes - 37 * graph.nodeCount) / Double(graph.edgeCount))) B/edge; RSS delta \((Machine.residentBytes() - before) / 1_048_576) MB"
         )
         let components = measure("strong components (Pearce)") { graph.strongComponents() }
         let tree = measure("shortest root paths (multi-source BFS)") { graph.rootPaths() }

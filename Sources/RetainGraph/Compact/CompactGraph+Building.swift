@@ -5,8 +5,8 @@ extension CompactGraph.Builder {
     /// (then from each node no root reaches, in the order they were added), over edges of every
     /// kind: nodes that a traversal visits one after the other end up next to each other in
     /// memory, which is what makes the analysis of a million-node graph fast. Edges are placed
-    /// by counting sort, strong edges first in each node's group, and the in-edge index is
-    /// built from the out-edges in holder order. Edges naming a node that does not exist are
+    /// by counting sort, strong edges first in each node's group; the in-edge index is built
+    /// from the out-edges, in holder order, the first time a question needs it. Edges naming a node that does not exist are
     /// dropped; a node made a root twice keeps its first name.
     ///
     /// - Parameter numberingForLocality: Whether to renumber nodes in traversal order; without
@@ -85,22 +85,13 @@ extension CompactGraph.Builder {
         edgeLabels = []
         edgeTags = []
 
-        // In-edges, from the out-edges in holder order: strong ones first per target.
-        var inStart = [UInt32](repeating: 0, count: nodeCount + 1)
-        var strongInEnd = [UInt32](repeating: 0, count: nodeCount)
-        var inSources = [CompactGraph.NodeID](repeating: 0, count: kept)
-        var inEdges = [CompactGraph.EdgeID](repeating: 0, count: kept)
-        EdgePlacement.placeInEdges(
-            outStart: outStart, outTargets: outTargets, outFlags: outFlags, inStart: &inStart,
-            strongInEnd: &strongInEnd, inSources: &inSources, inEdges: &inEdges)
-
         return CompactGraph(
             kinds: newKinds, typeNames: newTypeNames, labels: newLabels, addresses: newAddresses,
             keys: newKeys, numberOfAdded: number, rootNodes: sortedRoots,
             rootNames: sortedRoots.map { rootName[$0] ?? 0 }, outStart: outStart,
             strongOutEnd: strongOutEnd, targets: outTargets, edgeFlags: outFlags,
-            edgeLabels: outLabels, edgeTags: outTags, inStart: inStart, strongInEnd: strongInEnd,
-            inSources: inSources, inEdges: inEdges, strings: strings)
+            edgeLabels: outLabels, edgeTags: outTags, inEdgeIndex: CompactGraph.InEdgeIndex(),
+            strings: strings)
     }
 
     /// `values` moved to the positions `number` gives.

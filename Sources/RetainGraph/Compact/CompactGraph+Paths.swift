@@ -70,6 +70,11 @@ extension CompactGraph {
     public func strongPathFromRoot(to node: NodeID) -> [Step]? {
         if isRoot(node) { return [] }
         let nodeCount = kinds.count
+        let rows = inEdgeRows
+        let inStart = rows.inStart
+        let strongInEnd = rows.strongInEnd
+        let inSources = rows.inSources
+        let inEdges = rows.inEdges
         // For each node seen: the in-edge position that leads from it towards `node`.
         let unseen = UInt32.max
         var towards = [UInt32](repeating: unseen, count: nodeCount)

@@ -3,9 +3,10 @@
 /// Nodes are dense numbers (`0..<nodeCount`), renumbered when the graph is built so that nodes
 /// reached one after the other from the roots sit next to each other in memory. Each node has a
 /// ``NodeKind``, an interned type name, an interned label, an optional address and a caller's
-/// key (such as an ``ObjectID``'s raw value). Edges are stored twice in compressed sparse rows:
-/// by holder (out-edges, strong ones first) and by target (in-edges, strong ones first), so both
-/// "what does X hold" and "who holds X" cost O(degree) with no hashing. Each edge has an
+/// key (such as an ``ObjectID``'s raw value). Edges are stored in compressed sparse rows by
+/// holder (out-edges, strong ones first); the rows by target (in-edges, strong ones first) are
+/// built the first time a question needs them. Both "what does X hold" and "who holds X" then
+/// cost O(degree) with no hashing. Each edge has an
 /// ``EdgeKind``, an interned label (a property name, `captures self`) and a "discovered" flag.
 ///
 /// Build one with ``Builder``; analyse it with ``strongComponents()``, ``rootPaths()``,
@@ -24,8 +25,9 @@
 /// Node and edge numbers are 32-bit: a graph holds fewer than 2³² − 2 of each. Accessors take
 /// numbers the graph gave out (below ``nodeCount`` and ``edgeCount``), like array subscripts.
 ///
-/// Memory: 45 bytes per node and 17 bytes per edge (plus 4 per edge when edge tags are given),
-/// plus the distinct strings.
+/// Memory: 37 bytes per node and 9 bytes per edge (plus 4 per edge when edge tags are given),
+/// plus the distinct strings; the in-edge rows add 8 bytes per node and 8 per edge once a
+/// "who holds it" question has built them.
 public struct CompactGraph: Sendable {
     /// A node's number: `0..<nodeCount`.
     public typealias NodeID = UInt32
@@ -54,11 +56,8 @@ public struct CompactGraph: Sendable {
     /// A caller's number per edge (empty when none was given).
     let edgeTags: [UInt32]
 
-    // In-edges, grouped by target; in each group the strong edges come first.
-    let inStart: [UInt32]
-    let strongInEnd: [UInt32]
-    let inSources: [NodeID]
-    let inEdges: [EdgeID]
+    /// In-edges, grouped by target, strong ones first: built on first use.
+    let inEdgeIndex: InEdgeIndex
 
     /// The type names, labels and root names, by number.
     public let strings: InternedStrings
@@ -175,8 +174,9 @@ extension CompactGraph {
     ///
     /// - Complexity: O(in-degree).
     public func incoming(to node: NodeID) -> [Step] {
-        (Int(inStart[Int(node)])..<Int(inStart[Int(node) + 1])).map {
-            Step(from: inSources[$0], edge: inEdges[$0], to: node)
+        let rows = inEdgeRows
+        return (Int(rows.inStart[Int(node)])..<Int(rows.inStart[Int(node) + 1])).map {
+            Step(from: rows.inSources[$0], edge: rows.inEdges[$0], to: node)
         }
     }
 
@@ -187,16 +187,15 @@ extension CompactGraph {
         outEdges(of: node).map { Step(from: node, edge: EdgeID($0), to: targets[$0]) }
     }
 
-    /// Bytes held by the graph's arrays (not counting the interned strings).
+    /// Bytes held by the graph's arrays (not counting the interned strings), with the in-edge
+    /// index if a question has built it (8 bytes per node and 8 per edge).
     ///
     /// - Complexity: O(1).
     public var arrayBytes: Int {
         let perNode =
             kinds.count * (1 + 4 + 4 + MemoryLayout<UInt>.size + 8 + 4) + outStart.count * 4
-            + strongOutEnd.count * 4 + inStart.count * 4 + strongInEnd.count * 4
-        let perEdge =
-            targets.count * (4 + 1 + 4) + edgeTags.count * 4 + inSources.count * 4
-            + inEdges.count * 4
-        return perNode + perEdge + rootNodes.count * 8
+            + strongOutEnd.count * 4
+        let perEdge = targets.count * (4 + 1 + 4) + edgeTags.count * 4
+        return perNode + perEdge + rootNodes.count * 8 + (inEdgeIndex.builtRows?.bytes ?? 0)
     }
 }

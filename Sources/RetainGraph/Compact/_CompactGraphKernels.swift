@@ -32,6 +32,26 @@ extension CompactGraph {
     }
 }
 
+/// A node's state in the component search, in one 16-byte record: its visit (later closing)
+/// number, its strong row, and the row's first target.
+///
+/// Why a record: the depth-first search is a chain of dependent loads (a node's row gives its
+/// first target, whose number says whether to descend, whose row gives the next target…).
+/// Sampled with `perf` on the 1M-node random graph of `GraphScale`, 92 % of the search's time
+/// sat on two loads: the target out of `targets` and its number. With the row bounds and the
+/// first target next to the number, descending into a node costs one cache miss instead of
+/// three or four: the search went from 250 to 195 ms (median of 5, quiet machine).
+struct Visit {
+    /// Pearce's `rindex`: 0 while unvisited, the visit number while open, then the component.
+    var index: UInt32
+    /// The node's first out-edge.
+    let start: UInt32
+    /// The end of the node's strong out-edges.
+    let end: UInt32
+    /// `targets[start]` when the node has a strong edge (0 otherwise, never read).
+    let first: UInt32
+}
+
 extension OutEdgeKernel {
     /// Pearce's iterative search (PEA_FIND_SCC2) over strong edges.
     ///
@@ -41,7 +61,14 @@ extension OutEdgeKernel {
     /// - Returns: The number of components.
     func pearceComponents(into rindex: UnsafeMutableBufferPointer<UInt32>) -> Int {
         let nodeCount = self.nodeCount
-        rindex.initialize(repeating: 0)
+        // Each node's number next to its row and first target (see `Visit`).
+        let visits = UnsafeMutableBufferPointer<Visit>.allocate(capacity: nodeCount)
+        for node in 0..<nodeCount {
+            let start = outStart[node]
+            let end = strongOutEnd[node]
+            visits[node] = Visit(
+                index: 0, start: start, end: end, first: start < end ? targets[Int(start)] : 0)
+        }
         // The explicit call stack: node, next edge to look at, and whether the node is still
         // the root of its component. Depth is at most nodeCount.
         let frameNode = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
@@ -50,6 +77,7 @@ extension OutEdgeKernel {
         // Visited nodes not yet assigned that are not roots of their component.
         let waiting = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
         defer {
+            visits.deallocate()
             frameNode.deallocate()
             frameEdge.deallocate()
             frameRoot.deallocate()
@@ -60,11 +88,11 @@ extension OutEdgeKernel {
         var index: UInt32 = 1
         var component = UInt32(truncatingIfNeeded: nodeCount - 1)
 
-        for start in 0..<nodeCount where rindex[start] == 0 {
-            rindex[start] = index
+        for start in 0..<nodeCount where visits[start].index == 0 {
+            visits[start].index = index
             index &+= 1
             frameNode[0] = UInt32(truncatingIfNeeded: start)
-            frameEdge[0] = outStart[start]
+            frameEdge[0] = visits[start].start
             frameRoot[0] = true
             depth = 1
             while depth > 0 {
@@ -72,20 +100,21 @@ extension OutEdgeKernel {
                 let node = Int(frameNode[top])
                 var edge = Int(frameEdge[top])
                 var isRoot = frameRoot[top]
-                let end = Int(strongOutEnd[node])
-                var nodeIndex = rindex[node]
+                let end = Int(visits[node].end)
+                var nodeIndex = visits[node].index
                 var descended = false
+                let first = Int(visits[node].start)
                 while edge < end {
-                    let next = Int(targets[edge])
-                    let nextIndex = rindex[next]
+                    let next = Int(edge == first ? visits[node].first : targets[edge])
+                    let nextIndex = visits[next].index
                     if nextIndex == 0 {
                         frameEdge[top] = UInt32(truncatingIfNeeded: edge)
                         frameRoot[top] = isRoot
-                        rindex[node] = nodeIndex
-                        rindex[next] = index
+                        visits[node].index = nodeIndex
+                        visits[next].index = index
                         index &+= 1
                         frameNode[depth] = UInt32(truncatingIfNeeded: next)
-                        frameEdge[depth] = outStart[next]
+                        frameEdge[depth] = visits[next].start
                         frameRoot[depth] = true
                         depth += 1
                         descended = true
@@ -101,9 +130,11 @@ extension OutEdgeKernel {
                 depth -= 1
                 if isRoot {
                     index &-= 1
-                    while waitingCount > 0, nodeIndex <= rindex[Int(waiting[waitingCount - 1])] {
+                    while waitingCount > 0,
+                        nodeIndex <= visits[Int(waiting[waitingCount - 1])].index
+                    {
                         waitingCount -= 1
-                        rindex[Int(waiting[waitingCount])] = component
+                        visits[Int(waiting[waitingCount])].index = component
                         index &-= 1
                     }
                     nodeIndex = component
@@ -112,19 +143,20 @@ extension OutEdgeKernel {
                     waiting[waitingCount] = UInt32(truncatingIfNeeded: node)
                     waitingCount += 1
                 }
-                rindex[node] = nodeIndex
+                visits[node].index = nodeIndex
                 // Back in the parent: finish the edge that led here, then move past it.
                 if depth > 0 {
                     let parent = depth - 1
                     let parentNode = Int(frameNode[parent])
-                    if nodeIndex < rindex[parentNode] {
-                        rindex[parentNode] = nodeIndex
+                    if nodeIndex < visits[parentNode].index {
+                        visits[parentNode].index = nodeIndex
                         frameRoot[parent] = false
                     }
                     frameEdge[parent] &+= 1
                 }
             }
         }
+        for node in 0..<nodeCount { rindex[node] = visits[node].index }
         // `component` wrapped below zero once the last node was assigned: count in UInt32.
         return Int(UInt32(truncatingIfNeeded: nodeCount - 1) &- component)
     }

@@ -18,8 +18,10 @@ import StackTraces
 /// snapshot of a million objects holds no `String` or `Node` per object; ``nodes`` and
 /// ``references`` build whole arrays and cost O(*n*) and O(*r*) per call.
 public struct GraphSnapshot: Sendable {
-    /// The compact graph: node number = position in identity order.
-    let graph: CompactGraph
+    /// The snapshot as a compact graph, for analyses of your own at scale: one node per recorded
+    /// node, numbered in identity order, each with its ``ObjectID``'s raw value as its key
+    /// (``CompactGraph/key(of:)``); one edge per reference.
+    public let graph: CompactGraph
     /// Identity to node number.
     let nodeIndex: NodeIndex
     /// Roles by the number of their key in the graph's strings.

@@ -44,12 +44,25 @@ public struct RetentionAnalysis: Sendable {
 
     /// Analyses a snapshot.
     ///
+    /// On a snapshot of at least ``concurrentAnalysisThreshold`` nodes, the components and the
+    /// root paths are computed at the same time on two threads.
+    ///
     /// - Complexity: O(*n* + *r*).
     public init(_ snapshot: GraphSnapshot) {
         self.snapshot = snapshot
-        self.components = snapshot.stronglyConnectedComponents()
-        self.rootPaths = snapshot.shortestRootPaths()
+        let graph = snapshot.graph
+        let (components, tree) =
+            graph.nodeCount >= Self.concurrentAnalysisThreshold
+            ? graph.componentsAndRootPathsConcurrently()
+            : (graph.strongComponents(), graph.rootPaths())
+        self.components = StrongComponents(components: components, snapshot: snapshot)
+        self.rootPaths = RootPaths(tree: tree, snapshot: snapshot)
     }
+
+    /// The node count from which ``init(_:)`` runs its two searches on two threads.
+    ///
+    /// Below it, starting a thread costs more than the shorter search takes.
+    public static let concurrentAnalysisThreshold = 100_000
 
     /// What keeps `id` alive.
     ///

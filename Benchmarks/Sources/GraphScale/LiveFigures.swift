@@ -94,4 +94,45 @@ enum LiveFigures {
         ) { _ = graph.snapshot().analyze() }
         withExtendedLifetime(objects) {}
     }
+
+    /// The parts of a detection from a live graph, each the median of `times` runs taken in
+    /// turn (snapshot, components, root paths, both on two threads, the whole), so a change in
+    /// the machine's speed during the run touches every part alike.
+    static func runParts(count: Int, times: Int = 9) {
+        let (graph, objects) = randomLiveGraph(count: count)
+        _ = graph.snapshot()  // names cached, journal drained
+        let labels = [
+            "snapshot", "components alone", "root paths alone",
+            "components + root paths, one after the other",
+            "components + root paths on two threads",
+            "detection end to end (snapshot + analyze())",
+        ]
+        var samples = [[Double]](repeating: [], count: labels.count)
+        let clock = ContinuousClock()
+        func milliseconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) * 1e3
+                + Double(duration.components.attoseconds) / 1e15
+        }
+        for _ in 0..<times {
+            var snapshot: GraphSnapshot?
+            samples[0].append(milliseconds(clock.measure { snapshot = graph.snapshot() }))
+            guard let compact = snapshot?.graph else { return }
+            samples[1].append(milliseconds(clock.measure { _ = compact.strongComponents() }))
+            samples[2].append(milliseconds(clock.measure { _ = compact.rootPaths() }))
+            samples[3].append(
+                milliseconds(clock.measure { _ = (compact.strongComponents(), compact.rootPaths()) }))
+            samples[4].append(
+                milliseconds(clock.measure { _ = compact.componentsAndRootPathsConcurrently() }))
+            snapshot = nil
+            samples[5].append(milliseconds(clock.measure { _ = graph.snapshot().analyze() }))
+        }
+        for (label, values) in zip(labels, samples) {
+            let sorted = values.sorted()
+            print(
+                "\(Machine.loadAverage().split(separator: "(")[0])| PART \(label): "
+                    + "\(formatted(sorted[sorted.count / 2])) ms (median of \(sorted.count); "
+                    + "min \(formatted(sorted[0])), max \(formatted(sorted[sorted.count - 1])))")
+        }
+        withExtendedLifetime(objects) {}
+    }
 }

@@ -7,6 +7,8 @@
 //   live N      a LiveGraph of N real objects: memory per node and per edge, snapshot,
 //               analysis alone, detection end to end (snapshot + analysis).
 //   live-end-to-end N   end to end only, for the process's peak RSS.
+//   live-parts N        the parts of a detection (snapshot, components, root paths, both on one
+//               thread and on two, the whole), medians of 9 runs taken in turn.
 //   analysis N  GraphSnapshot's components + root paths alone (callgrind-friendly).
 //   compact-analysis N  the same on a CompactGraph.
 //   compact N   CompactGraph alone: build (counting sort + locality numbering), strongly
@@ -33,12 +35,14 @@ case "compact-analysis":
     CompactFigures.runAnalysis(count: count)
 case "live":
     LiveFigures.run(count: count)
+case "live-parts":
+    LiveFigures.runParts(count: count)
 case "live-end-to-end":
     LiveFigures.runEndToEnd(count: count)
 case "analysis":
     SnapshotFigures.runAnalysis(count: count)
 default:
-    print("unknown mode \(mode); use: compact, compact-analysis, analysis, live, live-end-to-end")
+    print("unknown mode \(mode); use: compact, compact-analysis, analysis, live, live-end-to-end, live-parts")
     exit(2)
 }
 print("# peak RSS \(Machine.peakResidentBytes() / 1_048_576) MB; \(Machine.loadAverage())")

@@ -33,23 +33,24 @@ extension CompactGraph {
 }
 
 /// A node's state in the component search, in one 16-byte record: its visit (later closing)
-/// number, its strong row, and the row's first target.
+/// number, its number of strong edges and the targets of the first two.
 ///
 /// Why a record: the depth-first search is a chain of dependent loads (a node's row gives its
 /// first target, whose number says whether to descend, whose row gives the next target…).
 /// Sampled with `perf` on the 1M-node random graph of `GraphScale`, 92 % of the search's time
-/// sat on two loads: the target out of `targets` and its number. With the row bounds and the
-/// first target next to the number, descending into a node costs one cache miss instead of
-/// three or four: the search went from 250 to 195 ms (median of 5, quiet machine).
+/// sat on two loads: the target out of `targets` and its number. With the first two targets
+/// next to the number, descending into a node and coming back to its second edge cost one cache
+/// miss each instead of two or three (most objects hold one or two others strongly; a third
+/// edge and beyond are read from the rows). Components of the 1M-node live-graph snapshot,
+/// median of 9 (`GraphScale live-parts`): 225 ms with three arrays, 155–165 ms with records.
 struct Visit {
     /// Pearce's `rindex`: 0 while unvisited, the visit number while open, then the component.
     var index: UInt32
-    /// The node's first out-edge.
-    let start: UInt32
-    /// The end of the node's strong out-edges.
-    let end: UInt32
-    /// `targets[start]` when the node has a strong edge (0 otherwise, never read).
+    /// The number of strong out-edges.
+    let degree: UInt32
+    /// The targets of the first two strong out-edges (0 where there are fewer, never read).
     let first: UInt32
+    let second: UInt32
 }
 
 extension OutEdgeKernel {
@@ -64,12 +65,14 @@ extension OutEdgeKernel {
         // Each node's number next to its row and first target (see `Visit`).
         let visits = UnsafeMutableBufferPointer<Visit>.allocate(capacity: nodeCount)
         for node in 0..<nodeCount {
-            let start = outStart[node]
-            let end = strongOutEnd[node]
+            let start = Int(outStart[node])
+            let degree = Int(strongOutEnd[node]) - start
             visits[node] = Visit(
-                index: 0, start: start, end: end, first: start < end ? targets[Int(start)] : 0)
+                index: 0, degree: UInt32(truncatingIfNeeded: degree),
+                first: degree > 0 ? targets[start] : 0, second: degree > 1 ? targets[start + 1] : 0)
         }
-        // The explicit call stack: node, next edge to look at, and whether the node is still
+        // The explicit call stack: node, rank of the next strong edge to look at among the
+        // node's strong edges, and whether the node is still
         // the root of its component. Depth is at most nodeCount.
         let frameNode = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
         let frameEdge = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
@@ -92,7 +95,7 @@ extension OutEdgeKernel {
             visits[start].index = index
             index &+= 1
             frameNode[0] = UInt32(truncatingIfNeeded: start)
-            frameEdge[0] = visits[start].start
+            frameEdge[0] = 0
             frameRoot[0] = true
             depth = 1
             while depth > 0 {
@@ -100,12 +103,16 @@ extension OutEdgeKernel {
                 let node = Int(frameNode[top])
                 var edge = Int(frameEdge[top])
                 var isRoot = frameRoot[top]
-                let end = Int(visits[node].end)
+                let end = Int(visits[node].degree)
                 var nodeIndex = visits[node].index
                 var descended = false
-                let first = Int(visits[node].start)
                 while edge < end {
-                    let next = Int(edge == first ? visits[node].first : targets[edge])
+                    let next: Int
+                    switch edge {
+                    case 0: next = Int(visits[node].first)
+                    case 1: next = Int(visits[node].second)
+                    default: next = Int(targets[Int(outStart[node]) + edge])
+                    }
                     let nextIndex = visits[next].index
                     if nextIndex == 0 {
                         frameEdge[top] = UInt32(truncatingIfNeeded: edge)
@@ -114,7 +121,7 @@ extension OutEdgeKernel {
                         visits[next].index = index
                         index &+= 1
                         frameNode[depth] = UInt32(truncatingIfNeeded: next)
-                        frameEdge[depth] = visits[next].start
+                        frameEdge[depth] = 0
                         frameRoot[depth] = true
                         depth += 1
                         descended = true

@@ -28,14 +28,13 @@ extension GraphSnapshot {
         case .weak: kind = .weak
         case .unowned, .unownedUnsafe: kind = .unowned
         }
-        let input = Int(graph.tag(ofEdge: edge)) - 1
-        let id = input >= 0 && input < referenceIDs.count ? referenceIDs[input] : nil
+        let id = Int(edge) < referenceIDs.count ? referenceIDs[Int(edge)] : nil
         let roleNumber = Int(graph.labelNumber(ofEdge: edge))
         return Reference(
             id: id?.slot == GraphStorage.noSlot ? nil : id, from: self.id(at: holder),
             to: self.id(at: graph.target(of: edge)), kind: kind,
             role: roleNumber < roles.count ? roles[roleNumber] : .declared("?"),
-            creationTrace: referenceTraces[input], isDiscovered: graph.isDiscovered(edge),
+            creationTrace: referenceTraces[Int(edge)], isDiscovered: graph.isDiscovered(edge),
             isFoundInHeap: graph.isFoundInHeap(edge))
     }
 

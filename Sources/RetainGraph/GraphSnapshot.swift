@@ -32,7 +32,7 @@ public struct GraphSnapshot: Sendable {
     let nodeTimers: [UInt32: TimerInfo]
     /// Notes on roots (a run loop whose thread has exited), by node number.
     let nodeNotes: [UInt32: String]
-    /// Reference identities and traces, by the reference's tag minus one.
+    /// Reference identities and traces, by edge.
     let referenceIDs: [ReferenceID]
     let referenceTraces: [Int: StackTrace]
 

@@ -1,6 +1,8 @@
 extension GraphStorage {
-    /// Copies every node and reference into `parts`, as flat columns: one loop over the node
-    /// table and one over the reference slab, writing into columns allocated at their final
+    /// Copies every node and reference into `parts`: node columns in identity order, and the
+    /// references placed straight into the compact graph's rows (grouped by holder, strong ones
+    /// first), with no column of references in between. One loop over the node table, two over
+    /// the reference slab (count, then place), writing into arrays allocated at their final
     /// size. No hashing per node or reference (types, kinds and roles are numbers already; a
     /// type or role is named once per snapshot), no retain or release per node.
     ///
@@ -11,7 +13,7 @@ extension GraphStorage {
     /// - Parameter notes: Notes on root objects by address (``RootNotes``), read before the lock.
     func collectSnapshot(notes: [UInt: String] = [:]) -> SnapshotParts {
         var parts = SnapshotParts(expectedNodes: 0, expectedReferences: 0)
-        // Each node slot's position in the snapshot (the order added).
+        // Each node slot's position in the snapshot (the order added, then the node's number).
         var positions = [UInt32](repeating: .max, count: nodes.count)
         collectNodes(into: &parts, positions: &positions, notes: notes)
         for (slot, label) in labels where positions[Int(slot)] != .max {
@@ -23,7 +25,12 @@ extension GraphStorage {
         for (slot, timer) in timers where positions[Int(slot)] != .max {
             parts.timers.append((Int(positions[Int(slot)]), timer))
         }
-        collectReferences(into: &parts, positions: positions)
+        if let numberOf = parts.numberNodesByIdentity() {
+            for slot in positions.indices where positions[slot] != .max {
+                positions[slot] = numberOf[Int(positions[slot])]
+            }
+        }
+        placeReferences(into: &parts, numbers: positions)
         return parts
     }
 
@@ -105,44 +112,77 @@ extension GraphStorage {
         }
     }
 
-    private func collectReferences(into parts: inout SnapshotParts, positions: [UInt32]) {
+    /// Places every live reference in its holder's row of the compact graph, by counting sort
+    /// over the slab: strong references first in each row, each part in slab order.
+    ///
+    /// - Parameter numbers: Each node slot's number in the snapshot (`UInt32.max` for none).
+    private func placeReferences(into parts: inout SnapshotParts, numbers: [UInt32]) {
         let roleStrings = tables.roles.map { parts.internRole($0) }
-        let count = liveReferenceCount
-        var sources = [UInt32](repeating: 0, count: count)
+        let nodeCount = parts.ids.count
+        var outStart = [UInt32](repeating: 0, count: nodeCount + 1)
+        var strongEnd = [UInt32](repeating: 0, count: nodeCount)
+        numbers.withUnsafeBufferPointer { numbers in
+            outStart.withUnsafeMutableBufferPointer { start in
+                strongEnd.withUnsafeMutableBufferPointer { strongEnd in
+                    slots.forEachChunk { slots, _ in
+                        for slot in slots where slot.from != Self.noSlot {
+                            let source = Int(numbers[Int(slot.from)])
+                            guard source != Int(UInt32.max), numbers[Int(slot.to)] != .max
+                            else { continue }
+                            start[source + 1] &+= 1
+                            if slot.meta & 3 == 0 { strongEnd[source] &+= 1 }
+                        }
+                    }
+                    for node in 0..<nodeCount {
+                        start[node + 1] &+= start[node]
+                        strongEnd[node] &+= start[node]
+                    }
+                }
+            }
+        }
+        let count = Int(outStart[nodeCount])
         var targets = [UInt32](repeating: 0, count: count)
         var flags = [UInt8](repeating: 0, count: count)
         var roles = [UInt32](repeating: 0, count: count)
         var identities = [ReferenceID](
             repeating: ReferenceID(slot: Self.noSlot, generation: 0), count: count)
-        var edge = 0
-        sources.withUnsafeMutableBufferPointer { sources in
-            targets.withUnsafeMutableBufferPointer { targets in
-                flags.withUnsafeMutableBufferPointer { flags in
-                    roles.withUnsafeMutableBufferPointer { roles in
-                        identities.withUnsafeMutableBufferPointer { identities in
-                            positions.withUnsafeBufferPointer { positions in
-                                slots.forEachChunk { slots, base in
-                                    for offset in slots.indices
-                                    where slots[offset].from != Self.noSlot {
-                                        guard edge < count else { return }
-                                        let slot = slots[offset]
-                                        let source = positions[Int(slot.from)]
-                                        let target = positions[Int(slot.to)]
-                                        guard source != .max, target != .max else { continue }
-                                        let index = base + offset
-                                        if slot.meta & Slot.hasTrace != 0 {
-                                            parts.referenceTraces[edge] =
-                                                referenceTraces[UInt32(index)]
+        var strongCursor = Array(outStart.prefix(nodeCount))
+        var otherCursor = strongEnd
+        numbers.withUnsafeBufferPointer { numbers in
+            strongCursor.withUnsafeMutableBufferPointer { strongCursor in
+                otherCursor.withUnsafeMutableBufferPointer { otherCursor in
+                    targets.withUnsafeMutableBufferPointer { targets in
+                        flags.withUnsafeMutableBufferPointer { flags in
+                            roles.withUnsafeMutableBufferPointer { roles in
+                                identities.withUnsafeMutableBufferPointer { identities in
+                                    slots.forEachChunk { slots, base in
+                                        for offset in slots.indices
+                                        where slots[offset].from != Self.noSlot {
+                                            let slot = slots[offset]
+                                            let source = numbers[Int(slot.from)]
+                                            let target = numbers[Int(slot.to)]
+                                            guard source != .max, target != .max else { continue }
+                                            let edge: Int
+                                            if slot.meta & 3 == 0 {
+                                                edge = Int(strongCursor[Int(source)])
+                                                strongCursor[Int(source)] &+= 1
+                                            } else {
+                                                edge = Int(otherCursor[Int(source)])
+                                                otherCursor[Int(source)] &+= 1
+                                            }
+                                            let index = base + offset
+                                            if slot.meta & Slot.hasTrace != 0 {
+                                                parts.referenceTraces[edge] =
+                                                    referenceTraces[UInt32(index)]
+                                            }
+                                            targets[edge] = target
+                                            flags[edge] =
+                                                UInt8(slot.meta & 3)
+                                                | (slot.meta & Slot.discovered != 0 ? 0x80 : 0)
+                                            roles[edge] = roleStrings[Int(slot.role)]
+                                            identities[edge] = ReferenceID(
+                                                slot: UInt32(index), generation: slot.generation)
                                         }
-                                        sources[edge] = source
-                                        targets[edge] = target
-                                        flags[edge] =
-                                            UInt8(slot.meta & 3)
-                                            | (slot.meta & Slot.discovered != 0 ? 0x80 : 0)
-                                        roles[edge] = roleStrings[Int(slot.role)]
-                                        identities[edge] = ReferenceID(
-                                            slot: UInt32(index), generation: slot.generation)
-                                        edge += 1
                                     }
                                 }
                             }
@@ -151,19 +191,9 @@ extension GraphStorage {
                 }
             }
         }
-        // Every live reference joins two live nodes after a prune, so `edge == count`; trim in
-        // case a caller did not prune.
-        if edge < count {
-            sources.removeLast(count - edge)
-            targets.removeLast(count - edge)
-            flags.removeLast(count - edge)
-            roles.removeLast(count - edge)
-            identities.removeLast(count - edge)
-        }
-        parts.sourcePositions = sources
-        parts.targetPositions = targets
-        parts.edgeFlags = flags
-        parts.edgeRoles = roles
+        parts.placedRows = SnapshotParts.PlacedRows(
+            outStart: outStart, strongOutEnd: strongEnd, targets: targets, flags: flags,
+            roles: roles)
         parts.referenceIDs = identities
     }
 }

@@ -8,6 +8,7 @@ extension SnapshotParts {
     /// - Complexity: O(*n* + *r*) for dense identities (a live graph's), O(*n* log *n* + *r*)
     ///   otherwise.
     consuming func finish() -> GraphSnapshot {
+        if let placedRows, let nodeIndex { return finishPlaced(placedRows, nodeIndex: nodeIndex) }
         let (index, order) = NodeIndex.build(ids: ids)
         // Node number (identity rank) of each node as added; -1 for a dropped duplicate.
         var numberOf = [Int32](repeating: -1, count: ids.count)
@@ -75,13 +76,89 @@ extension SnapshotParts {
             || numberOf.withUnsafeBufferPointer { numbers in
                 numbers.indices.allSatisfy { numbers[$0] == Int32(truncatingIfNeeded: $0) }
             }
-        let graph = nodeBuilder.build(
+        let tagged = nodeBuilder.build(
             numbering: isInOrder ? nil : numberOf.map { UInt32(bitPattern: $0) })
+        // Reference identities and traces by edge; the tags that linked them are dropped.
+        var edgeOfInput = [Int](repeating: -1, count: referenceIDs.count)
+        var identities = [ReferenceID](
+            repeating: ReferenceID(slot: GraphStorage.noSlot, generation: 0),
+            count: tagged.edgeCount)
+        for edge in 0..<tagged.edgeCount {
+            let input = Int(tagged.tag(ofEdge: UInt32(edge))) - 1
+            guard input >= 0, input < referenceIDs.count else { continue }
+            identities[edge] = referenceIDs[input]
+            edgeOfInput[input] = edge
+        }
+        var tracesByEdge: [Int: StackTrace] = [:]
+        for (input, trace) in referenceTraces where edgeOfInput[input] >= 0 {
+            tracesByEdge[edgeOfInput[input]] = trace
+        }
         return GraphSnapshot(
-            graph: graph, nodeIndex: index, roles: roles, rootKinds: nodeRootKinds,
+            graph: tagged.droppingEdgeTags(), nodeIndex: index, roles: roles,
+            rootKinds: nodeRootKinds, nodeTraces: nodeTraces, nodeTimers: nodeTimers,
+            nodeNotes: nodeNotes, referenceIDs: identities, referenceTraces: tracesByEdge)
+    }
+
+    /// Finishes parts whose nodes are numbered in identity order and whose references are
+    /// placed in rows already (a live graph's): the columns become the graph as they are.
+    private consuming func finishPlaced(_ rows: PlacedRows, nodeIndex: NodeIndex)
+        -> GraphSnapshot
+    {
+        var nodeRootKinds: [UInt32: RootKind] = [:]
+        var rootName: [CompactGraph.NodeID: UInt32] = [:]
+        for (number, kind) in rootKinds {
+            nodeRootKinds[UInt32(number)] = kind
+            rootName[UInt32(number)] = builder.intern(kind.description)
+        }
+        let sortedRoots = rootName.keys.sorted()
+        var nodeTraces: [UInt32: StackTrace] = [:]
+        for (number, trace) in traces { nodeTraces[UInt32(number)] = trace }
+        var nodeTimers: [UInt32: TimerInfo] = [:]
+        for (number, timer) in timers { nodeTimers[UInt32(number)] = timer }
+        var nodeNotes: [UInt32: String] = [:]
+        for (number, note) in notes { nodeNotes[UInt32(number)] = note }
+        let graph = CompactGraph(
+            kinds: builder.kinds, typeNames: builder.typeNames, labels: builder.labels,
+            addresses: builder.addresses, keys: builder.keys, numberOfAdded: [],
+            rootNodes: sortedRoots, rootNames: sortedRoots.map { rootName[$0] ?? 0 },
+            outStart: rows.outStart, strongOutEnd: rows.strongOutEnd, targets: rows.targets,
+            edgeFlags: rows.flags, edgeLabels: rows.roles, edgeTags: [],
+            inEdgeIndex: CompactGraph.InEdgeIndex(), strings: builder.strings)
+        return GraphSnapshot(
+            graph: graph, nodeIndex: nodeIndex, roles: roles, rootKinds: nodeRootKinds,
             nodeTraces: nodeTraces, nodeTimers: nodeTimers, nodeNotes: nodeNotes,
-            referenceIDs: referenceIDs,
-            referenceTraces: referenceTraces)
+            referenceIDs: referenceIDs, referenceTraces: referenceTraces)
+    }
+}
+
+extension SnapshotParts {
+    /// Numbers the nodes collected so far in identity order, moving their columns and sparse
+    /// data to their numbers, and keeps the identity index (for parts whose references are
+    /// then placed by number; identities must be distinct, as a live graph's are).
+    ///
+    /// - Returns: For each node as added, its number; `nil` when the nodes were in identity
+    ///   order already (every number is the position).
+    mutating func numberNodesByIdentity() -> [UInt32]? {
+        let (index, order) = NodeIndex.build(ids: ids)
+        nodeIndex = index
+        let isInOrder = order.withUnsafeBufferPointer { order in
+            order.indices.allSatisfy { order[$0] == $0 }
+        }
+        if isInOrder { return nil }
+        var numberOf = [UInt32](repeating: 0, count: ids.count)
+        for (number, position) in order.enumerated() { numberOf[position] = UInt32(number) }
+        func moved<Value>(_ values: [Value]) -> [Value] { order.map { values[$0] } }
+        ids = moved(ids)
+        builder.kinds = moved(builder.kinds)
+        builder.typeNames = moved(builder.typeNames)
+        builder.labels = moved(builder.labels)
+        builder.addresses = moved(builder.addresses)
+        builder.keys = moved(builder.keys)
+        rootKinds = rootKinds.map { (Int(numberOf[$0.position]), $0.kind) }
+        traces = traces.map { (Int(numberOf[$0.position]), $0.trace) }
+        timers = timers.map { (Int(numberOf[$0.position]), $0.timer) }
+        notes = notes.map { (Int(numberOf[$0.position]), $0.note) }
+        return numberOf
     }
 }
 

@@ -28,9 +28,27 @@ struct SnapshotParts {
     /// Each reference's kind, with bit 7 set when it was discovered (the compact graph's flags).
     var edgeFlags: [UInt8] = []
     var edgeRoles: [UInt32] = []
-    /// Each reference's identity (a slot of `noSlot` for none), by the order added.
+    /// Each reference's identity (a slot of `noSlot` for none), by the order added, or by edge
+    /// when ``placedRows`` is set.
     var referenceIDs: [ReferenceID] = []
+    /// Creation traces, keyed like ``referenceIDs``.
     var referenceTraces: [Int: StackTrace] = [:]
+    /// The references already placed in the compact graph's rows by node number (parts
+    /// collected from a live graph, whose nodes were numbered in identity order first).
+    var placedRows: PlacedRows?
+    /// The identity index, when the nodes were numbered before the references were placed.
+    var nodeIndex: NodeIndex?
+
+    /// Out-edge rows: for each node, its references, strong ones first.
+    struct PlacedRows {
+        let outStart: [UInt32]
+        let strongOutEnd: [UInt32]
+        let targets: [UInt32]
+        /// The compact graph's edge flags.
+        let flags: [UInt8]
+        /// Role numbers in the builder's strings.
+        let roles: [UInt32]
+    }
     /// The roles, by the number of their key in the builder's strings.
     var roles: [ReferenceRole] = []
     var roleNumbers: [ReferenceRole: UInt32] = [:]

@@ -40,7 +40,8 @@ public struct CompactGraph: Sendable {
     let labels: [UInt32]
     let addresses: [UInt]
     let keys: [UInt64]
-    /// For each node as added to the builder, its number in the graph.
+    /// For each node as added to the builder, its number in the graph; empty when every node
+    /// kept its number.
     let numberOfAdded: [NodeID]
     /// Roots by ascending number, with their names.
     let rootNodes: [NodeID]
@@ -71,7 +72,20 @@ public struct CompactGraph: Sendable {
     /// returned for it.
     ///
     /// - Complexity: O(1).
-    public func node(added: NodeID) -> NodeID { numberOfAdded[Int(added)] }
+    public func node(added: NodeID) -> NodeID {
+        numberOfAdded.isEmpty ? added : numberOfAdded[Int(added)]
+    }
+
+    /// The same graph without edge tags.
+    func droppingEdgeTags() -> CompactGraph {
+        guard !edgeTags.isEmpty else { return self }
+        return CompactGraph(
+            kinds: kinds, typeNames: typeNames, labels: labels, addresses: addresses, keys: keys,
+            numberOfAdded: numberOfAdded, rootNodes: rootNodes, rootNames: rootNames,
+            outStart: outStart, strongOutEnd: strongOutEnd, targets: targets,
+            edgeFlags: edgeFlags, edgeLabels: edgeLabels, edgeTags: [],
+            inEdgeIndex: inEdgeIndex, strings: strings)
+    }
 
     /// What `node` stands for.
     public func kind(of node: NodeID) -> NodeKind { kinds[Int(node)] }

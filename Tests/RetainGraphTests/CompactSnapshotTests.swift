@@ -50,6 +50,58 @@ struct CompactSnapshotTests {
         withExtendedLifetime((owner, helper)) {}
     }
 
+    @Test(
+        "After objects die and new ones reuse their rows, a snapshot still orders nodes by identity and keeps every reference, root and trace"
+    )
+    func snapshotAfterRowReuse() throws {
+        let graph = LiveGraph()
+        let survivor = Owner()
+        let survivorID = graph.register(survivor, label: "survivor")
+        do {
+            let doomed = (0..<50).map { _ in Owner() }
+            for object in doomed { graph.register(object) }
+            withExtendedLifetime(doomed) {}
+        }
+        #expect(graph.snapshot().nodes.map(\.id) == [survivorID])  // the dead rows are freed
+        // New nodes take the freed rows: rows no longer follow identities.
+        let helpers = (0..<30).map { _ in Helper() }
+        let ids = helpers.map { graph.register($0) }
+        let root = graph.registerRoot(.dispatchQueue(label: "work"))
+        let trace = StackTrace.capture(depth: 4)
+        let fromRoot = try #require(
+            graph.addReference(
+                from: root, to: ids[0], kind: .strong, role: .resumed, creationTrace: trace))
+        for index in 1..<ids.count {
+            graph.addReference(
+                from: ids[index], to: ids[index - 1], kind: .weak,
+                role: .storedProperty(name: "previous"))
+            graph.addReference(
+                from: ids[index - 1], to: ids[index], kind: .strong,
+                role: .storedProperty(name: "next"))
+        }
+        graph.addReference(from: survivorID, to: ids[3], kind: .strong, role: .target)
+
+        let snapshot = graph.snapshot()
+        #expect(snapshot.nodes.map(\.id) == ([survivorID, root] + ids).sorted())
+        #expect(snapshot.roots.map(\.id) == [root])
+        #expect(snapshot.node(survivorID)?.label == "survivor")
+        #expect(snapshot.references.count == 1 + 2 * 29 + 1)
+        let middle = Array(snapshot.references(from: ids[10]))
+        #expect(middle.map(\.to) == [ids[11], ids[9]])
+        #expect(middle.map(\.kind) == [.strong, .weak])
+        #expect(
+            snapshot.references(to: ids[3]).map(\.from).sorted()
+                == [survivorID, ids[2], ids[4]].sorted())
+        let path = try #require(snapshot.analyze().retention(of: ids[29]).rootPath)
+        #expect(path.count == 30)
+        #expect(path.first?.id == fromRoot)
+        #expect(path.first?.creationTrace == trace)
+        #expect(path.dropFirst().allSatisfy { $0.role == .storedProperty(name: "next") })
+        graph.removeReference(fromRoot)
+        #expect(graph.snapshot().analyze().retention(of: ids[29]).rootPath == nil)
+        withExtendedLifetime((survivor, helpers)) {}
+    }
+
     @Test("A reference identity read from a snapshot removes the reference from the live graph")
     func snapshotReferenceIDsRemoveReferences() throws {
         let graph = LiveGraph()

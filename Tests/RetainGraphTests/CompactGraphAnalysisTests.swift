@@ -1,5 +1,6 @@
 import RetainGraph
 import Testing
+import _TestSupport
 
 @Suite("Compact graph: cycles and root paths")
 struct CompactGraphAnalysisTests {
@@ -208,11 +209,8 @@ struct CompactGraphAnalysisTests {
         "Components are exactly the classes of mutual strong reachability, whatever the degrees",
         arguments: [11, 12, 13])
     func componentsMatchMutualReachability(seed: UInt64) {
-        var state = seed &* 0x9E37_79B9_7F4A_7C15
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        var random = SplitMix64(seed: seed)
+        func next(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &random) }
         // Out-degrees from 0 to 5, one edge in three weak, so the search meets empty rows, rows
         // whose first edge is weak and long rows (the search reads a row's first target apart).
         let count = 300

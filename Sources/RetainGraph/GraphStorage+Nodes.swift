@@ -92,24 +92,6 @@ extension GraphStorage {
         slot(of: id).flatMap { timers[$0] }
     }
 
-    /// Node `slot`, copied out for a scoped snapshot.
-    func entry(at slot: UInt32) -> NodeEntry {
-        let node = nodes[Int(slot)]
-        var type: Any.Type?
-        var typeName: String?
-        switch tables.types[Int(node.type)] {
-        case .metatype(let metatype): type = metatype
-        case .name(let name): typeName = name
-        }
-        return NodeEntry(
-            id: ObjectID(rawValue: node.id), type: type, typeName: typeName,
-            label: node.info & NodeSlot.hasLabel != 0 ? labels[slot] : nil,
-            kind: tables.kinds[Int(node.kind)],
-            address: node.address != 0 ? UInt(node.address) : nil,
-            trace: node.info & NodeSlot.hasTrace != 0 ? traces[slot] : nil,
-            timer: node.info & NodeSlot.hasTimer != 0 ? timers[slot] : nil)
-    }
-
     /// Whether the object of node `slot` (an object node) has not begun deinitialising, read
     /// without retaining it (`swift_isDeallocating`): no strong reference is made, so none can
     /// be the last one released under the graph's lock, and a snapshot costs no retain and

@@ -6,17 +6,77 @@ extension GraphStorage {
         case reached = 4
     }
 
+    /// Copies the part of the graph that `scope` selects into snapshot parts, as columns (as
+    /// ``collectSnapshot(notes:)`` does for the whole graph, with no value or string copied per
+    /// node): the nodes in the order the search selected them, the references between them in
+    /// slab order.
+    ///
+    /// - Parameters:
+    ///   - scope: The nodes to start from and how far to follow their holders.
+    ///   - notes: Notes on root objects by address (``RootNotes``), read before the lock.
+    ///   - survivors: As for ``prune(parkingIn:)``.
+    /// - Complexity: O(*h* + *e*) for the *h* nodes selected and the *e* references into them
+    ///   and into the nodes reached on the way.
+    mutating func collectScopedSnapshot(
+        _ scope: SnapshotScope, notes: [UInt: String], parkingIn survivors: inout [AnyObject]
+    ) -> SnapshotParts {
+        let (rows, references) = scopedSelection(scope, parkingIn: &survivors)
+        var parts = SnapshotParts(expectedNodes: 0, expectedReferences: references.count)
+        var unused: [UInt32] = []
+        collectNodes(rows: rows, into: &parts, positions: &unused, notes: notes)
+        // Each selected row's position is kept in its search mark while the references are
+        // copied (the search is over), then every mark written is reset to 0, which no search
+        // epoch ever is: the marks cost no map from rows to positions.
+        for (position, row) in rows.enumerated() {
+            nodes[Int(row)].mark = UInt32(position)
+            let info = nodes[Int(row)].info
+            if info & NodeSlot.hasLabel != 0, let label = labels[row] {
+                parts.builder.labels[position] = parts.builder.intern(label)
+            }
+            if info & NodeSlot.hasTrace != 0, let trace = traces[row] {
+                parts.traces.append((position, trace))
+            }
+            if info & NodeSlot.hasTimer != 0, let timer = timers[row] {
+                parts.timers.append((position, timer))
+            }
+        }
+        // Builder string numbers of the roles met, interned on first use.
+        var roleStrings = [UInt32](repeating: .max, count: tables.roles.count)
+        for index in references {
+            let slot = slots[index]
+            var role = roleStrings[Int(slot.role)]
+            if role == .max {
+                role = parts.internRole(tables.roles[Int(slot.role)])
+                roleStrings[Int(slot.role)] = role
+            }
+            if slot.meta & Slot.hasTrace != 0 {
+                parts.referenceTraces[parts.referenceIDs.count] = referenceTraces[UInt32(index)]
+            }
+            parts.sourcePositions.append(nodes[Int(slot.from)].mark)
+            parts.targetPositions.append(nodes[Int(slot.to)].mark)
+            parts.edgeFlags.append(
+                UInt8(slot.meta & 3) | (slot.meta & Slot.discovered != 0 ? 0x80 : 0))
+            parts.edgeRoles.append(role)
+            parts.referenceIDs.append(ReferenceID(slot: UInt32(index), generation: slot.generation))
+        }
+        for row in rows { nodes[Int(row)].mark = 0 }
+        if removalsSinceSweep > max(64, nodeCount) { sweepReferences() }
+        return parts
+    }
+
     /// The nodes and references a ``SnapshotScope`` selects, found through the reverse index.
     ///
     /// Only nodes reached by the search are checked for life; dead ones are removed on the spot
     /// (nodes anchored to them follow at the next prune).
     ///
     /// - Parameter survivors: As for ``prune(parkingIn:)``.
+    /// - Returns: The selected node rows, in the order selected, and the slots of the
+    ///   references between them, ascending.
     /// - Complexity: O(*h* + *e*) for the *h* nodes selected and the *e* references into them
     ///   and into the nodes reached on the way.
-    mutating func scopedValues(_ scope: SnapshotScope, parkingIn survivors: inout [AnyObject])
-        -> (nodes: [NodeEntry], references: [Reference])
-    {
+    private mutating func scopedSelection(
+        _ scope: SnapshotScope, parkingIn survivors: inout [AnyObject]
+    ) -> (rows: [UInt32], references: [Int]) {
         let epoch = nextSearchEpoch()
         var order: [UInt32] = []
         var frontier: [UInt32] = []
@@ -75,9 +135,7 @@ extension GraphStorage {
         // Slab order, as in a full snapshot, so that ties between equally short paths break
         // the same way.
         selectedSlots.sort()
-        let result = (order.map { entry(at: $0) }, selectedSlots.map { reference(at: $0) })
-        if removalsSinceSweep > max(64, nodeCount) { sweepReferences() }
-        return result
+        return (order, selectedSlots)
     }
 
     @inline(__always)

@@ -34,12 +34,16 @@ extension GraphStorage {
         return parts
     }
 
-    private func collectNodes(
-        into parts: inout SnapshotParts, positions: inout [UInt32], notes: [UInt: String]
+    /// Writes node columns into `parts`: every live row in table order (`rows == nil`, each
+    /// row's position then written to `positions`), or the given rows in their order (all of
+    /// them live; `positions` is not touched).
+    func collectNodes(
+        rows: [UInt32]? = nil, into parts: inout SnapshotParts, positions: inout [UInt32],
+        notes: [UInt: String]
     ) {
         // Builder string numbers of the graph's types, filled as they are met.
         var typeStrings = [UInt32](repeating: .max, count: tables.types.count)
-        let count = nodeCount
+        let count = rows?.count ?? nodeCount
         var ids = [ObjectID](repeating: .disabled, count: count)
         var kinds = [CompactGraph.NodeKind](repeating: .object, count: count)
         var types = [UInt32](repeating: 0, count: count)
@@ -51,33 +55,38 @@ extension GraphStorage {
                 types.withUnsafeMutableBufferPointer { types in
                     addresses.withUnsafeMutableBufferPointer { addresses in
                         keys.withUnsafeMutableBufferPointer { keys in
+                            @inline(__always) func add(_ node: NodeSlot) {
+                                var type = typeStrings[Int(node.type)]
+                                if type == .max {
+                                    type = parts.builder.intern(tables.typeName(node.type))
+                                    typeStrings[Int(node.type)] = type
+                                }
+                                ids[position] = ObjectID(rawValue: node.id)
+                                types[position] = type
+                                addresses[position] = UInt(node.address)
+                                keys[position] = node.id
+                                let kind = node.kind
+                                if kind < 4 {
+                                    kinds[position] =
+                                        CompactGraph.NodeKind(rawValue: UInt8(kind)) ?? .object
+                                } else {
+                                    kinds[position] = .root
+                                    addRoot(
+                                        kind, address: node.address, at: position, to: &parts,
+                                        notes: notes)
+                                }
+                                position += 1
+                            }
+                            if let rows {
+                                for row in rows { add(nodes[Int(row)]) }
+                                return
+                            }
                             positions.withUnsafeMutableBufferPointer { positions in
                                 nodes.forEachChunk { nodes, base in
                                     for offset in nodes.indices where nodes[offset].isLive {
                                         guard position < count else { return }
-                                        let node = nodes[offset]
                                         positions[base + offset] = UInt32(position)
-                                        var type = typeStrings[Int(node.type)]
-                                        if type == .max {
-                                            type = parts.builder.intern(tables.typeName(node.type))
-                                            typeStrings[Int(node.type)] = type
-                                        }
-                                        ids[position] = ObjectID(rawValue: node.id)
-                                        types[position] = type
-                                        addresses[position] = UInt(node.address)
-                                        keys[position] = node.id
-                                        let kind = node.kind
-                                        if kind < 4 {
-                                            kinds[position] =
-                                                CompactGraph.NodeKind(rawValue: UInt8(kind))
-                                                ?? .object
-                                        } else {
-                                            kinds[position] = .root
-                                            addRoot(
-                                                kind, address: node.address, at: position,
-                                                to: &parts, notes: notes)
-                                        }
-                                        position += 1
+                                        add(nodes[offset])
                                     }
                                 }
                             }

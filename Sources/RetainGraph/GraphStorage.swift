@@ -60,18 +60,6 @@ struct NodeSlot {
     }
 }
 
-/// A node copied out of the live graph, before its type name is computed.
-struct NodeEntry: @unchecked Sendable {
-    var id: ObjectID
-    var type: Any.Type?
-    var typeName: String?
-    var label: String?
-    var kind: NodeKind
-    var address: UInt?
-    var trace: StackTrace?
-    var timer: TimerInfo?
-}
-
 /// The state behind a ``LiveGraph``'s lock, in columns.
 ///
 /// Nodes are rows of a table (``NodeSlot``) addressed by a dense slot, reused through a free

@@ -131,10 +131,11 @@ extension LiveGraph {
     /// - Complexity: O(*h* + *e*) for the *h* nodes copied and the *e* references into them,
     ///   all under the graph's lock.
     public func snapshot(_ scope: SnapshotScope) -> GraphSnapshot {
-        let (entries, references) = withLockParkingLoads { graph, survivors in
-            graph.scopedValues(scope, parkingIn: &survivors)
+        let notes = RootNotes.current()
+        let parts = withLockParkingLoads { graph, survivors in
+            graph.collectScopedSnapshot(scope, notes: notes, parkingIn: &survivors)
         }
-        return Self.makeSnapshot(entries, references)
+        return parts.finish()
     }
 
     /// Runs `body` under the graph's lock, after applying the timer trackers' queued changes
@@ -173,28 +174,5 @@ extension LiveGraph {
         survivors.removeAll()  // the last references to objects that died meanwhile go here
         drained.removeAll()  // and the trackers of timers that died
         return result
-    }
-
-    /// Names copied node entries (outside the lock) and indexes them into a snapshot.
-    private static func makeSnapshot(_ entries: [NodeEntry], _ references: [Reference])
-        -> GraphSnapshot
-    {
-        var parts = SnapshotParts(
-            expectedNodes: entries.count, expectedReferences: references.count)
-        let notes = RootNotes.current()
-        for entry in entries {
-            let typeNumber =
-                entry.typeName.map { parts.builder.intern($0) }
-                ?? parts.typeNumber(of: entry.type)
-            var note: String?
-            if !notes.isEmpty, entry.kind.isRoot, let address = entry.address {
-                note = notes[address]
-            }
-            parts.addNode(
-                id: entry.id, kind: entry.kind, typeNumber: typeNumber, label: entry.label,
-                address: entry.address, trace: entry.trace, timer: entry.timer, note: note)
-        }
-        for reference in references { parts.addReference(reference) }
-        return parts.finish()
     }
 }

@@ -1,4 +1,5 @@
 import RetainGraph
+import StackTraces
 import Testing
 import _TestSupport
 
@@ -62,6 +63,40 @@ struct ScopedSnapshotTests {
         // The random graphs must exercise both answers for the comparison to mean anything.
         #expect(explained > 0 && explained < fixture.ids.count)
         withExtendedLifetime(fixture.members) {}
+    }
+
+    @Test(
+        "A scoped snapshot keeps labels, traces, timer state, root kinds and reference identities, snapshot after snapshot"
+    )
+    func scopedSnapshotKeepsSparseData() throws {
+        let graph = LiveGraph()
+        let owner = Member()
+        let timer = Member()
+        let trace = StackTrace.capture(depth: 4)
+        let ownerID = graph.register(owner, label: "owner", creationTrace: trace)
+        let timerID = graph.register(timer, kind: .timer)
+        graph.setTimerInfo(TimerInfo(repeats: true, interval: 2), for: timerID)
+        let runLoop = graph.registerRoot(.runLoop(thread: "main"))
+        let scheduled = try #require(
+            graph.addReference(
+                from: runLoop, to: timerID, kind: .strong, role: .scheduled(mode: "default"),
+                creationTrace: trace))
+        graph.addReference(from: timerID, to: ownerID, kind: .strong, role: .target)
+        // Each scoped snapshot borrows the search marks of the rows it copies; the next search
+        // must find them as if untouched.
+        for _ in 0..<3 {
+            let snapshot = graph.snapshot(.retention(of: [ownerID]))
+            #expect(snapshot.nodes.map(\.id) == [ownerID, timerID, runLoop])
+            #expect(snapshot.node(ownerID)?.label == "owner")
+            #expect(snapshot.node(ownerID)?.creationTrace == trace)
+            #expect(snapshot.node(timerID)?.timer?.interval == 2)
+            #expect(snapshot.node(runLoop)?.kind == .root(.runLoop(thread: "main")))
+            let path = try #require(snapshot.analyze().retention(of: ownerID).rootPath)
+            #expect(path.map(\.role) == [.scheduled(mode: "default"), .target])
+            #expect(path.first?.id == scheduled)
+            #expect(path.first?.creationTrace == trace)
+        }
+        withExtendedLifetime((owner, timer)) {}
     }
 
     @Test("A retention scope copies the strong holders and the direct holders, nothing else")

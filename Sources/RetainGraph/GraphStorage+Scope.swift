@@ -80,6 +80,7 @@ extension GraphStorage {
         let epoch = nextSearchEpoch()
         var order: [UInt32] = []
         var frontier: [UInt32] = []
+        var holders: [(Int, UInt32)] = []
         for id in scope.nodes {
             guard let slot = slot(of: id), isLive(slot, epoch: epoch),
                 !isMarked(slot, .reached, epoch)
@@ -96,7 +97,8 @@ extension GraphStorage {
             while head < order.count {
                 let target = order[head]
                 head += 1
-                for (reference, holder) in liveHolders(of: target, epoch: epoch)
+                liveHolders(of: target, epoch: epoch, into: &holders)
+                for (reference, holder) in holders
                 where slots[reference].kind == .strong {
                     select(holder, epoch, into: &order)
                 }
@@ -107,7 +109,8 @@ extension GraphStorage {
         for _ in 0..<scope.holderDistance where !frontier.isEmpty {
             var next: [UInt32] = []
             for target in frontier {
-                for (_, holder) in liveHolders(of: target, epoch: epoch)
+                liveHolders(of: target, epoch: epoch, into: &holders)
+                for (_, holder) in holders
                 where !isMarked(holder, .reached, epoch) {
                     mark(holder, .reached, epoch)
                     next.append(holder)
@@ -168,8 +171,13 @@ extension GraphStorage {
     }
 
     /// The references into `target` whose holder is a living node, with the holder's slot.
-    private mutating func liveHolders(of target: UInt32, epoch: UInt32) -> [(Int, UInt32)] {
-        var result: [(Int, UInt32)] = []
+    ///
+    /// - Parameter result: Emptied, then filled (one buffer serves a whole search: no
+    ///   allocation per node).
+    private mutating func liveHolders(
+        of target: UInt32, epoch: UInt32, into result: inout [(Int, UInt32)]
+    ) {
+        result.removeAll(keepingCapacity: true)
         var slot = nodes[Int(target)].firstIncoming
         while slot != Self.noSlot {
             let index = Int(slot)
@@ -180,7 +188,6 @@ extension GraphStorage {
             guard from != Self.noSlot, isLive(from, epoch: epoch) else { continue }
             result.append((index, from))
         }
-        return result
     }
 
     /// Whether node `slot` is recorded and its object (or its anchor's object) is alive; a node

@@ -22,8 +22,7 @@ extension GraphStorage {
     ) -> SnapshotParts {
         let (rows, references) = scopedSelection(scope, parkingIn: &survivors)
         var parts = SnapshotParts(expectedNodes: 0, expectedReferences: references.count)
-        var unused: [UInt32] = []
-        collectNodes(rows: rows, into: &parts, positions: &unused, notes: notes)
+        collectNodes(rows: rows, into: &parts, notes: notes)
         // Each selected row's position is kept in its search mark while the references are
         // copied (the search is over), then every mark written is reset to 0, which no search
         // epoch ever is: the marks cost no map from rows to positions.

@@ -34,16 +34,42 @@ extension GraphStorage {
         return parts
     }
 
-    /// Writes node columns into `parts`: every live row in table order (`rows == nil`, each
-    /// row's position then written to `positions`), or the given rows in their order (all of
-    /// them live; `positions` is not touched).
-    func collectNodes(
-        rows: [UInt32]? = nil, into parts: inout SnapshotParts, positions: inout [UInt32],
-        notes: [UInt: String]
+    /// Writes the node columns of every live row into `parts`, in table order, and each row's
+    /// position to `positions`.
+    private func collectNodes(
+        into parts: inout SnapshotParts, positions: inout [UInt32], notes: [UInt: String]
+    ) {
+        let count = nodeCount
+        collectNodeColumns(count: count, into: &parts, notes: notes) { add in
+            positions.withUnsafeMutableBufferPointer { positions in
+                var position: UInt32 = 0
+                nodes.forEachChunk { nodes, base in
+                    for offset in nodes.indices where nodes[offset].isLive {
+                        guard position < count else { return }
+                        positions[base + offset] = position
+                        position += 1
+                        add(nodes[offset])
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes the node columns of `rows` (all of them live) into `parts`, in their order.
+    func collectNodes(rows: [UInt32], into parts: inout SnapshotParts, notes: [UInt: String]) {
+        collectNodeColumns(count: rows.count, into: &parts, notes: notes) { add in
+            for row in rows { add(nodes[Int(row)]) }
+        }
+    }
+
+    /// Writes node columns into `parts` for the nodes `forEachNode` hands to its argument,
+    /// in that order (at most `count`, the columns' size).
+    private func collectNodeColumns(
+        count: Int, into parts: inout SnapshotParts, notes: [UInt: String],
+        _ forEachNode: ((NodeSlot) -> Void) -> Void
     ) {
         // Builder string numbers of the graph's types, filled as they are met.
         var typeStrings = [UInt32](repeating: .max, count: tables.types.count)
-        let count = rows?.count ?? nodeCount
         var ids = [ObjectID](repeating: .disabled, count: count)
         var kinds = [CompactGraph.NodeKind](repeating: .object, count: count)
         var types = [UInt32](repeating: 0, count: count)
@@ -55,7 +81,8 @@ extension GraphStorage {
                 types.withUnsafeMutableBufferPointer { types in
                     addresses.withUnsafeMutableBufferPointer { addresses in
                         keys.withUnsafeMutableBufferPointer { keys in
-                            @inline(__always) func add(_ node: NodeSlot) {
+                            forEachNode { node in
+                                guard position < count else { return }
                                 var type = typeStrings[Int(node.type)]
                                 if type == .max {
                                     type = parts.builder.intern(tables.typeName(node.type))
@@ -77,25 +104,12 @@ extension GraphStorage {
                                 }
                                 position += 1
                             }
-                            if let rows {
-                                for row in rows { add(nodes[Int(row)]) }
-                                return
-                            }
-                            positions.withUnsafeMutableBufferPointer { positions in
-                                nodes.forEachChunk { nodes, base in
-                                    for offset in nodes.indices where nodes[offset].isLive {
-                                        guard position < count else { return }
-                                        positions[base + offset] = UInt32(position)
-                                        add(nodes[offset])
-                                    }
-                                }
-                            }
                         }
                     }
                 }
             }
         }
-        if position < count {  // not reached: `nodeCount` counts the live rows
+        if position < count {  // not reached: `count` counts the nodes handed over
             ids.removeLast(count - position)
             kinds.removeLast(count - position)
             types.removeLast(count - position)
@@ -142,10 +156,7 @@ extension GraphStorage {
                             if slot.meta & 3 == 0 { strongEnd[source] &+= 1 }
                         }
                     }
-                    for node in 0..<nodeCount {
-                        start[node + 1] &+= start[node]
-                        strongEnd[node] &+= start[node]
-                    }
+                    EdgePlacement.accumulateRows(start: start, strongEnd: strongEnd)
                 }
             }
         }

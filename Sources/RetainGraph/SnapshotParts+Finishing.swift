@@ -30,17 +30,8 @@ extension SnapshotParts {
             let provisional = hasDuplicates ? UInt32(numberOf[position]) : UInt32(position)
             nodeBuilder.addRoot(provisional, name: kind.description)
         }
-        var nodeTraces: [UInt32: StackTrace] = [:]
-        for (position, trace) in traces where numberOf[position] >= 0 {
-            nodeTraces[UInt32(numberOf[position])] = trace
-        }
-        var nodeTimers: [UInt32: TimerInfo] = [:]
-        for (position, timer) in timers where numberOf[position] >= 0 {
-            nodeTimers[UInt32(numberOf[position])] = timer
-        }
-        var nodeNotes: [UInt32: String] = [:]
-        for (position, note) in notes where numberOf[position] >= 0 {
-            nodeNotes[UInt32(numberOf[position])] = note
+        let (nodeTraces, nodeTimers, nodeNotes) = sparseNodeData {
+            numberOf[$0] >= 0 ? UInt32(numberOf[$0]) : nil
         }
         // Ends by provisional number; `UInt32.max` (dropped by the builder) when unknown.
         func provisional(_ id: ObjectID) -> UInt32 {
@@ -111,12 +102,7 @@ extension SnapshotParts {
             rootName[UInt32(number)] = builder.intern(kind.description)
         }
         let sortedRoots = rootName.keys.sorted()
-        var nodeTraces: [UInt32: StackTrace] = [:]
-        for (number, trace) in traces { nodeTraces[UInt32(number)] = trace }
-        var nodeTimers: [UInt32: TimerInfo] = [:]
-        for (number, timer) in timers { nodeTimers[UInt32(number)] = timer }
-        var nodeNotes: [UInt32: String] = [:]
-        for (number, note) in notes { nodeNotes[UInt32(number)] = note }
+        let (nodeTraces, nodeTimers, nodeNotes) = sparseNodeData { UInt32($0) }
         let graph = CompactGraph(
             kinds: builder.kinds, typeNames: builder.typeNames, labels: builder.labels,
             addresses: builder.addresses, keys: builder.keys, numberOfAdded: [],
@@ -132,6 +118,26 @@ extension SnapshotParts {
 }
 
 extension SnapshotParts {
+    /// The traces, timers and notes collected, keyed by node number.
+    ///
+    /// - Parameter number: The number of the node added at a position, `nil` for a node dropped.
+    func sparseNodeData(_ number: (Int) -> UInt32?) -> (
+        traces: [UInt32: StackTrace], timers: [UInt32: TimerInfo], notes: [UInt32: String]
+    ) {
+        func keyed<Value>(_ entries: [(position: Int, value: Value)]) -> [UInt32: Value] {
+            var result: [UInt32: Value] = [:]
+            for (position, value) in entries {
+                if let node = number(position) { result[node] = value }
+            }
+            return result
+        }
+        return (
+            keyed(traces.map { ($0.position, $0.trace) }),
+            keyed(timers.map { ($0.position, $0.timer) }),
+            keyed(notes.map { ($0.position, $0.note) })
+        )
+    }
+
     /// Numbers the nodes collected so far in identity order, moving their columns and sparse
     /// data to their numbers, and keeps the identity index (for parts whose references are
     /// then placed by number; identities must be distinct, as a live graph's are).
@@ -178,22 +184,14 @@ extension CompactGraph.Builder {
         sources newSources: [UInt32], targets newTargets: [UInt32], flags: [UInt8],
         labels: [UInt32], tags: [UInt32]
     ) {
-        if targets.isEmpty, edgeTags.isEmpty {
-            // Take the columns as they are (no copy): a live graph's snapshot has no other edges.
-            sources = newSources
-            targets = newTargets
-            edgeFlags = flags
-            edgeLabels = labels
-            edgeTags = tags
-            return
-        }
+        // Into a builder with no edge yet, the columns are taken as they are (no copy).
         if edgeTags.count < targets.count {
             edgeTags.append(contentsOf: repeatElement(0, count: targets.count - edgeTags.count))
         }
-        sources.append(contentsOf: newSources)
-        targets.append(contentsOf: newTargets)
-        edgeFlags.append(contentsOf: flags)
-        edgeLabels.append(contentsOf: labels)
-        edgeTags.append(contentsOf: tags)
+        sources.adoptOrAppend(newSources, count: newSources.count)
+        targets.adoptOrAppend(newTargets, count: newTargets.count)
+        edgeFlags.adoptOrAppend(flags, count: flags.count)
+        edgeLabels.adoptOrAppend(labels, count: labels.count)
+        edgeTags.adoptOrAppend(tags, count: tags.count)
     }
 }

@@ -27,17 +27,9 @@ extension CompactGraph.Builder {
     ) -> Range<CompactGraph.NodeID> {
         let first = CompactGraph.NodeID(kinds.count)
         let count = min(newKinds.count, typeNameNumbers.count, newAddresses.count)
-        if kinds.isEmpty, newKinds.count == count, typeNameNumbers.count == count,
-            newAddresses.count == count
-        {
-            kinds = newKinds
-            typeNames = typeNameNumbers
-            addresses = newAddresses
-        } else {
-            kinds.append(contentsOf: newKinds.prefix(count))
-            typeNames.append(contentsOf: typeNameNumbers.prefix(count))
-            addresses.append(contentsOf: newAddresses.prefix(count))
-        }
+        kinds.adoptOrAppend(newKinds, count: count)
+        typeNames.adoptOrAppend(typeNameNumbers, count: count)
+        addresses.adoptOrAppend(newAddresses, count: count)
         labels.append(contentsOf: repeatElement(0, count: count))
         keys.append(contentsOf: repeatElement(0, count: count))
         return first..<first + CompactGraph.NodeID(count)
@@ -65,23 +57,28 @@ extension CompactGraph.Builder {
         let count = min(newSources.count, newTargets.count, kinds.count, labelNumbers.count)
         let marks: UInt8 = 0x80 | (foundInHeap ? 0x40 : 0)
         if !edgeTags.isEmpty { edgeTags.append(contentsOf: repeatElement(0, count: count)) }
-        if targets.isEmpty, newSources.count == count, newTargets.count == count,
-            labelNumbers.count == count
-        {
-            sources = newSources
-            targets = newTargets
-            edgeLabels = labelNumbers
-        } else {
-            sources.append(contentsOf: newSources.prefix(count))
-            targets.append(contentsOf: newTargets.prefix(count))
-            edgeLabels.append(contentsOf: labelNumbers.prefix(count))
-        }
+        sources.adoptOrAppend(newSources, count: count)
+        targets.adoptOrAppend(newTargets, count: count)
+        edgeLabels.adoptOrAppend(labelNumbers, count: count)
         let first = edgeFlags.count
         edgeFlags.append(contentsOf: repeatElement(marks, count: count))
         kinds.withUnsafeBufferPointer { kinds in
             edgeFlags.withUnsafeMutableBufferPointer { flags in
                 for index in 0..<count { flags[first + index] |= kinds[index].rawValue }
             }
+        }
+    }
+}
+
+extension Array {
+    /// Appends the first `count` elements of `new`; when `self` is empty and `new` has exactly
+    /// `count` elements, takes `new` as it is instead (no copy: a column of a million handed
+    /// over whole).
+    mutating func adoptOrAppend(_ new: [Element], count: Int) {
+        if isEmpty, new.count == count {
+            self = new
+        } else {
+            append(contentsOf: new.prefix(count))
         }
     }
 }

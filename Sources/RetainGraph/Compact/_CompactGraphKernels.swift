@@ -227,11 +227,20 @@ struct EdgePlacement {
             start[holder + 1] &+= 1
             if flags[edge] & 0x3F == 0 { strongEnd[holder] &+= 1 }
         }
-        for node in 0..<nodeCount {
+        accumulateRows(start: start, strongEnd: strongEnd)
+        return Int(start[nodeCount])
+    }
+
+    /// Turns per-row counts into row bounds: on entry `start[k + 1]` counts row `k`'s edges
+    /// and `strongEnd[k]` its strong ones; on return `start[k]` is where row `k` starts (one
+    /// extra end entry) and `strongEnd[k]` where its strong edges end.
+    static func accumulateRows(
+        start: UnsafeMutableBufferPointer<UInt32>, strongEnd: UnsafeMutableBufferPointer<UInt32>
+    ) {
+        for node in 0..<strongEnd.count {
             start[node + 1] &+= start[node]
             strongEnd[node] &+= start[node]
         }
-        return Int(start[nodeCount])
     }
 
     /// Places every kept edge in its holder's row, strong ones first, each part in the order
@@ -318,10 +327,7 @@ struct EdgePlacement {
                                 inStart[target + 1] &+= 1
                                 if outFlags[slot] & 0x3F == 0 { strongInEnd[target] &+= 1 }
                             }
-                            for node in 0..<nodeCount {
-                                inStart[node + 1] &+= inStart[node]
-                                strongInEnd[node] &+= inStart[node]
-                            }
+                            accumulateRows(start: inStart, strongEnd: strongInEnd)
                             _ = strongCursor.initialize(from: inStart.prefix(nodeCount))
                             _ = otherCursor.initialize(from: strongInEnd)
                         }

@@ -16,7 +16,10 @@
 //   HeapGrowth           what repeated work leaves behind on the heap (census snapshots diffed)
 //   LeakTracking         expected death, verdicts, leak reports (text, JSON, DOT) and sinks
 //   RetainGraphTesting   XCTest helpers and a Swift Testing trait
-//   retain-graph         command-line tool: render and compare JSON reports
+//   retain-graph         command-line tool: render and compare JSON reports, attach to a process
+//   CProcessAccess       C door 4: ptrace, waitpid and process_vm_readv for the attach
+//   CSwiftRemoteMirror   C door 5: the toolchain's libswiftRemoteMirror, loaded with dlopen
+//   ProcessAttach        reads a stopped process's Swift heap from outside (issue 26)
 import PackageDescription
 
 let package = Package(
@@ -31,6 +34,8 @@ let package = Package(
         .library(name: "LeakTracking", targets: ["LeakTracking"]),
         .library(name: "RetainGraphTesting", targets: ["RetainGraphTesting"]),
         .executable(name: "retain-graph", targets: ["retain-graph"]),
+        // Issue 26: attach to a running Swift process.
+        .library(name: "ProcessAttach", targets: ["ProcessAttach"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -70,7 +75,7 @@ let package = Package(
         .executableTarget(
             name: "retain-graph",
             dependencies: [
-                "HeapGrowth", "LeakTracking",
+                "HeapGrowth", "LeakTracking", "ProcessAttach",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -141,5 +146,20 @@ let package = Package(
         ),
         // Checks that the manifest and README.md tell the truth about the code.
         .testTarget(name: "RepositoryTests"),
+
+        // Issue 26, attach: stop a running Swift process that was never built with RetainGraph,
+        // read its heap from outside, let it go. Two C doors (process access; the toolchain's
+        // remote-mirror library, loaded at run time), one module, its tests (which build the
+        // nested fixture package Tests/Fixtures/AttachTargets and run its programs).
+        .systemLibrary(name: "CProcessAccess"),
+        .systemLibrary(name: "CSwiftRemoteMirror"),
+        .target(
+            name: "ProcessAttach",
+            dependencies: ["CProcessAccess", "CSwiftRemoteMirror", "RetainGraph"]
+        ),
+        .testTarget(
+            name: "ProcessAttachTests",
+            dependencies: ["ProcessAttach", "RetainGraph", "retain-graph"]
+        ),
     ]
 )

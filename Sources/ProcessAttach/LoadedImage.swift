@@ -1,0 +1,105 @@
+import Foundation
+
+/// An ELF image mapped in the target (its executable, a shared library), located from its file.
+///
+/// The file gives what memory does not keep: section headers (where the Swift type list and
+/// reflection sections are), the relocated-then-protected range (`PT_GNU_RELRO`, which differs
+/// from the file and must be copied) and the symbol tables that name global variables.
+final class LoadedImage: @unchecked Sendable {
+    /// The path in the target's file system.
+    let path: String
+    let file: ELFFile
+    /// Target address minus file address.
+    let bias: UInt
+    /// The addresses of the image's mappings.
+    let range: Range<UInt>
+    /// Where its writable segments lie in the target (`.data`, `.bss`: global variables).
+    let writableRanges: [Range<UInt>]
+    /// Where its relocated read-only data lies in the target, if it has any.
+    let relocatedReadOnly: Range<UInt>?
+    /// Built on first use (reading a symbol table costs milliseconds), under `lock`.
+    private var symbolIndex: SymbolIndex?
+    private let lock = NSLock()
+
+    /// Locates the image whose file is `file`, mapped by `mappings` (all with its path).
+    init?(path: String, file: ELFFile, mappings: [Mapping]) {
+        guard let first = mappings.first(where: { $0.offset == 0 }),
+            let firstLoad = file.segments.first(where: {
+                $0.type == ELFFile.loadSegment && $0.offset == 0
+            })
+        else { return nil }
+        self.path = path
+        self.file = file
+        bias = first.range.lowerBound &- (firstLoad.virtualAddress & ~0xFFF)
+        let low = mappings.map(\.range.lowerBound).min() ?? first.range.lowerBound
+        let high = mappings.map(\.range.upperBound).max() ?? first.range.upperBound
+        range = low..<high
+        let bias = self.bias
+        writableRanges = file.segments.filter { $0.type == ELFFile.loadSegment && $0.isWritable }
+            .map { (bias &+ $0.virtualAddress)..<(bias &+ $0.virtualAddress &+ $0.memorySize) }
+        relocatedReadOnly = file.segments.first { $0.type == ELFFile.relroSegment }.map {
+            (bias &+ $0.virtualAddress)..<(bias &+ $0.virtualAddress &+ $0.memorySize)
+        }
+    }
+
+    /// The target addresses of section `name`, if the image has it.
+    func section(named name: String) -> Range<UInt>? {
+        file.section(named: name).map { (bias &+ $0.address)..<(bias &+ $0.address &+ $0.size) }
+    }
+
+    /// The bytes of section `name` as in the file, and its target address.
+    func sectionContents(named name: String) -> (bytes: UnsafeRawBufferPointer, address: UInt)? {
+        guard let section = file.section(named: name), let bytes = file.contents(of: section)
+        else { return nil }
+        return (bytes, bias &+ section.address)
+    }
+
+    /// Whether the image carries Swift reflection metadata.
+    var hasSwiftMetadata: Bool { file.section(named: "swift5_fieldmd") != nil }
+
+    /// The global variable whose storage holds target address `address`, by its symbol.
+    func symbol(containing address: UInt) -> ELFSymbol? {
+        let index = lock.withLock {
+            if symbolIndex == nil { symbolIndex = SymbolIndex(file) }
+            return symbolIndex
+        }
+        return index?.symbol(containing: address &- bias)
+    }
+
+    /// The target address of the symbol called `name`, if the image defines it.
+    func address(ofSymbol name: String) -> UInt? {
+        file.symbols().first { $0.name == name }.map { bias &+ $0.value }
+    }
+}
+
+/// The images mapped in the target, by address.
+struct ImageTable: Sendable {
+    let images: [LoadedImage]
+
+    /// Opens the file of every mapped image (through `/proc/PID/root`, so a target in another
+    /// mount namespace is read right).
+    init(mappings: [Mapping], processID: Int32) {
+        var byPath: [String: [Mapping]] = [:]
+        var order: [String] = []
+        for mapping in mappings where mapping.isFile {
+            if byPath[mapping.path] == nil { order.append(mapping.path) }
+            byPath[mapping.path, default: []].append(mapping)
+        }
+        images = order.compactMap { path in
+            guard let file = ELFFile(path: "/proc/\(processID)/root" + path),
+                let mappings = byPath[path]
+            else { return nil }
+            return LoadedImage(path: path, file: file, mappings: mappings)
+        }
+    }
+
+    /// The image whose mappings contain `address`.
+    func image(containing address: UInt) -> LoadedImage? {
+        images.first { $0.range.contains(address) }
+    }
+
+    /// The image whose file is called `name` (`libc.so.6`), if mapped.
+    func image(named name: String) -> LoadedImage? {
+        images.first { $0.path.hasSuffix("/" + name) }
+    }
+}

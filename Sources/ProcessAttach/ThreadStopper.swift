@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Stops every thread of a process, including those created while it does so.
+///
+/// Seizes and interrupts each thread listed in `/proc/PID/task`, waits until each reports its
+/// stop, then lists the threads again: a thread not yet stopped may have created another. When
+/// a listing shows no new thread, every thread is stopped (a stopped thread creates none).
+struct ThreadStopper {
+    let processID: Int32
+    let options: AttachOptions
+    private(set) var threads: [StoppedThread] = []
+    private(set) var pendingSignals: [Int32: Int32] = [:]
+    private(set) var firstStop: ContinuousClock.Instant?
+    /// Threads seized so far (each must be detached).
+    private var seized: [Int32] = []
+
+    init(processID: Int32, options: AttachOptions) {
+        self.processID = processID
+        self.options = options
+    }
+
+    /// Stops every thread and reads their registers.
+    mutating func stopAll() throws(AttachError) {
+        var stopped = Set<Int32>()
+        var listings = 0
+        while true {
+            guard let ids = ProcessFiles.threadIDs(of: processID), !ids.isEmpty else {
+                throw seized.isEmpty
+                    ? .noSuchProcess(processID: processID)
+                    : .processExited(processID: processID, during: "its threads were stopped")
+            }
+            let new = ids.filter { !seized.contains($0) }
+            if new.isEmpty { break }
+            listings += 1
+            var waiting: [Int32] = []
+            for tid in new {
+                let error = ProcessAccess.seize(tid)
+                if error == ESRCH { continue }  // the thread ended meanwhile
+                if error == EPERM {
+                    throw .permissionDenied(
+                        processID: processID, reason: ProcessChecks.permissionReason(processID))
+                }
+                guard error == 0 else {
+                    throw .systemError(
+                        processID: processID, operation: "PTRACE_SEIZE of thread \(tid)",
+                        reason: Errno(error).description)
+                }
+                if firstStop == nil { firstStop = .now }
+                seized.append(tid)
+                if ProcessAccess.interrupt(tid) == 0 { waiting.append(tid) }
+            }
+            try wait(for: waiting, stopped: &stopped)
+            guard listings < 10_000 else { break }  // a process spawning threads forever
+        }
+        guard stopped.contains(processID) else {
+            throw .processExited(processID: processID, during: "its threads were stopped")
+        }
+        try readRegisters(of: stopped.sorted())
+    }
+
+    /// Waits until each of `tids` reports its stop, within the stop limit.
+    private mutating func wait(for tids: [Int32], stopped: inout Set<Int32>) throws(AttachError) {
+        var waiting = tids
+        let limit = max(options.maximumStop, .milliseconds(10))
+        var spins = 0
+        while !waiting.isEmpty {
+            var still: [Int32] = []
+            for tid in waiting {
+                switch ProcessAccess.wait(tid, blocking: false) {
+                case .stopped(let signal):
+                    stopped.insert(tid)
+                    if let signal { pendingSignals[tid] = signal }
+                case .gone:
+                    continue
+                case .running:
+                    still.append(tid)
+                case .failed(let error):
+                    throw .systemError(
+                        processID: processID, operation: "waitpid of thread \(tid)",
+                        reason: Errno(error).description)
+                }
+            }
+            waiting = still
+            guard !waiting.isEmpty else { return }
+            if options.isCancelled() { throw .cancelled(processID: processID) }
+            if let firstStop, ContinuousClock.now - firstStop > limit {
+                throw .threadsDidNotStop(processID: processID, threads: waiting, limit: limit)
+            }
+            // A thread takes a few microseconds to reach its stop; yield first, then nap.
+            spins += 1
+            if spins < 100 { sched_yield() } else { usleep(50) }
+        }
+    }
+
+    private mutating func readRegisters(of tids: [Int32]) throws(AttachError) {
+        for tid in tids {
+            switch ProcessAccess.registers(tid) {
+            case .success(let registers):
+                threads.append(
+                    StoppedThread(
+                        id: tid, name: ProcessFiles.name(of: processID, thread: tid) ?? "?",
+                        stackPointer: UInt(registers.stackPointer),
+                        registers: registers.words.map { UInt($0) }))
+            case .failure(let error) where error.code == ESRCH:
+                // Killed while stopped (only SIGKILL gets through a ptrace stop).
+                if tid == processID {
+                    throw .processExited(processID: processID, during: "it was stopped")
+                }
+            case .failure(let error):
+                throw .systemError(
+                    processID: processID, operation: "PTRACE_GETREGSET of thread \(tid)",
+                    reason: error.description)
+            }
+        }
+    }
+
+    /// Detaches every thread seized so far.
+    func letGo() {
+        for tid in seized { ProcessAccess.detach(tid, signal: pendingSignals[tid] ?? 0) }
+    }
+}
+
+/// What is checked before a process is stopped.
+enum ProcessChecks {
+    /// Throws unless process `pid` exists and this process may read it.
+    static func checkAttachable(_ pid: Int32) throws(AttachError) {
+        guard pid > 0 else { throw .noSuchProcess(processID: pid) }
+        guard pid != getpid() else {
+            throw .permissionDenied(processID: pid, reason: "a process cannot attach to itself")
+        }
+        switch ProcessAccess.probe(pid) {
+        case ESRCH: throw .noSuchProcess(processID: pid)
+        case EPERM: throw .permissionDenied(processID: pid, reason: permissionReason(pid))
+        default: break
+        }
+        guard ProcessFiles.mappings(of: pid) != nil else {
+            if access("/proc/\(pid)", F_OK) != 0 { throw .noSuchProcess(processID: pid) }
+            throw .permissionDenied(processID: pid, reason: permissionReason(pid))
+        }
+    }
+
+    /// Whether the process maps the Swift runtime, or an image with Swift type metadata (a
+    /// program linked with a static standard library).
+    static func isSwiftProgram(_ pid: Int32) throws(AttachError) -> Bool {
+        guard let mappings = ProcessFiles.mappings(of: pid) else {
+            throw .processExited(processID: pid, during: "its mappings were read")
+        }
+        if mappings.contains(where: { $0.path.hasSuffix("/libswiftCore.so") }) { return true }
+        var seen = Set<String>()
+        for mapping in mappings where mapping.isFile && seen.insert(mapping.path).inserted {
+            if let file = ELFFile(path: "/proc/\(pid)/root" + mapping.path),
+                file.section(named: "swift5_type_metadata") != nil
+            {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Why the kernel refuses to let this process trace `pid`, as precisely as can be told.
+    static func permissionReason(_ pid: Int32) -> String {
+        if let tracer = ProcessFiles.status("TracerPid", of: pid).flatMap({ Int32($0) }),
+            tracer != 0
+        {
+            let name = ProcessFiles.name(of: tracer).map { " (\($0))" } ?? ""
+            return "it is already traced by process \(tracer)\(name), such as a debugger; "
+                + "detach that first"
+        }
+        switch ProcessFiles.ptraceScope {
+        case 3?:
+            return "kernel.yama.ptrace_scope is 3: no process may be traced on this machine"
+        case 2? where geteuid() != 0:
+            return "kernel.yama.ptrace_scope is 2: only root or a process with CAP_SYS_PTRACE "
+                + "may trace; run as root"
+        case 1? where geteuid() != 0:
+            return "kernel.yama.ptrace_scope is 1: only a parent may trace its children; run "
+                + "as root, grant CAP_SYS_PTRACE (setcap cap_sys_ptrace+ep), or set "
+                + "kernel.yama.ptrace_scope to 0"
+        default:
+            break
+        }
+        if geteuid() != 0 {
+            let owner = ProcessFiles.status("Uid", of: pid)?.split(separator: "\t").first
+            let ownerText = owner.map { " (owned by uid \($0))" } ?? ""
+            return "this process runs as uid \(geteuid()), is not root and has no "
+                + "CAP_SYS_PTRACE, and the target\(ownerText) is not its own; run as root or "
+                + "as the target's user"
+        }
+        return "the kernel refused (EPERM), even to root: a security module or a container "
+            + "may forbid ptrace (CAP_SYS_PTRACE missing from this process's capabilities?)"
+    }
+}

@@ -1,0 +1,29 @@
+// swift-tools-version:6.1
+//
+// Programs for the attach tests (issue 26): small Swift executables that link NO RetainGraph
+// product, each leaving objects behind the way real programs do. ProcessAttachTests builds this
+// package (Foundation only, a few seconds) into its own scratch folder, starts a program, waits
+// for its "ready" line and attaches to it from outside.
+//
+//   attach-task-loop       a `Task` sleep loop that captures its owner strongly
+//   attach-global-cache    a global array that keeps every session ever cached
+//   attach-timer           a `Foundation.Timer` whose block captures its owner
+//   attach-delegate-cycle  an owner and its delegate holding each other strongly, unreferenced
+//   attach-stale           objects freed just before "ready", next to objects kept
+//   attach-exiting         exits on its own soon after "ready"
+//   attach-many            N small objects in a linked list held by a global (benchmarks)
+import PackageDescription
+
+let package = Package(
+    name: "AttachTargets",
+    targets: [
+        .target(name: "FixtureSupport"),
+        .executableTarget(name: "attach-task-loop", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-global-cache", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-timer", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-delegate-cycle", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-stale", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-exiting", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-many", dependencies: ["FixtureSupport"]),
+    ]
+)

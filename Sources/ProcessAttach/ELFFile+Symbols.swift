@@ -68,3 +68,51 @@ struct SymbolIndex: Sendable {
         return address < symbol.value + symbol.size ? symbol : nil
     }
 }
+
+extension ELFFile {
+    /// The file address of the exported symbol `name` (`.dynsym`), looked up through the GNU
+    /// hash table when the file has one (a few probes, not a pass over every symbol).
+    func exportedSymbol(named name: String) -> UInt? {
+        guard let symbols = section(named: ".dynsym"), symbols.entrySize >= 24,
+            Int(symbols.link) < sections.count
+        else { return nil }
+        let strings = sections[Int(symbols.link)]
+        let wanted = Array(name.utf8)
+        func matches(_ index: UInt) -> UInt? {
+            let entry = symbols.offset + index * symbols.entrySize
+            guard let nameOffset = load(entry, as: UInt32.self),
+                let sectionIndex = load(entry + 6, as: UInt16.self),
+                let value = load(entry + 8, as: UInt64.self), sectionIndex != 0, value != 0
+            else { return nil }
+            let start = strings.offset + UInt(nameOffset)
+            guard start + UInt(wanted.count) < UInt(bytes.count),
+                bytes[Int(start + UInt(wanted.count))] == 0
+            else { return nil }
+            for (offset, byte) in wanted.enumerated() where bytes[Int(start) + offset] != byte {
+                return nil
+            }
+            return UInt(value)
+        }
+        guard let table = section(named: ".gnu.hash"),
+            let bucketCount = load(table.offset, as: UInt32.self),
+            let symbolOffset = load(table.offset + 4, as: UInt32.self),
+            let bloomSize = load(table.offset + 8, as: UInt32.self), bucketCount > 0
+        else {
+            let count = symbols.size / symbols.entrySize
+            return (0..<count).lazy.compactMap(matches).first
+        }
+        var hash: UInt32 = 5381
+        for byte in wanted { hash = hash &* 33 &+ UInt32(byte) }
+        let buckets = table.offset + 16 + UInt(bloomSize) * 8
+        let chains = buckets + UInt(bucketCount) * 4
+        guard var index = load(buckets + UInt(hash % bucketCount) * 4, as: UInt32.self),
+            index >= symbolOffset
+        else { return nil }
+        while let chain = load(chains + UInt(index - symbolOffset) * 4, as: UInt32.self) {
+            if chain | 1 == hash | 1, let value = matches(UInt(index)) { return value }
+            if chain & 1 != 0 { return nil }
+            index += 1
+        }
+        return nil
+    }
+}

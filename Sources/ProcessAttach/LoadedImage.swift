@@ -66,9 +66,15 @@ final class LoadedImage: @unchecked Sendable {
         return index?.symbol(containing: address &- bias)
     }
 
-    /// The target address of the symbol called `name`, if the image defines it.
+    /// The target address of the exported symbol called `name`, if the image defines it.
     func address(ofSymbol name: String) -> UInt? {
-        file.symbols().first { $0.name == name }.map { bias &+ $0.value }
+        file.exportedSymbol(named: name).map { bias &+ $0 }
+    }
+
+    /// The target address of the symbol called `name`, exported or local (`.symtab`, absent
+    /// from stripped files). Reads the whole symbol table: for rare lookups.
+    func address(ofAnySymbol name: String) -> UInt? {
+        address(ofSymbol: name) ?? file.symbols().first { $0.name == name }.map { bias &+ $0.value }
     }
 }
 

@@ -145,8 +145,8 @@ struct MemoryCursor {
     /// The word at `address`, or nil when it was not read.
     @inline(__always)
     mutating func word(at address: UInt) -> UInt? {
-        if let region, address >= region.range.lowerBound,
-            region.range.upperBound &- address >= 8
+        if let region, address >= region.range.lowerBound, address < region.range.upperBound,
+            region.range.upperBound - address >= 8
         {
             return region.local(address).loadUnaligned(as: UInt.self)
         }

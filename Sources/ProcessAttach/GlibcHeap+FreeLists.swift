@@ -1,0 +1,132 @@
+// PRIVATE GLIBC MALLOC DETAILS (glibc 2.32 and later, 64-bit): the free lists whose chunks keep
+// their in-use bit.
+//
+// Relied on:
+//   • A thread's tcache is a 0x290-byte chunk: `uint16_t counts[64]`, then `entries[64]`, each
+//     the user pointer of the first free chunk of size 32 + 16·i. A free chunk's first word
+//     links to the next, "safe-linked": stored = (address of the word >> 12) ^ next. Its second
+//     word is the process's random `tcache_key`.
+//   • An arena's `malloc_state`: four ints, `fastbinsY[10]` from byte 16 (chunk pointers, not
+//     user pointers; links safe-linked in the chunk's first user word), `top` at byte 96.
+//     A thread arena's state follows its first heap's `heap_info` (the heap_info's first word
+//     points at it); the main arena's lies in libc's data, found by its `top`.
+
+/// Finds the chunks sitting in tcache lists and fastbins.
+struct FreeLists {
+    private let heap: GlibcHeap
+    private let memory: ProcessMemory
+    private var cursor: MemoryCursor
+    private(set) var limitations: [String] = []
+
+    init(heap: GlibcHeap, memory: ProcessMemory) {
+        self.heap = heap
+        self.memory = memory
+        cursor = MemoryCursor(memory)
+    }
+
+    /// The chunk addresses of every block in a tcache list or a fastbin.
+    mutating func find() -> Set<UInt> {
+        var free = Set<UInt>()
+        var key: UInt?
+        // Every chunk of the tcache's size whose lists all check out is a tcache.
+        for block in heap.blocks where heap.chunkSize(at: block - 16) == 0x290 {
+            guard let chunks = tcacheChunks(at: block) else { continue }
+            for chunk in chunks {
+                free.insert(chunk)
+                if key == nil { key = cursor.word(at: chunk + 24) }
+            }
+        }
+        // A tcache this walk did not find (its thread's struct was not recognised) still
+        // marks its chunks with the key.
+        if let key, key != 0 {
+            for block in heap.blocks where cursor.word(at: block + 8) == key {
+                free.insert(block - 16)
+            }
+        }
+        let arenas = findArenas()
+        if arenas.isEmpty, !heap.heaps.isEmpty {
+            limitations.append(
+                "glibc's arenas were not found: freed blocks in fastbins are excluded only by "
+                    + "their overwritten first word")
+        }
+        for arena in arenas { free.formUnion(fastbinChunks(of: arena)) }
+        return free
+    }
+
+    private mutating func reveal(_ stored: UInt, at address: UInt) -> UInt {
+        (address >> 12) ^ stored
+    }
+
+    /// The chunks of the tcache whose struct's user pointer is `block`, if it is one.
+    private mutating func tcacheChunks(at block: UInt) -> [UInt]? {
+        var chunks: [UInt] = []
+        for bin in 0..<64 {
+            guard let countWord = cursor.word(at: block + UInt(bin / 4 * 8)),
+                let first = cursor.word(at: block + 128 + UInt(bin * 8))
+            else { return nil }
+            let count = Int((countWord >> UInt(16 * (bin % 4))) & 0xFFFF)
+            var entry = first
+            var seen = 0
+            while entry != 0 {
+                guard seen < count, entry & 15 == 0,
+                    heap.chunkSize(at: entry - 16) == UInt(32 + 16 * bin),
+                    let stored = cursor.word(at: entry)
+                else { return nil }
+                chunks.append(entry - 16)
+                seen += 1
+                entry = reveal(stored, at: entry)
+            }
+            guard seen == count else { return nil }
+        }
+        return chunks
+    }
+
+    /// The chunks in an arena's fastbins.
+    private mutating func fastbinChunks(of arena: UInt) -> [UInt] {
+        var chunks: [UInt] = []
+        for bin in 0..<10 {
+            guard var chunk = cursor.word(at: arena + 16 + UInt(bin * 8)) else { continue }
+            var steps = 0
+            while chunk != 0, steps < 1 << 20,
+                heap.chunkSize(at: chunk) == UInt(32 + 16 * bin),
+                let stored = cursor.word(at: chunk + 16)
+            {
+                chunks.append(chunk)
+                chunk = reveal(stored, at: chunk + 16)
+                steps += 1
+            }
+        }
+        return chunks
+    }
+
+    /// The `malloc_state` of every arena: each thread arena's (after its first heap's
+    /// `heap_info`), and the main arena's (in libc's data: the word 96 bytes in that holds the
+    /// main heap's top chunk).
+    private mutating func findArenas() -> [UInt] {
+        var arenas: [UInt] = []
+        for (range, top) in heap.heaps {
+            guard range.lowerBound % GlibcHeap.heapMaximum == 0,
+                let arena = cursor.word(at: range.lowerBound),
+                arena > range.lowerBound, arena < range.lowerBound + 64,
+                cursor.word(at: arena + 96) == top
+            else { continue }
+            arenas.append(arena)
+        }
+        guard let main = heap.heaps.first(where: { $0.range.lowerBound % GlibcHeap.heapMaximum != 0 }),
+            let libc = memory.images.image(named: "libc.so.6")
+        else { return arenas }
+        if let symbol = libc.address(ofAnySymbol: "main_arena"), cursor.word(at: symbol + 96) == main.top {
+            return arenas + [symbol]
+        }
+        for range in libc.writableRanges {
+            var address = (range.lowerBound + 7) & ~7
+            while address + 8 <= range.upperBound {
+                if cursor.word(at: address) == main.top, address >= range.lowerBound + 96 {
+                    return arenas + [address - 96]
+                }
+                address += 8
+            }
+        }
+        return arenas
+    }
+}

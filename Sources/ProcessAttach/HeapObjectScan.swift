@@ -1,0 +1,195 @@
+// PRIVATE SWIFT RUNTIME DETAILS (Swift 6.3, 64-bit): reference counts, read remotely.
+//
+// Relied on: an object's second word is its inline reference count: bit 63 "use the side
+// table", bit 32 "deinitialising", bits 33–62 the strong count minus one; the low 32 bits all
+// set (with bit 63) mark an immortal object. With the side-table bit (and not immortal), the
+// word shifted left by 3 is the side table's address, whose word @8 has the same layout.
+
+/// The objects a scan found on the target's heap and the words their layouts say may be
+/// references, before those words are checked against the objects' addresses.
+struct ScannedHeap {
+    var addresses: [UInt] = []
+    /// Each object's layout (an index into the compiler's layouts).
+    var layouts: [Int32] = []
+    var sizes: [UInt32] = []
+    /// Strong retain counts (`UInt32.max` for an immortal object).
+    var retainCounts: [UInt32] = []
+    var sources: [UInt32] = []
+    var words: [UInt] = []
+    var ownerships: [SlotOwnership] = []
+    var labels: [Int32] = []
+
+    mutating func appendReference(from source: UInt32, word: UInt, _ ownership: SlotOwnership,
+        label: Int32)
+    {
+        sources.append(source)
+        words.append(word)
+        ownerships.append(ownership)
+        labels.append(label)
+    }
+}
+
+/// Finds the Swift objects among the heap's blocks and reads their references.
+struct HeapObjectScan {
+    /// The most elements read from one collection storage.
+    static let maximumElements = 1 << 24
+
+    let memory: ProcessMemory
+    let compiler: RemoteLayoutCompiler
+    private var check: RemoteMetadataCheck
+    private(set) var heap = ScannedHeap()
+    /// Blocks whose first word was not metadata (freed, or not Swift objects).
+    private(set) var skippedBlocks = 0
+    /// Objects being deinitialised (dying): left out.
+    private(set) var dyingObjects = 0
+
+    init(memory: ProcessMemory, compiler: RemoteLayoutCompiler) {
+        self.memory = memory
+        self.compiler = compiler
+        check = RemoteMetadataCheck(memory)
+    }
+
+    /// Reads every block that is a live Swift object.
+    mutating func scan(blocks: [UInt], sizes: [UInt32]) {
+        heap.addresses.reserveCapacity(blocks.count)
+        var region: MemoryRegion?
+        for (index, block) in blocks.enumerated() {
+            if region.map({ !$0.range.contains(block) }) ?? true {
+                region = memory.region(containing: block)
+            }
+            guard let region, region.range.upperBound - block >= 16 else { continue }
+            let size = min(Int(sizes[index]), Int(region.range.upperBound - block))
+            let first = region.local(block).loadUnaligned(as: UInt.self)
+            guard size >= 16, let kind = check.kind(ofFirstWord: first) else {
+                skippedBlocks += 1
+                continue
+            }
+            guard let retainCount = retainCount(of: block, in: region, kind: kind) else {
+                dyingObjects += 1
+                continue
+            }
+            let layout = compiler.layoutIndex(metadata: first, kind: kind, sample: block)
+            let source = UInt32(heap.addresses.count)
+            heap.addresses.append(block)
+            heap.layouts.append(layout)
+            heap.sizes.append(UInt32(clamping: size))
+            heap.retainCounts.append(retainCount)
+            read(compiler.layouts[Int(layout)], object: block, size: size, region: region, source: source)
+        }
+    }
+
+    /// The strong retain count, or nil for an object being deinitialised.
+    private func retainCount(of object: UInt, in region: MemoryRegion, kind: ObjectKind) -> UInt32? {
+        let word = region.local(object + 8).loadUnaligned(as: UInt.self)
+        if kind == .block { return UInt32((word & 0xFFFE) >> 1) }
+        let useSideTable = word >> 63 != 0
+        if useSideTable, word & 0xFFFF_FFFF == 0xFFFF_FFFF { return UInt32.max }  // immortal
+        var bits = word
+        if useSideTable {
+            guard let side = memory.word(at: (word << 3) &+ 8) else { return 1 }
+            bits = side
+        }
+        if (bits >> 32) & 1 != 0 { return nil }  // deinitialising
+        return UInt32((bits >> 33) & 0x3FFF_FFFF) + 1
+    }
+
+    private mutating func read(
+        _ layout: RemoteLayout, object: UInt, size: Int, region: MemoryRegion, source: UInt32
+    ) {
+        readSlots(layout.slots, base: object, limit: object + UInt(size), region: region, source: source)
+        for dynamic in layout.dynamics where dynamic.offset + 8 <= size {
+            decode(dynamic, at: object + UInt(dynamic.offset), source: source)
+        }
+        for elements in layout.regions {
+            readElements(elements, object: object, size: size, region: region, source: source)
+        }
+        if let start = layout.conservativeFrom {
+            var end = min(size, layout.conservativeLimit)
+            if layout.shape == .block, let descriptor = memory.word(at: object + 24),
+                let blockSize = memory.word(at: descriptor + 8), blockSize >= 32
+            {
+                end = min(end, Int(clamping: blockSize))
+            }
+            var offset = (start + 7) & ~7
+            while offset + 8 <= end {
+                let word = region.local(object + UInt(offset)).loadUnaligned(as: UInt.self)
+                if word & 15 == 0, word >= 4096, word != object {
+                    heap.appendReference(
+                        from: source, word: word, .conservative, label: layout.conservativeLabel)
+                }
+                offset += 8
+            }
+        }
+    }
+
+    @inline(__always)
+    private mutating func readSlots(
+        _ slots: [LayoutSlot], base: UInt, limit: UInt, region: MemoryRegion, source: UInt32
+    ) {
+        for slot in slots {
+            let at = base + UInt(slot.offset)
+            guard at + 8 <= limit else { continue }
+            var word = region.local(at).loadUnaligned(as: UInt.self)
+            guard word != 0 else { continue }
+            if slot.ownership == .weak {
+                // A side table's first word is its object (null once the object died).
+                guard word & 7 == 0, word >= 4096, let object = memory.word(at: word) else {
+                    continue
+                }
+                word = object
+            }
+            heap.appendReference(from: source, word: word, slot.ownership, label: slot.label)
+        }
+    }
+
+    private mutating func decode(_ dynamic: DynamicSlot, at address: UInt, source: UInt32) {
+        compiler.decode(dynamic, at: address) { word, ownership, label in
+            guard word != 0 else { return }
+            heap.appendReference(
+                from: source, word: word, ownership, label: compiler.labelNumber(label))
+        }
+    }
+
+    private mutating func readElements(
+        _ elements: ElementRegion, object: UInt, size: Int, region: MemoryRegion, source: UInt32
+    ) {
+        let end = object + UInt(size)
+        switch elements.counting {
+        case .prefix(let countOffset, let start):
+            let count = Int(bitPattern: memory.word(at: object + UInt(countOffset)) ?? 0)
+            let first = object + UInt(start)
+            guard count > 0, first < end else { return }
+            let fitting = Int(end - first) / elements.stride
+            for index in 0..<min(count, fitting, Self.maximumElements) {
+                let base = first + UInt(index * elements.stride)
+                readSlots(elements.element, base: base, limit: end, region: region, source: source)
+                for dynamic in elements.dynamics {
+                    decode(dynamic, at: base + UInt(dynamic.offset), source: source)
+                }
+            }
+        case .hashed(let scaleOffset, let bitmapOffset, let baseOffset):
+            let scale = Int(Int8(truncatingIfNeeded: memory.word(at: object + UInt(scaleOffset)) ?? 0))
+            guard scale >= 0, scale < 40 else { return }
+            let buckets = 1 << scale
+            let bitmap = object + UInt(bitmapOffset)
+            let words = (buckets + 63) / 64
+            guard let base = memory.word(at: object + UInt(baseOffset)),
+                bitmap + UInt(8 * words) <= end, base >= object,
+                base + UInt(buckets * elements.stride) <= end
+            else { return }
+            for wordIndex in 0..<words {
+                var bits = memory.word(at: bitmap + UInt(8 * wordIndex)) ?? 0
+                while bits != 0 {
+                    let bucket = wordIndex * 64 + bits.trailingZeroBitCount
+                    bits &= bits - 1
+                    guard bucket < buckets else { break }
+                    let element = base + UInt(bucket * elements.stride)
+                    readSlots(elements.element, base: element, limit: end, region: region, source: source)
+                    for dynamic in elements.dynamics {
+                        decode(dynamic, at: element + UInt(dynamic.offset), source: source)
+                    }
+                }
+            }
+        }
+    }
+}

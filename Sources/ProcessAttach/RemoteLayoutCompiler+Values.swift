@@ -1,0 +1,150 @@
+extension RemoteLayoutCompiler {
+    /// The standard library's collection structs: one word, the storage object, is all the
+    /// census follows of them.
+    private static let collectionStructs: Set<Substring> = [
+        "Swift.Array", "Swift.ContiguousArray", "Swift.ArraySlice", "Swift.Dictionary",
+        "Swift.Set",
+    ]
+
+    /// The references of a field, capture or case payload, relative to its start.
+    ///
+    /// - Parameters:
+    ///   - child: The field as the mirror describes it.
+    ///   - end: Where the next field starts, if known: an undescribed field is read
+    ///     conservatively up to it.
+    func childSlots(_ child: MirrorChild, end: Int?, nesting: Int) -> ValueSlots {
+        var slots = ValueSlots()
+        switch child.kind {
+        case .strongReference, .classExistential, .errorExistential:
+            slots.slots = [(0, .strong, "")]
+        case .weakReference: slots.slots = [(0, .weak, "")]
+        case .unownedReference: slots.slots = [(0, .unowned, "")]
+        case .unmanagedReference: slots.slots = [(0, .unownedUnsafe, "")]
+        case .thickFunction: slots.slots = [(8, .strong, "")]
+        case .structure, .tuple, .singlePayloadEnum, .multiPayloadEnum, .opaqueExistential,
+            .unknown:
+            if let value = valueSlots(of: child.typeRef, nesting: nesting + 1) { return value }
+            // No description (a noncopyable `Mutex`, a type without reflection metadata):
+            // every word up to the next field may be a reference.
+            let words = min(max(((end ?? child.offset + 8) - child.offset) / 8, 1), 32)
+            slots.slots = (0..<words).map { (8 * $0, .conservative, "(read conservatively)") }
+        case .builtin, .rawPointer, .noPayloadEnum, .existentialMetatype, .classInstance,
+            .closureContext:
+            break
+        }
+        return slots
+    }
+
+    /// The references of a value of type `typeRef`, relative to the value's start; nil when
+    /// the mirror cannot describe the type.
+    func valueSlots(of typeRef: UInt64, nesting: Int) -> ValueSlots? {
+        if let cached = valueCache[typeRef] { return cached }
+        guard nesting < Self.maximumNesting, typeRef != 0 else { return nil }
+        let typeName = name(of: typeRef) ?? ""
+        let base = TypeNames.base(typeName)
+        guard let layout = mirror.layout(ofType: typeRef) else { return nil }
+        var slots = ValueSlots()
+        switch layout.kind {
+        case .strongReference, .classExistential, .errorExistential:
+            slots.slots = [(0, .strong, "")]
+        case .weakReference: slots.slots = [(0, .weak, "")]
+        case .unownedReference: slots.slots = [(0, .unowned, "")]
+        case .unmanagedReference: slots.slots = [(0, .unownedUnsafe, "")]
+        case .thickFunction: slots.slots = [(8, .strong, "")]
+        case .structure where Self.collectionStructs.contains(base):
+            // Array, Dictionary, Set: one word, the storage object.
+            if let storage = firstStrongSlot(of: layout, nesting: nesting) {
+                slots.slots = [(storage, .strong, "")]
+            }
+        case .structure where base.hasPrefix("Swift."):
+            break  // String, Substring and the standard library's other values hold none
+        case .structure, .tuple:
+            for (index, child) in layout.children.enumerated() {
+                let end = index + 1 < layout.children.count ? layout.children[index + 1].offset : layout.size
+                let name = child.name.isEmpty ? "\(index)" : child.name
+                slots.append(
+                    childSlots(child, end: end, nesting: nesting).placed(at: child.offset, under: name))
+            }
+        case .singlePayloadEnum:
+            // An optional (or any one-payload enum) holds its payload at its start; an empty
+            // case's bits are never a live object's address, so reading them is harmless.
+            if let payload = layout.children.first(where: { $0.typeRef != 0 }) {
+                let isOptional = base == "Swift.Optional"
+                slots.append(
+                    childSlots(payload, end: layout.size, nesting: nesting).placed(
+                        at: 0, under: isOptional ? "" : payload.name))
+            }
+        case .multiPayloadEnum:
+            slots.dynamics = [DynamicSlot(offset: 0, shape: .enumValue, typeRef: typeRef, label: "")]
+        case .opaqueExistential:
+            slots.dynamics = [
+                DynamicSlot(offset: 0, shape: .existential, typeRef: typeRef, label: "")
+            ]
+        case .builtin, .rawPointer, .noPayloadEnum, .existentialMetatype, .unknown,
+            .classInstance, .closureContext:
+            break
+        }
+        valueCache[typeRef] = slots
+        return slots
+    }
+
+    /// The offset of the first strong reference inside a value (a collection's storage).
+    private func firstStrongSlot(of layout: MirrorLayout, nesting: Int) -> Int? {
+        for child in layout.children {
+            switch child.kind {
+            case .strongReference, .classExistential: return child.offset
+            case .structure:
+                if nesting < Self.maximumNesting, let inner = mirror.layout(ofType: child.typeRef),
+                    let offset = firstStrongSlot(of: inner, nesting: nesting + 1)
+                {
+                    return child.offset + offset
+                }
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// Decodes a dynamic value stored at target address `address`: calls `visit` with each
+    /// reference word it holds, its ownership and its label.
+    func decode(
+        _ slot: DynamicSlot, at address: UInt, nesting: Int = 0,
+        _ visit: (UInt, SlotOwnership, String) -> Void
+    ) {
+        guard nesting < 4 else { return }
+        let inner: ValueSlots?
+        let start: UInt
+        switch slot.shape {
+        case .enumValue:
+            guard let index = mirror.enumCase(at: address, typeRef: slot.typeRef),
+                let layout = mirror.layout(ofType: slot.typeRef), index < layout.children.count
+            else { return }
+            let payload = layout.children[index]
+            guard payload.typeRef != 0 else { return }
+            let label = slot.label.isEmpty ? payload.name : slot.label
+            var decoded = childSlots(payload, end: layout.size, nesting: nesting)
+            decoded = decoded.placed(at: 0, under: label)
+            inner = decoded
+            start = address
+        case .existential:
+            guard let (type, value) = mirror.projectExistential(at: address, typeRef: slot.typeRef)
+            else { return }
+            if value != address {
+                // A value too large for the container lives in a box the container holds.
+                if let box = memory.word(at: address) { visit(box, .strong, slot.label) }
+                return
+            }
+            inner = valueSlots(of: type, nesting: nesting + 1)?.placed(at: 0, under: slot.label)
+            start = value
+        }
+        guard let inner else { return }
+        for item in inner.slots {
+            if let word = memory.word(at: start + UInt(item.offset)) {
+                visit(word, item.ownership, item.label)
+            }
+        }
+        for dynamic in inner.dynamics {
+            decode(dynamic, at: start + UInt(dynamic.offset), nesting: nesting + 1, visit)
+        }
+    }
+}

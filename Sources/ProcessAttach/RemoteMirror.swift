@@ -1,0 +1,219 @@
+// The only Swift file that imports the remote-mirror C door (Sources/CSwiftRemoteMirror).
+internal import CSwiftRemoteMirror
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The layout kinds of libswiftRemoteMirror (`swift_layout_kind_t`).
+enum MirrorKind: UInt32 {
+    case unknown, builtin, rawPointer, tuple, structure, noPayloadEnum, singlePayloadEnum
+    case multiPayloadEnum, thickFunction, opaqueExistential, classExistential, errorExistential
+    case existentialMetatype, strongReference, unownedReference, weakReference
+    case unmanagedReference, classInstance, closureContext
+}
+
+/// A field, capture or enum case as the mirror describes it.
+struct MirrorChild {
+    var name: String
+    var offset: Int
+    var kind: MirrorKind
+    /// The child's type (0 when the mirror has none).
+    var typeRef: UInt64
+}
+
+/// A type's or an instance's layout as the mirror describes it.
+struct MirrorLayout {
+    var kind: MirrorKind
+    var size: Int
+    var alignment: Int
+    var stride: Int
+    var children: [MirrorChild]
+}
+
+/// The toolchain's `libswiftRemoteMirror.so`, loaded once with `dlopen`, its entry points
+/// looked up with `dlsym`.
+final class MirrorLibrary: @unchecked Sendable {
+    private let functions: [String: UnsafeMutableRawPointer]
+
+    private static let names = [
+        "createReflectionContextWithDataLayout", "destroyReflectionContext",
+        "addReflectionMappingInfo", "typeRefForMetadata", "infoForInstance", "childOfInstance",
+        "infoForTypeRef", "childOfTypeRef", "copyDemangledNameForTypeRef",
+        "genericArgumentCountOfTypeRef", "genericArgumentOfTypeRef", "projectExistential",
+        "projectEnumValue",
+    ]
+
+    private init(functions: [String: UnsafeMutableRawPointer]) { self.functions = functions }
+
+    /// Loads the library at `path`, or the toolchain's.
+    static func load(path: String?) throws(AttachError) -> MirrorLibrary {
+        let candidates = path.map { [$0] } ?? defaultPaths()
+        var problems: [String] = []
+        for candidate in candidates {
+            guard let handle = dlopen(candidate, RTLD_NOW | RTLD_LOCAL) else {
+                problems.append(dlerror().map { String(cString: $0) } ?? candidate)
+                continue
+            }
+            var functions: [String: UnsafeMutableRawPointer] = [:]
+            for name in names {
+                guard let function = dlsym(handle, "swift_reflection_" + name) else {
+                    throw .remoteMirrorUnavailable(
+                        reason: "\(candidate) lacks swift_reflection_\(name)")
+                }
+                functions[name] = function
+            }
+            return MirrorLibrary(functions: functions)
+        }
+        throw .remoteMirrorUnavailable(reason: problems.joined(separator: "; "))
+    }
+
+    /// The library next to the Swift runtime this program uses, then the usual toolchains.
+    private static func defaultPaths() -> [String] {
+        var paths: [String] = []
+        let core = ProcessFiles.mappings(of: getpid())?.first {
+            $0.path.hasSuffix("/libswiftCore.so")
+        }
+        if let core, let slash = core.path.lastIndex(of: "/") {
+            paths.append(String(core.path[..<slash]) + "/libswiftRemoteMirror.so")
+        }
+        paths += [
+            "/opt/swift/usr/lib/swift/linux/libswiftRemoteMirror.so",
+            "/usr/lib/swift/linux/libswiftRemoteMirror.so", "libswiftRemoteMirror.so",
+        ]
+        return paths
+    }
+
+    func function(_ name: String) -> UnsafeMutableRawPointer? { functions[name] }
+}
+
+/// One reflection context over a captured process's memory.
+///
+/// Not thread-safe (nor is the library's context): use it from one thread.
+final class RemoteMirror {
+    private let library: MirrorLibrary
+    private let reader: MirrorReader
+    private let context: UnsafeMutableRawPointer
+
+    /// Creates a context reading `memory`, and gives it every Swift image's reflection
+    /// sections (from the image files, with their addresses in the target).
+    init(library: MirrorLibrary, memory: ProcessMemory) throws(AttachError) {
+        self.library = library
+        reader = MirrorReader(memory)
+        let opaque = Unmanaged.passUnretained(reader).toOpaque()
+        guard let create = library.function("createReflectionContextWithDataLayout"),
+            let context = rg_mirror_create(
+                create, opaque, MirrorReader.queryLayout, MirrorReader.freeBytes,
+                MirrorReader.readBytes, MirrorReader.stringLength, MirrorReader.symbolAddress)
+        else { throw .remoteMirrorUnavailable(reason: "no reflection context was created") }
+        self.context = context
+        for image in memory.images.images where image.hasSwiftMetadata {
+            addImage(image)
+        }
+    }
+
+    deinit {
+        if let destroy = library.function("destroyReflectionContext") {
+            rg_mirror_destroy(destroy, context)
+        }
+    }
+
+    private func addImage(_ image: LoadedImage) {
+        guard let add = library.function("addReflectionMappingInfo") else { return }
+        func mapping(_ name: String) -> rg_section_mapping {
+            guard let section = image.sectionContents(named: name),
+                let start = section.bytes.baseAddress
+            else { return rg_section_mapping() }
+            return rg_section_mapping(
+                local_begin: start, local_end: start + section.bytes.count,
+                remote_start: section.address, remote_size: UInt(section.bytes.count))
+        }
+        let info = rg_mapping_info(
+            field: mapping("swift5_fieldmd"), associated_types: mapping("swift5_assocty"),
+            builtin_types: mapping("swift5_builtin"), capture: mapping("swift5_capture"),
+            type_references: mapping("swift5_typeref"),
+            reflection_strings: mapping("swift5_reflstr"))
+        rg_mirror_add_mapping(add, context, info)
+    }
+
+    /// The type of the metadata at `metadata`, or 0.
+    func typeRef(forMetadata metadata: UInt) -> UInt64 {
+        guard let function = library.function("typeRefForMetadata") else { return 0 }
+        return rg_mirror_typeref_for_metadata(function, context, metadata)
+    }
+
+    /// The layout of the class instance or closure context at `object`.
+    func layout(ofInstance object: UInt) -> MirrorLayout? {
+        guard let info = library.function("infoForInstance"),
+            let child = library.function("childOfInstance")
+        else { return nil }
+        return layout(rg_mirror_info_for_address(info, context, object)) {
+            rg_mirror_child_of_address(child, context, object, $0)
+        }
+    }
+
+    /// The layout of a value of type `typeRef`.
+    func layout(ofType typeRef: UInt64) -> MirrorLayout? {
+        guard typeRef != 0, let info = library.function("infoForTypeRef"),
+            let child = library.function("childOfTypeRef")
+        else { return nil }
+        return layout(rg_mirror_info_for_typeref(info, context, typeRef)) {
+            rg_mirror_child_of_typeref(child, context, typeRef, $0)
+        }
+    }
+
+    private func layout(_ info: rg_typeinfo, child: (UInt32) -> rg_childinfo) -> MirrorLayout? {
+        guard let kind = MirrorKind(rawValue: info.kind), kind != .unknown else { return nil }
+        let children = (0..<min(info.field_count, 4096)).map { index -> MirrorChild in
+            let item = child(index)
+            return MirrorChild(
+                name: item.name.map { String(cString: $0) } ?? "", offset: Int(item.offset),
+                kind: MirrorKind(rawValue: item.kind) ?? .unknown, typeRef: item.typeref)
+        }
+        return MirrorLayout(
+            kind: kind, size: Int(info.size), alignment: Int(info.alignment),
+            stride: Int(info.stride), children: children)
+    }
+
+    /// The demangled name of `typeRef` (`Swift.Array<App.Entry>`), or nil.
+    func name(of typeRef: UInt64) -> String? {
+        guard typeRef != 0, let function = library.function("copyDemangledNameForTypeRef"),
+            let name = rg_mirror_copy_name(function, context, typeRef)
+        else { return nil }
+        defer { free(name) }
+        return String(cString: name)
+    }
+
+    /// The generic arguments of `typeRef`.
+    func genericArguments(of typeRef: UInt64) -> [UInt64] {
+        guard typeRef != 0, let count = library.function("genericArgumentCountOfTypeRef"),
+            let argument = library.function("genericArgumentOfTypeRef")
+        else { return [] }
+        let total = min(rg_mirror_generic_count(count, typeRef), 16)
+        return (0..<total).map { rg_mirror_generic_argument(argument, typeRef, $0) }
+    }
+
+    /// The type inside the existential of type `typeRef` stored at `address`, and where its
+    /// value starts (the container itself when the value fits inline).
+    func projectExistential(at address: UInt, typeRef: UInt64) -> (UInt64, UInt)? {
+        guard let function = library.function("projectExistential") else { return nil }
+        var instance: rg_typeref = 0
+        var start: rg_address = 0
+        guard rg_mirror_project_existential(
+            function, context, UInt64(address), typeRef, &instance, &start) != 0
+        else { return nil }
+        return (instance, UInt(start))
+    }
+
+    /// The case index of the enum of type `typeRef` stored at `address`.
+    func enumCase(at address: UInt, typeRef: UInt64) -> Int? {
+        guard let function = library.function("projectEnumValue") else { return nil }
+        var index: Int32 = -1
+        guard rg_mirror_project_enum(function, context, UInt64(address), typeRef, &index) != 0,
+            index >= 0
+        else { return nil }
+        return Int(index)
+    }
+}

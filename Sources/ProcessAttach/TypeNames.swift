@@ -1,0 +1,77 @@
+import Foundation
+
+/// The spellings reports use for type names.
+enum TypeNames {
+    /// `name` without module qualification: `Swift.Optional<App.Entry>` → `Optional<Entry>`.
+    ///
+    /// Each dotted path loses its first component (the module), as `_typeName(qualified:
+    /// false)` prints in-process names.
+    static func unqualified(_ name: String) -> String {
+        var result = ""
+        var token = ""
+        func flush() {
+            if let dot = token.firstIndex(of: "."), token.first?.isLetter == true {
+                result += token[token.index(after: dot)...]
+            } else {
+                result += token
+            }
+            token = ""
+        }
+        for character in name {
+            if character.isLetter || character.isNumber || character == "_" || character == "."
+                || character == "$"
+            {
+                token.append(character)
+            } else {
+                flush()
+                result.append(character)
+            }
+        }
+        flush()
+        return result
+    }
+
+    /// The name a capture is shown under: its type without module or `Optional`.
+    static func captureName(_ name: String) -> String {
+        let short = unqualified(name)
+        if short.hasPrefix("Optional<"), short.hasSuffix(">") {
+            return String(short.dropFirst(9).dropLast())
+        }
+        if short.hasSuffix("?") { return String(short.dropLast()) }
+        return short
+    }
+
+    /// The generic base of a demangled name: `Swift.Array<App.Entry>` → `Swift.Array`.
+    static func base(_ name: String) -> Substring {
+        name.prefix { $0 != "<" }
+    }
+}
+
+extension TypeNames {
+    /// A demangled name without the addresses the remote demangler prints for private and
+    /// local contexts: `M.(unknown context at $7f…).(Name in $7f…)` → `M.Name`.
+    static func cleaned(_ name: String) -> String {
+        guard name.contains("$") else { return name }
+        var result = ""
+        var rest = Substring(name)
+        while let open = rest.firstIndex(of: "(") {
+            result += rest[..<open]
+            let inner = rest[rest.index(after: open)...]
+            guard let close = inner.firstIndex(of: ")") else {
+                result += rest[open...]
+                return result
+            }
+            let content = inner[..<close]
+            rest = inner[inner.index(after: close)...]
+            if content.hasPrefix("unknown context at $") {
+                if rest.hasPrefix(".") { rest = rest.dropFirst() }
+            } else if let range = content.range(of: " in $") {
+                result += content[..<range.lowerBound]
+            } else {
+                result += "(" + content + ")"
+            }
+        }
+        result += rest
+        return result.replacingOccurrences(of: "<>", with: "")
+    }
+}

@@ -1,0 +1,167 @@
+import ArgumentParser
+import Foundation
+import ProcessAttach
+import Synchronization
+
+/// Set by SIGINT while an attach runs: the target is let go at the next step, then the tool
+/// exits with 130.
+private let interrupted = Atomic<Bool>(false)
+
+struct Attach: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Attach to a running Swift process: what is on its heap, and who holds it.",
+        discussion: """
+            Stops every thread of PID with ptrace (bounded by --max-stop), copies its writable \
+            memory, lets it go, then finds its live Swift objects, their references and what \
+            holds them. Nothing is injected; the program needs no RetainGraph code. Needs root \
+            or CAP_SYS_PTRACE (or the same user and kernel.yama.ptrace_scope 0).
+
+            Examples:
+              retain-graph attach 4242                          # counts and bytes by type
+              retain-graph attach 4242 --who-holds App.Session  # the path from its holder
+              retain-graph attach 4242 --growth 30s             # what grew in 30 seconds
+              retain-graph attach 4242 --output heap.json       # save; read back with --input
+
+            Exit codes: 0 success; 2 unreadable input; 3 the attach failed (the target runs \
+            on); 130 interrupted (the target was let go first).
+            """)
+
+    @Argument(help: "The process id of a running Swift program.")
+    var pid: Int32?
+
+    @Option(name: .long, help: "Show the N most numerous types (default 20).")
+    var top: Int?
+
+    @Option(
+        name: .long,
+        help: "Show who holds the objects of a type (App.Session) or the object at an address.")
+    var whoHolds: [String] = []
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Attach twice this long apart (30s, 500ms, 2m) and show the types that grew; "
+                + "press Enter to take the second snapshot early."))
+    var growth: String?
+
+    @Option(name: .long, help: "Write the snapshot as JSON to this file.")
+    var output: String?
+
+    @Option(name: .long, help: "Read a snapshot written with --output instead of attaching.")
+    var input: String?
+
+    @Option(name: .long, help: "The longest the target may stay stopped (default 5s).")
+    var maxStop: String = "5s"
+
+    func validate() throws {
+        guard (pid == nil) != (input == nil) else {
+            throw ValidationError("give either a PID or --input FILE")
+        }
+        if input != nil, growth != nil {
+            throw ValidationError("--growth needs a live process")
+        }
+        _ = try parseDuration(maxStop, option: "--max-stop")
+        if let growth { _ = try parseDuration(growth, option: "--growth") }
+    }
+
+    func run() throws {
+        let heap: RemoteHeapSnapshot
+        if let input {
+            guard let data = FileManager.default.contents(atPath: input) else {
+                fail("cannot read \(input)", code: 2)
+            }
+            do {
+                heap = try RemoteHeapSnapshot(jsonData: data)
+            } catch {
+                fail(error.description, code: 2)
+            }
+        } else {
+            heap = try attach()
+        }
+        var sections = [heap.summary]
+        if let growth, let pid {
+            let interval = try parseDuration(growth, option: "--growth")
+            print(sections.joined(separator: "\n\n"))
+            print("\nfirst snapshot taken; the second in \(growth) (press Enter to take it now)")
+            waitOrEnter(interval)
+            let later = try attach()
+            print("\n" + later.summary + "\n\n" + RemoteHeapGrowth(from: heap, to: later).text)
+            _ = pid
+            try write(later)
+            return
+        }
+        if !heap.limitations.isEmpty {
+            sections.append("limits: " + heap.limitations.prefix(8).joined(separator: "\n        "))
+        }
+        if top != nil || whoHolds.isEmpty { sections.append(heap.topText(limit: top ?? 20)) }
+        for name in whoHolds { sections.append(heap.whoHoldsText(name)) }
+        print(sections.joined(separator: "\n\n"))
+        try write(heap)
+    }
+
+    private func attach() throws -> RemoteHeapSnapshot {
+        guard let pid else { fail("no process id", code: 2) }
+        var options = AttachOptions(maximumStop: (try? parseDuration(maxStop, option: "")) ?? .seconds(5))
+        options.isCancelled = { interrupted.load(ordering: .relaxed) }
+        signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
+        defer { signal(SIGINT, SIG_DFL) }
+        let heap: RemoteHeapSnapshot
+        do {
+            heap = try RemoteHeapSnapshot.capture(processID: pid, options: options)
+        } catch {
+            if case .cancelled = error { fail(error.description, code: 130) }
+            fail(error.description, code: 3)
+        }
+        if interrupted.load(ordering: .relaxed) { fail("interrupted", code: 130) }
+        return heap
+    }
+
+    private func write(_ heap: RemoteHeapSnapshot) throws {
+        guard let output else { return }
+        do {
+            try heap.jsonData().write(to: URL(fileURLWithPath: output))
+        } catch {
+            fail("cannot write \(output): \(error)", code: 2)
+        }
+    }
+
+    /// Sleeps for `interval`, or until a line is typed on standard input.
+    private func waitOrEnter(_ interval: Duration) {
+        let deadline = ContinuousClock.now + interval
+        var watchingInput = true
+        while ContinuousClock.now < deadline {
+            let left = deadline - ContinuousClock.now
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + 1)
+            guard watchingInput else {
+                poll(nil, 0, min(milliseconds, 1000))
+                continue
+            }
+            var descriptor = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, min(milliseconds, 1000)) > 0 else { continue }
+            var byte: UInt8 = 0
+            if read(0, &byte, 1) == 1 {
+                if byte == UInt8(ascii: "\n") { return }
+            } else {
+                watchingInput = false  // end of input: only the clock decides
+            }
+        }
+    }
+}
+
+/// Prints `message` to standard error and exits with `code`.
+private func fail(_ message: String, code: Int32) -> Never {
+    FileHandle.standardError.write(Data("retain-graph: \(message)\n".utf8))
+    Foundation.exit(code)
+}
+
+/// `30s`, `500ms`, `2m`, `1.5s` → a duration.
+func parseDuration(_ text: String, option: String) throws -> Duration {
+    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+    for (suffix, scale) in units where text.hasSuffix(suffix) {
+        if let value = Double(text.dropLast(suffix.count)), value >= 0, value < 1e7 {
+            return .milliseconds(Int64(value * scale * 1000))
+        }
+    }
+    if let value = Double(text), value >= 0, value < 1e7 { return .milliseconds(Int64(value * 1000)) }
+    throw ValidationError("\(option): \(text) is not a duration (30s, 500ms, 2m)")
+}

@@ -30,6 +30,11 @@ extension RemoteHeapSnapshot {
         self.references = references
         self.labels = labels
         self.holders = holders
+        var ranks = [UInt8](repeating: .max, count: addresses.count)
+        for held in holders where Int(held.object) < ranks.count {
+            ranks[Int(held.object)] = min(ranks[Int(held.object)], UInt8(held.holder.rank))
+        }
+        holderRanks = ranks
         addressTable = AddressTable(addresses)
         graph = Self.makeGraph(
             addresses: addresses, typeOfObject: typeOfObject, types: types,
@@ -94,10 +99,17 @@ extension RemoteHeapSnapshot {
         var ownership: RemoteReference.Ownership
     }
 
-    /// The objects that hold `object` strongly, with each reference.
-    func strongHolders(of object: Int32) -> [GraphStep] {
-        graph.incoming(to: UInt32(object)).prefix { graph.kind(ofEdge: $0.edge) == .strong }
-            .map { step(from: $0) }
+    /// Calls `body` with each object that holds `object` strongly and the reference's edge.
+    func forEachStrongHolder(of object: Int32, _ body: (_ holder: Int32, _ edge: UInt32) -> Void) {
+        for step in graph.incoming(to: UInt32(object)) {
+            guard graph.kind(ofEdge: step.edge) == .strong else { break }  // strong ones first
+            body(Int32(step.from), step.edge)
+        }
+    }
+
+    /// The step of reference `edge` from `from` to `to`.
+    func step(edge: UInt32, from: Int32, to: Int32) -> GraphStep {
+        step(from: CompactGraph.Step(from: UInt32(from), edge: edge, to: UInt32(to)))
     }
 
     /// Every reference `object` holds, strong ones first.

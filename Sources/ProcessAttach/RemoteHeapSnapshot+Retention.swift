@@ -14,39 +14,44 @@ extension RemoteHeapSnapshot {
     public func retentionPath(to id: RemoteObjectID) -> RemoteRetentionPath? {
         let target = id.rawValue
         guard target >= 0, Int(target) < objectCount else { return nil }
-        // `via[n]` is the reference through which n holds its successor towards the target.
-        var via: [Int32: GraphStep] = [:]
-        var seen: Set<Int32> = [target]
+        // Breadth-first over strong holders; `towards[n]` is the object n holds on its way to
+        // the target (through edge `edges[n]`), -1 while unseen.
+        var towards = [Int32](repeating: -1, count: objectCount)
+        var edges = [UInt32](repeating: 0, count: objectCount)
+        towards[Int(target)] = target
         var level = [target]
-        var best: (node: Int32, rank: Int)?
+        var best: (node: Int32, rank: UInt8)?
         while !level.isEmpty {
             for node in level {
-                guard let holder = holders(of: RemoteObjectID(rawValue: node)).first else {
-                    continue
-                }
-                if holder.rank <= 1 { return path(from: node, via: via) }
-                if best == nil || holder.rank < best!.rank { best = (node, holder.rank) }
+                let rank = holderRanks[Int(node)]
+                if rank <= 1 { return path(from: node, towards: towards, edges: edges, to: target) }
+                if rank != .max, rank < best?.rank ?? .max { best = (node, rank) }
             }
             var next: [Int32] = []
             for node in level {
-                for step in strongHolders(of: node) where seen.insert(step.from).inserted {
-                    via[step.from] = step
-                    next.append(step.from)
+                forEachStrongHolder(of: node) { holder, edge in
+                    guard towards[Int(holder)] < 0 else { return }
+                    towards[Int(holder)] = node
+                    edges[Int(holder)] = edge
+                    next.append(holder)
                 }
             }
             level = next
         }
-        return best.map { path(from: $0.node, via: via) }
+        return best.map { path(from: $0.node, towards: towards, edges: edges, to: target) }
     }
 
-    private func path(from root: Int32, via: [Int32: GraphStep]) -> RemoteRetentionPath {
+    private func path(from root: Int32, towards: [Int32], edges: [UInt32], to target: Int32)
+        -> RemoteRetentionPath
+    {
         var objects = [self[RemoteObjectID(rawValue: root)]]
         var references: [RemoteReference] = []
         var node = root
-        while let step = via[node] {
-            references.append(reference(step))
-            objects.append(self[RemoteObjectID(rawValue: step.to)])
-            node = step.to
+        while node != target {
+            let next = towards[Int(node)]
+            references.append(reference(step(edge: edges[Int(node)], from: node, to: next)))
+            objects.append(self[RemoteObjectID(rawValue: next)])
+            node = next
         }
         return RemoteRetentionPath(
             holder: holders(of: RemoteObjectID(rawValue: root)).first, objects: objects,

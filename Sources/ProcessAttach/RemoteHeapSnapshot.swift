@@ -53,6 +53,9 @@ public struct RemoteHeapSnapshot: Sendable {
     let labels: [String]
     /// Holders by object, sorted by object.
     let holders: [HeldObject]
+    /// Each object's best holder's rank (``RemoteHolder/rank``), or `UInt8.max` when nothing
+    /// outside the heap holds it.
+    let holderRanks: [UInt8]
     /// The objects and references as the graph RetainGraph analyses (built from the columns
     /// above in RemoteHeapSnapshot+Graph.swift).
     public let graph: CompactGraph

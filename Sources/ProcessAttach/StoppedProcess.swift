@@ -103,9 +103,7 @@ public struct StoppedProcess: ~Copyable {
     /// itself when this process ends.
     private func letGo() {
         guard ProcessAccess.currentThreadID == tracer else { return }
-        for thread in threads {
-            ProcessAccess.detach(thread.id, signal: pendingSignals[thread.id] ?? 0)
-        }
+        ThreadStopper.release(threads.map(\.id), signals: pendingSignals)
     }
 
     /// Throws unless the caller is the thread that stopped the target, or when the stop has

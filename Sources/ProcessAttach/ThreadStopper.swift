@@ -120,7 +120,36 @@ struct ThreadStopper {
 
     /// Detaches every thread seized so far.
     func letGo() {
-        for tid in seized { ProcessAccess.detach(tid, signal: pendingSignals[tid] ?? 0) }
+        Self.release(seized, signals: pendingSignals)
+    }
+
+    /// Detaches `tids`, delivering the signals that arrived while they were stopped.
+    ///
+    /// A thread can only be detached in a ptrace stop: one interrupted but not stopped yet
+    /// (the attach was cancelled, or timed out) is waited for, 2 s at most, then detached; one
+    /// that died meanwhile is reaped (a traced thread that dies waits for its tracer, and its
+    /// process cannot be reaped by its parent until then). A thread still not stopped after
+    /// that is let go by the kernel when this process ends.
+    static func release(_ tids: [Int32], signals: [Int32: Int32]) {
+        var pending: [Int32] = []
+        for tid in tids where ProcessAccess.detach(tid, signal: signals[tid] ?? 0) != 0 {
+            pending.append(tid)
+        }
+        let deadline = ContinuousClock.now + .seconds(2)
+        while !pending.isEmpty, ContinuousClock.now < deadline {
+            pending = pending.filter { tid in
+                switch ProcessAccess.wait(tid, blocking: false) {
+                case .stopped(let signal):
+                    ProcessAccess.detach(tid, signal: signal ?? signals[tid] ?? 0)
+                    return false
+                case .running:
+                    return true
+                case .gone, .failed:
+                    return false
+                }
+            }
+            if !pending.isEmpty { usleep(100) }
+        }
     }
 }
 

@@ -81,11 +81,11 @@ struct Attach: ParsableCommand {
         var sections = [heap.summary]
         if let growth, let pid {
             let interval = try parseDuration(growth, option: "--growth")
-            print(sections.joined(separator: "\n\n"))
-            print("\nfirst snapshot taken; the second in \(growth) (press Enter to take it now)")
+            emit(sections.joined(separator: "\n\n"))
+            emit("\nfirst snapshot taken; the second in \(growth) (press Enter to take it now)")
             waitOrEnter(interval)
             let later = try attach()
-            print("\n" + later.summary + "\n\n" + RemoteHeapGrowth(from: heap, to: later).text)
+            emit("\n" + later.summary + "\n\n" + RemoteHeapGrowth(from: heap, to: later).text)
             _ = pid
             try write(later)
             return
@@ -95,7 +95,7 @@ struct Attach: ParsableCommand {
         }
         if top != nil || whoHolds.isEmpty { sections.append(heap.topText(limit: top ?? 20)) }
         for name in whoHolds { sections.append(heap.whoHoldsText(name)) }
-        print(sections.joined(separator: "\n\n"))
+        emit(sections.joined(separator: "\n\n"))
         try write(heap)
     }
 
@@ -146,6 +146,12 @@ struct Attach: ParsableCommand {
             }
         }
     }
+}
+
+/// Writes `text` and a newline to standard output at once (no buffering: `--growth` prompts
+/// must reach a pipe before the wait).
+private func emit(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
 /// Prints `message` to standard error and exits with `code`.

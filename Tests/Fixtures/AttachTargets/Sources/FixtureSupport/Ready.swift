@@ -7,6 +7,11 @@ public func announceReady(_ detail: String = "") {
     FileHandle.standardOutput.write(Data(line.utf8))
 }
 
+/// Prints a line and flushes (standard output is a pipe: `print` alone would buffer it).
+public func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 /// Runs the main run loop forever (timers fire; the process waits to be attached to and killed).
 public func runForever() -> Never {
     while true { RunLoop.main.run(until: Date(timeIntervalSinceNow: 60)) }

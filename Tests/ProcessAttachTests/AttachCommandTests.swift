@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+
+/// Runs the built `retain-graph attach` as a person would from a shell.
+@Suite("retain-graph attach", .timeLimit(.minutes(3)))
+struct AttachCommandTests {
+    /// `retain-graph` in the build products directory, next to the test bundle.
+    static func toolURL() -> URL? {
+        var directories = Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }
+            .map { $0.bundleURL.deletingLastPathComponent() }
+        directories.append(Bundle.main.bundleURL)
+        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        return directories.map { $0.appendingPathComponent("retain-graph") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    struct Result {
+        var status: Int32
+        var output: String
+        var error: String
+    }
+
+    /// Runs `executable` with `arguments`, feeding `input` to its standard input.
+    static func run(_ executable: URL, _ arguments: [String], input: Data? = nil) throws -> Result
+    {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        let error = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(input) }
+        try stdin.fileHandleForWriting.close()
+        // Both pipes are read to their end at once: a full one would block the tool.
+        let errors = ErrorOutput()
+        let reader = Thread { errors.set(error.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        let text = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let message = errors.wait()
+        return Result(
+            status: process.terminationStatus, output: String(decoding: text, as: UTF8.self),
+            error: String(decoding: message, as: UTF8.self).trimmingCharacters(in: .newlines))
+    }
+
+    /// Standard error's bytes, handed from the thread that read them.
+    final class ErrorOutput: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var data: Data?
+
+        func set(_ data: Data) {
+            condition.lock()
+            self.data = data
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func wait() -> Data {
+            condition.lock()
+            defer { condition.unlock() }
+            while data == nil { condition.wait() }
+            return data ?? Data()
+        }
+    }
+
+    private func tool() throws -> URL {
+        try #require(Self.toolURL(), "retain-graph not found next to the tests")
+    }
+
+    @Test("--who-holds prints the path from the Task to the leaked owner")
+    func whoHolds() throws {
+        let target = try AttachTargets.start("attach-task-loop")
+        let result = try Self.run(
+            try tool(), ["attach", "\(target.pid)", "--who-holds", "attach_task_loop.TaskRefresher"])
+        #expect(result.status == 0, "\(result.error)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("process \(target.pid) (attach-task-loo): ") == true)
+        #expect(lines.contains { $0.hasPrefix("stopped ") && $0.contains("copied") })
+        #expect(lines.contains("WHO HOLDS attach_task_loop.TaskRefresher: 1 live object"))
+        #expect(lines.contains(
+            "  held by: a Task (the concurrency runtime holds it while it runs or sleeps)"))
+        #expect(lines.contains { $0.hasPrefix("  ╰→ captures TaskRefresher ⇒ attach_task_loop.TaskRefresher at 0x") })
+        #expect(target.isRunningUntraced)
+    }
+
+    @Test("--top lists types by count with their bytes")
+    func top() throws {
+        let target = try AttachTargets.start("attach-stale", ["250"])
+        let result = try Self.run(try tool(), ["attach", "\(target.pid)", "--top", "3"])
+        #expect(result.status == 0, "\(result.error)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        let header = try #require(lines.firstIndex(of: "   count       bytes  type"))
+        #expect(lines[header + 1].hasSuffix("  attach_stale.KeptObject"))
+        #expect(lines[header + 1].hasPrefix("     250"))
+        #expect(lines.count >= header + 4)
+    }
+
+    @Test("--growth with Enter: the second attach comes when asked, with what grew")
+    func growth() throws {
+        let target = try AttachTargets.start("attach-global-cache", ["4"])
+        let process = Process()
+        process.executableURL = try tool()
+        process.arguments = ["attach", "\(target.pid)", "--growth", "10m"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let lines = LineReader()
+        output.fileHandleForReading.readabilityHandler = { lines.append($0.availableData) }
+        try process.run()
+        defer {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
+        }
+        _ = try lines.wait(for: { $0.hasPrefix("first snapshot taken") }, deadline: .now + .seconds(60))
+        target.send("add 3")
+        _ = try target.waitForLine { $0 == "added 7" }
+        input.fileHandleForWriting.write(Data("\n".utf8))
+        let grown = try lines.wait(
+            for: { $0.hasPrefix("attach_global_cache.CachedSession: ") }, deadline: .now + .seconds(60))
+        #expect(grown.hasPrefix("attach_global_cache.CachedSession: +3 (4 → 7), "))
+        let holder = try lines.wait(for: { $0.hasPrefix("  held by: ") }, deadline: .now + .seconds(60))
+        #expect(holder.hasPrefix("  held by: global variable attach_global_cache.sessionCache"))
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(target.isRunningUntraced)
+    }
+
+    @Test("--output writes a snapshot that --input reads back, without the process")
+    func outputAndInput() throws {
+        let target = try AttachTargets.start("attach-timer")
+        let file = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("attach-\(target.pid).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let name = "attach_timer.TimerOwner"
+        let live = try Self.run(try tool(), ["attach", "\(target.pid)", "--who-holds", name, "--output", file.path])
+        #expect(live.status == 0, "\(live.error)")
+        target.stop()
+        let saved = try Self.run(try tool(), ["attach", "--input", file.path, "--who-holds", name])
+        #expect(saved.status == 0, "\(saved.error)")
+        let section = { (text: String) in text.components(separatedBy: "WHO HOLDS").last ?? "" }
+        #expect(section(saved.output) == section(live.output))
+        #expect(saved.output.contains("held by: a Foundation.Timer scheduled on a run loop"))
+    }
+
+    @Test("Bad input: exit 3 with a message for a missing process and for sleep, 2 for a bad file")
+    func badInput() throws {
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let missing = try Self.run(try tool(), ["attach", "\(gone.processIdentifier)"])
+        #expect(missing.status == 3)
+        #expect(missing.error == "retain-graph: process \(gone.processIdentifier) does not exist")
+        let sleeper = Process()
+        sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        sleeper.arguments = ["600"]
+        try sleeper.run()
+        defer {
+            // SIGKILL: a child of a test process inherits a signal mask that blocks SIGTERM.
+            kill(sleeper.processIdentifier, SIGKILL)
+            sleeper.waitUntilExit()
+        }
+        let notSwift = try Self.run(try tool(), ["attach", "\(sleeper.processIdentifier)"])
+        #expect(notSwift.status == 3)
+        #expect(notSwift.error.contains("(sleep) is not a Swift program"))
+        #expect(sleeper.isRunning)
+        let file = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("not-a-snapshot-\(getpid()).json")
+        try Data("[1, 2]".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let unreadable = try Self.run(try tool(), ["attach", "--input", file.path])
+        #expect(unreadable.status == 2)
+        #expect(unreadable.error.hasPrefix("retain-graph: cannot read the snapshot: "))
+    }
+}

@@ -89,6 +89,16 @@ let package = Package(
             dependencies: ["CensusSupport", .product(name: "HeapCensus", package: "RetainGraph")],
             path: "Sources/CensusSoak"
         ),
+        // Attach (issue 26): the objects `retain-graph attach` finds against the in-process
+        // census of the same program (Scripts/attach-scale.sh).
+        .executableTarget(
+            name: "AttachCensusCompare",
+            dependencies: [
+                .product(name: "HeapCensus", package: "RetainGraph"),
+                .product(name: "ProcessAttach", package: "RetainGraph"),
+            ],
+            path: "Sources/AttachCensusCompare"
+        ),
         .executableTarget(
             name: "TimerDispatch",
             dependencies: [

@@ -61,6 +61,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "LeakTracking", package: "RetainGraph"),
+                // Attaches to the built session-server from outside (issue 26).
+                .product(name: "ProcessAttach", package: "RetainGraph"),
             ],
             swiftSettings: [.treatAllWarnings(as: .error)]
         ),

@@ -99,9 +99,11 @@ struct ImageTable: Sendable {
         }
     }
 
-    /// The image whose mappings contain `address`.
+    /// The image whose mappings contain `address`, or whose writable segments do (a `.bss`
+    /// continues past the file's last page, in anonymous memory).
     func image(containing address: UInt) -> LoadedImage? {
         images.first { $0.range.contains(address) }
+            ?? images.first { $0.writableRanges.contains { $0.contains(address) } }
     }
 
     /// The image whose file is called `name` (`libc.so.6`), if mapped.

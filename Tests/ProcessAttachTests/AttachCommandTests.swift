@@ -2,7 +2,12 @@ import Foundation
 import Testing
 
 /// Runs the built `retain-graph attach` as a person would from a shell.
-@Suite("retain-graph attach", .timeLimit(.minutes(3)))
+@Suite(
+    "retain-graph attach", .timeLimit(.minutes(3)),
+    .enabled(
+        if: AttachTargets.toolCanAttach,
+        "kernel.yama.ptrace_scope lets only a parent trace its children, and this process lacks CAP_SYS_PTRACE"
+    ))
 struct AttachCommandTests {
     /// `retain-graph` in the build products directory, next to the test bundle.
     static func toolURL() -> URL? {

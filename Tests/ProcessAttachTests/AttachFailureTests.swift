@@ -105,9 +105,10 @@ struct AttachFailureTests {
         #expect(target.isRunningUntraced)
     }
 
-    @Test("Without permission (another user): permissionDenied, the target untouched")
+    @Test(
+        "Without permission (another user): permissionDenied, the target untouched",
+        .enabled(if: geteuid() == 0, "needs root to run the tool as another user"))
     func withoutPermission() throws {
-        try #require(geteuid() == 0, "needs root to run the tool as another user")
         let tool = try #require(AttachCommandTests.toolURL(), "retain-graph not built")
         let target = try AttachTargets.start("attach-task-loop")
         // The tool must be readable by `nobody`: run a copy from /tmp.

@@ -44,7 +44,7 @@ struct LeakPathTests {
         #expect(target.isRunningUntraced)
     }
 
-    @Test("A Foundation.Timer whose block captures its owner: held by the scheduled timer")
+    @Test("A Foundation.Timer whose block captures its owner: held by the timer, valid or not")
     func foundationTimer() throws {
         let target = try AttachTargets.start("attach-timer")
         let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
@@ -52,6 +52,9 @@ struct LeakPathTests {
         #expect(path.holder == .scheduledTimer)
         #expect(path.objects.map(\.typeName) == ["Foundation.Timer", "attach_timer.TimerOwner"])
         #expect(path.references.map(\.label) == ["_fire"])
+        let stopped = try path(to: "attach_timer.StoppedTimerOwner", in: heap)
+        #expect(stopped.holder == .foundationTimer)
+        #expect(stopped.objects.first?.typeName == "Foundation.Timer")
         #expect(target.isRunningUntraced)
     }
 

@@ -1,5 +1,7 @@
 // A `Foundation.Timer` scheduled on the main run loop whose block captures its owner: the
 // owner is dropped, but the run loop fires the timer, and the timer's block holds the owner.
+// A second owner invalidates its timer: corelibs Foundation never frees a Timer, so that owner
+// stays too, held by a timer that is no longer valid.
 import Foundation
 import FixtureSupport
 
@@ -14,9 +16,20 @@ final class TimerOwner: @unchecked Sendable {
     }
 }
 
+final class StoppedTimerOwner: @unchecked Sendable {
+    var ticks = 0
+
+    func startAndStop() {
+        let timer = Timer.scheduledTimer(withTimeInterval: 3600, repeats: true) { _ in
+            self.ticks += 1
+        }
+        timer.invalidate()
+    }
+}
+
 do {
-    let owner = TimerOwner()
-    owner.start()
+    TimerOwner().start()
+    StoppedTimerOwner().startAndStop()
 }
 announceReady()
 runForever()

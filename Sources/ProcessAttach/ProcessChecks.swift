@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What is checked before a process is stopped.
+enum ProcessChecks {
+    /// Throws unless process `pid` exists and this process may read it.
+    static func checkAttachable(_ pid: Int32) throws(AttachError) {
+        guard pid > 0 else { throw .noSuchProcess(processID: pid) }
+        guard pid != getpid() else {
+            throw .permissionDenied(processID: pid, reason: "a process cannot attach to itself")
+        }
+        switch ProcessAccess.probe(pid) {
+        case ESRCH: throw .noSuchProcess(processID: pid)
+        case EPERM: throw .permissionDenied(processID: pid, reason: permissionReason(pid))
+        default: break
+        }
+        guard ProcessFiles.mappings(of: pid) != nil else {
+            if access("/proc/\(pid)", F_OK) != 0 { throw .noSuchProcess(processID: pid) }
+            throw .permissionDenied(processID: pid, reason: permissionReason(pid))
+        }
+    }
+
+    /// Whether the process maps the Swift runtime, or an image with Swift type metadata (a
+    /// program linked with a static standard library).
+    static func isSwiftProgram(_ pid: Int32) throws(AttachError) -> Bool {
+        guard let mappings = ProcessFiles.mappings(of: pid) else {
+            throw .processExited(processID: pid, during: "its mappings were read")
+        }
+        if mappings.contains(where: { $0.path.hasSuffix("/libswiftCore.so") }) { return true }
+        var seen = Set<String>()
+        for mapping in mappings where mapping.isFile && seen.insert(mapping.path).inserted {
+            if let file = ELFFile(path: "/proc/\(pid)/root" + mapping.path),
+                file.section(named: "swift5_type_metadata") != nil
+            {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Why the kernel refuses to let this process trace `pid`, as precisely as can be told.
+    static func permissionReason(_ pid: Int32) -> String {
+        if let tracer = ProcessFiles.status("TracerPid", of: pid).flatMap({ Int32($0) }),
+            tracer != 0
+        {
+            let name = ProcessFiles.name(of: tracer).map { " (\($0))" } ?? ""
+            return "it is already traced by process \(tracer)\(name), such as a debugger; "
+                + "detach that first"
+        }
+        switch ProcessFiles.ptraceScope {
+        case 3?:
+            return "kernel.yama.ptrace_scope is 3: no process may be traced on this machine"
+        case 2? where geteuid() != 0:
+            return "kernel.yama.ptrace_scope is 2: only root or a process with CAP_SYS_PTRACE "
+                + "may trace; run as root"
+        case 1? where geteuid() != 0:
+            return "kernel.yama.ptrace_scope is 1: only a parent may trace its children; run "
+                + "as root, grant CAP_SYS_PTRACE (setcap cap_sys_ptrace+ep), or set "
+                + "kernel.yama.ptrace_scope to 0"
+        default:
+            break
+        }
+        if geteuid() != 0 {
+            let owner = ProcessFiles.status("Uid", of: pid)?.split(separator: "\t").first
+            let ownerText = owner.map { " (owned by uid \($0))" } ?? ""
+            return "this process runs as uid \(geteuid()), is not root and has no "
+                + "CAP_SYS_PTRACE, and the target\(ownerText) is not its own; run as root or "
+                + "as the target's user"
+        }
+        return "the kernel refused (EPERM), even to root: a security module or a container "
+            + "may forbid ptrace (CAP_SYS_PTRACE missing from this process's capabilities?)"
+    }
+}

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #endif
 
 /// A 64-bit little-endian ELF file on disk, mapped read-only: program headers, sections and
@@ -92,7 +92,8 @@ final class ELFFile: @unchecked Sendable {
         guard section.type != 8,  // SHT_NOBITS: no bytes in the file
             section.offset <= UInt(bytes.count), UInt(bytes.count) - section.offset >= section.size
         else { return nil }
-        return UnsafeRawBufferPointer(rebasing: bytes[Int(section.offset)..<Int(section.offset + section.size)])
+        return UnsafeRawBufferPointer(
+            rebasing: bytes[Int(section.offset)..<Int(section.offset + section.size)])
     }
 
     private func readSegments() {

@@ -112,10 +112,14 @@ struct FreeLists {
             else { continue }
             arenas.append(arena)
         }
-        guard let main = heap.heaps.first(where: { $0.range.lowerBound % GlibcHeap.heapMaximum != 0 }),
+        guard
+            let main = heap.heaps.first(where: { $0.range.lowerBound % GlibcHeap.heapMaximum != 0 }
+            ),
             let libc = memory.images.image(named: "libc.so.6")
         else { return arenas }
-        if let symbol = libc.address(ofAnySymbol: "main_arena"), cursor.word(at: symbol + 96) == main.top {
+        if let symbol = libc.address(ofAnySymbol: "main_arena"),
+            cursor.word(at: symbol + 96) == main.top
+        {
             return arenas + [symbol]
         }
         for range in libc.writableRanges {

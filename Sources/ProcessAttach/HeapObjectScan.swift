@@ -19,9 +19,10 @@ struct ScannedHeap {
     var ownerships: [SlotOwnership] = []
     var labels: [Int32] = []
 
-    mutating func appendReference(from source: UInt32, word: UInt, _ ownership: SlotOwnership,
-        label: Int32)
-    {
+    mutating func appendReference(
+        from source: UInt32, word: UInt, _ ownership: SlotOwnership,
+        label: Int32
+    ) {
         sources.append(source)
         words.append(word)
         ownerships.append(ownership)
@@ -74,12 +75,15 @@ struct HeapObjectScan {
             heap.layouts.append(layout)
             heap.sizes.append(UInt32(clamping: size))
             heap.retainCounts.append(retainCount)
-            read(compiler.layouts[Int(layout)], object: block, size: size, region: region, source: source)
+            read(
+                compiler.layouts[Int(layout)], object: block, size: size, region: region,
+                source: source)
         }
     }
 
     /// The strong retain count, or nil for an object being deinitialised.
-    private func retainCount(of object: UInt, in region: MemoryRegion, kind: ObjectKind) -> UInt32? {
+    private func retainCount(of object: UInt, in region: MemoryRegion, kind: ObjectKind) -> UInt32?
+    {
         let word = region.local(object + 8).loadUnaligned(as: UInt.self)
         if kind == .block { return UInt32((word & 0xFFFE) >> 1) }
         let useSideTable = word >> 63 != 0
@@ -96,7 +100,8 @@ struct HeapObjectScan {
     private mutating func read(
         _ layout: RemoteLayout, object: UInt, size: Int, region: MemoryRegion, source: UInt32
     ) {
-        readSlots(layout.slots, base: object, limit: object + UInt(size), region: region, source: source)
+        readSlots(
+            layout.slots, base: object, limit: object + UInt(size), region: region, source: source)
         for dynamic in layout.dynamics where dynamic.offset + 8 <= size {
             decode(dynamic, at: object + UInt(dynamic.offset), source: source)
         }
@@ -168,7 +173,8 @@ struct HeapObjectScan {
                 }
             }
         case .hashed(let scaleOffset, let bitmapOffset, let baseOffset):
-            let scale = Int(Int8(truncatingIfNeeded: memory.word(at: object + UInt(scaleOffset)) ?? 0))
+            let scale = Int(
+                Int8(truncatingIfNeeded: memory.word(at: object + UInt(scaleOffset)) ?? 0))
             guard scale >= 0, scale < 40 else { return }
             let buckets = 1 << scale
             let bitmap = object + UInt(bitmapOffset)
@@ -184,7 +190,8 @@ struct HeapObjectScan {
                     bits &= bits - 1
                     guard bucket < buckets else { break }
                     let element = base + UInt(bucket * elements.stride)
-                    readSlots(elements.element, base: element, limit: end, region: region, source: source)
+                    readSlots(
+                        elements.element, base: element, limit: end, region: region, source: source)
                     for dynamic in elements.dynamics {
                         decode(dynamic, at: element + UInt(dynamic.offset), source: source)
                     }

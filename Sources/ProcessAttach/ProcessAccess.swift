@@ -2,9 +2,9 @@
 internal import CProcessAccess
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #endif
 
 /// Thin, typed calls into ptrace, waitpid and process_vm_readv.
@@ -65,8 +65,7 @@ enum ProcessAccess {
 
     /// The general-purpose registers of stopped thread `tid` and its stack pointer
     /// (`PTRACE_GETREGSET`, `NT_PRSTATUS`), or the `errno` of the failure.
-    static func registers(_ tid: Int32) -> Result<(words: [UInt64], stackPointer: UInt64), Errno>
-    {
+    static func registers(_ tid: Int32) -> Result<(words: [UInt64], stackPointer: UInt64), Errno> {
         var words = [UInt64](repeating: 0, count: Int(RG_REGISTER_WORDS))
         var stackPointer: UInt64 = 0
         let count = words.withUnsafeMutableBufferPointer {

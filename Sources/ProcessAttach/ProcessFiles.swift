@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #endif
 
 /// One line of `/proc/PID/maps`: a range of the target's address space.
@@ -122,8 +122,9 @@ enum ProcessFiles {
 extension Substring {
     fileprivate func trimmingCharacters(in set: String) -> String {
         let characters = Set(set)
-        return String(drop { characters.contains($0) }.reversed().drop { characters.contains($0) }
-            .reversed())
+        return String(
+            drop { characters.contains($0) }.reversed().drop { characters.contains($0) }
+                .reversed())
     }
 }
 

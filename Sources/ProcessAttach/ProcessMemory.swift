@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #endif
 
 /// A range of the target's memory as this process sees it: a copy taken while the target was
@@ -21,7 +21,9 @@ final class MemoryRegion: @unchecked Sendable {
     /// A zeroed buffer for a copy of `range` (anonymous memory: untouched pages cost nothing).
     init?(copying range: Range<UInt>) {
         let size = Int(range.upperBound - range.lowerBound)
-        guard let memory = mmap(nil, size, PROT_READ | PROT_WRITE,
+        guard
+            let memory = mmap(
+                nil, size, PROT_READ | PROT_WRITE,
                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
             memory != MAP_FAILED
         else { return nil }

@@ -60,7 +60,9 @@ public struct RemoteHeapGrowth: Sendable {
             let previous = before[type.typeName] ?? 0
             guard type.count - previous >= max(minimumGrowth, 1) else { continue }
             let old = Set(earlier.objects(ofType: type.typeName).map { earlier[$0].address })
-            let new = later.objects(ofType: type.typeName).filter { !old.contains(later[$0].address) }
+            let new = later.objects(ofType: type.typeName).filter {
+                !old.contains(later[$0].address)
+            }
             var best: RemoteRetentionPath?
             // Objects allocated last are the likeliest to be the growth: try those first.
             for candidate in new.suffix(samplesPerType).reversed() {

@@ -37,13 +37,15 @@ extension RemoteHeapSnapshot {
     ///   - options: Where the remote mirror library is (``AttachOptions/remoteMirrorPath``).
     /// - Throws: ``AttachError/remoteMirrorUnavailable(reason:)``.
     public init(
-        _ memory: ProcessMemory, stoppedFor: Duration? = nil, options: AttachOptions = AttachOptions()
+        _ memory: ProcessMemory, stoppedFor: Duration? = nil,
+        options: AttachOptions = AttachOptions()
     ) throws(AttachError) {
         let library = try MirrorLibrary.load(path: options.remoteMirrorPath)
         try self.init(memory, stoppedFor: stoppedFor, library: library)
     }
 
-    init(_ memory: ProcessMemory, stoppedFor: Duration?, library: MirrorLibrary) throws(AttachError) {
+    init(_ memory: ProcessMemory, stoppedFor: Duration?, library: MirrorLibrary) throws(AttachError)
+    {
         let started = ContinuousClock.now
         let heap = GlibcHeap(memory)
         let mirror = try RemoteMirror(library: library, memory: memory)
@@ -105,14 +107,19 @@ extension RemoteHeapSnapshot {
         let globals = roots.globals()
         var strongIn = [UInt32](repeating: 0, count: scanned.addresses.count)
         for (index, target) in references.targets.enumerated()
-        where references.ownerships[index] == .strong || references.ownerships[index] == .conservative {
+        where references.ownerships[index] == .strong
+            || references.ownerships[index] == .conservative
+        {
             strongIn[Int(target)] &+= 1
         }
         var held: [HeldObject] = []
         var demangler = GlobalNames(memory: memory)
         for global in globals {
             strongIn[Int(global.object)] &+= 1
-            held.append(HeldObject(object: global.object, holder: .globalVariable(name: demangler.name(of: global.slot))))
+            held.append(
+                HeldObject(
+                    object: global.object,
+                    holder: .globalVariable(name: demangler.name(of: global.slot))))
         }
         let names = Dictionary(memory.threads.map { ($0.id, $0.name) }) { first, _ in first }
         for slot in roots.threads() {
@@ -135,7 +142,9 @@ extension RemoteHeapSnapshot {
             case .block: holder = .dispatchBlock
             default:
                 if layout.isTimer {
-                    holder = TimerState.isValid(timer: scanned.addresses[object], layout: layout, memory: memory)
+                    holder =
+                        TimerState.isValid(
+                            timer: scanned.addresses[object], layout: layout, memory: memory)
                         ? .scheduledTimer : .foundationTimer
                 } else {
                     holder = .outside(references: outside)
@@ -143,6 +152,8 @@ extension RemoteHeapSnapshot {
             }
             held.append(HeldObject(object: Int32(object), holder: holder))
         }
-        return held.sorted { $0.object != $1.object ? $0.object < $1.object : $0.holder.rank < $1.holder.rank }
+        return held.sorted {
+            $0.object != $1.object ? $0.object < $1.object : $0.holder.rank < $1.holder.rank
+        }
     }
 }

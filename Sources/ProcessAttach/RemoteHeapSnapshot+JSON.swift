@@ -80,7 +80,9 @@ extension RemoteHeapSnapshot {
                 ownerships: ownerships, labels: file.referenceLabels),
             labels: file.labels,
             holders: file.holders.map { HeldObject(object: $0.object, holder: $0.holder) }
-                .sorted { $0.object != $1.object ? $0.object < $1.object : $0.holder.rank < $1.holder.rank })
+                .sorted {
+                    $0.object != $1.object ? $0.object < $1.object : $0.holder.rank < $1.holder.rank
+                })
     }
 }
 

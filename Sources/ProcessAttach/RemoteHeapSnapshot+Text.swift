@@ -23,7 +23,8 @@ extension RemoteHeapSnapshot {
         var lines = ["   count       bytes  type"]
         for type in counts.prefix(max(limit, 0)) {
             lines.append(
-                Self.padded(String(type.count), 8) + "  " + Self.padded(ByteCount.text(type.bytes), 10)
+                Self.padded(String(type.count), 8) + "  "
+                    + Self.padded(ByteCount.text(type.bytes), 10)
                     + "  " + type.typeName)
         }
         if counts.count > limit { lines.append("   (\(counts.count - limit) more types)") }

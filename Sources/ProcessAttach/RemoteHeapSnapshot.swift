@@ -107,7 +107,8 @@ public struct RemoteHeapSnapshot: Sendable {
         }
         var byName: [String: RemoteTypeCount] = [:]
         for (index, type) in types.enumerated() where counts[index] > 0 {
-            var entry = byName[type.name] ?? RemoteTypeCount(typeName: type.name, count: 0, bytes: 0)
+            var entry =
+                byName[type.name] ?? RemoteTypeCount(typeName: type.name, count: 0, bytes: 0)
             entry.count += counts[index]
             entry.bytes += bytes[index]
             byName[type.name] = entry

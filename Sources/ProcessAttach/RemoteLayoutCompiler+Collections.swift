@@ -20,7 +20,8 @@ extension RemoteLayoutCompiler {
             return arrayLayout(element: element)
         case "Swift._DictionaryStorage":
             guard arguments.count == 2 else { return nil }
-            return dictionaryLayout(key: arguments[0], value: arguments[1], metadata: metadata, sample: sample)
+            return dictionaryLayout(
+                key: arguments[0], value: arguments[1], metadata: metadata, sample: sample)
         case "Swift._SetStorage":
             guard let element = arguments.first else { return nil }
             return setLayout(element: element, metadata: metadata, sample: sample)
@@ -71,7 +72,8 @@ extension RemoteLayoutCompiler {
         for (type, base, label) in [
             (key, keys, "key of \(collection)"), (value, values, "value of \(collection)"),
         ] {
-            guard let shape = mirror.layout(ofType: type), let slots = valueSlots(of: type, nesting: 0),
+            guard let shape = mirror.layout(ofType: type),
+                let slots = valueSlots(of: type, nesting: 0),
                 !slots.isEmpty
             else { continue }
             layout.regions.append(

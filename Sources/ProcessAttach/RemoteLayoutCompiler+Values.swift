@@ -60,10 +60,13 @@ extension RemoteLayoutCompiler {
             break  // String, Substring and the standard library's other values hold none
         case .structure, .tuple:
             for (index, child) in layout.children.enumerated() {
-                let end = index + 1 < layout.children.count ? layout.children[index + 1].offset : layout.size
+                let end =
+                    index + 1 < layout.children.count
+                    ? layout.children[index + 1].offset : layout.size
                 let name = child.name.isEmpty ? "\(index)" : child.name
                 slots.append(
-                    childSlots(child, end: end, nesting: nesting).placed(at: child.offset, under: name))
+                    childSlots(child, end: end, nesting: nesting).placed(
+                        at: child.offset, under: name))
             }
         case .singlePayloadEnum:
             // An optional (or any one-payload enum) holds its payload at its start; an empty
@@ -75,7 +78,9 @@ extension RemoteLayoutCompiler {
                         at: 0, under: isOptional ? "" : payload.name))
             }
         case .multiPayloadEnum:
-            slots.dynamics = [DynamicSlot(offset: 0, shape: .enumValue, typeRef: typeRef, label: "")]
+            slots.dynamics = [
+                DynamicSlot(offset: 0, shape: .enumValue, typeRef: typeRef, label: "")
+            ]
         case .opaqueExistential:
             slots.dynamics = [
                 DynamicSlot(offset: 0, shape: .existential, typeRef: typeRef, label: "")

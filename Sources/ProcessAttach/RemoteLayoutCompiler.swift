@@ -114,7 +114,8 @@ final class RemoteLayoutCompiler {
         }
         var slots = ValueSlots()
         for (index, child) in instance.children.enumerated() {
-            let end = index + 1 < instance.children.count ? instance.children[index + 1].offset : nil
+            let end =
+                index + 1 < instance.children.count ? instance.children[index + 1].offset : nil
             slots.append(
                 childSlots(child, end: end, nesting: 0).placed(at: child.offset, under: child.name))
         }
@@ -183,13 +184,15 @@ final class RemoteLayoutCompiler {
             captured.append(captureName)
             let label =
                 captureName == "closure"
-                ? "captures a closure" : captureName == "var" ? "captures a var" : "captures \(captureName)"
+                ? "captures a closure"
+                : captureName == "var" ? "captures a var" : "captures \(captureName)"
             let end = index + 1 < context.children.count ? context.children[index + 1].offset : nil
             var child = child
             if captureName == "var", child.kind == .builtin || child.kind == .unknown {
                 child.kind = .strongReference  // a box of a captured `var`
             }
-            slots.append(childSlots(child, end: end, nesting: 0).placed(at: child.offset, under: label))
+            slots.append(
+                childSlots(child, end: end, nesting: 0).placed(at: child.offset, under: label))
         }
         if !captured.isEmpty {
             layout.typeName = "closure context (captures \(captured.joined(separator: ", ")))"
@@ -200,7 +203,8 @@ final class RemoteLayoutCompiler {
 
     private func boxLayout(metadata: UInt) -> RemoteLayout {
         var layout = RemoteLayout(typeName: "box", shape: .box)
-        guard let offset = memory.uint32(at: metadata + 8), let boxed = memory.word(at: metadata + 16)
+        guard let offset = memory.uint32(at: metadata + 8),
+            let boxed = memory.word(at: metadata + 16)
         else { return layout }
         let typeRef = mirror.typeRef(forMetadata: boxed)
         guard let value = valueSlots(of: typeRef, nesting: 0) else {

@@ -54,9 +54,10 @@ struct RemoteMetadataCheck {
         captureSections = captures
         swiftImages = images
         concurrency = memory.images.image(named: "libswift_Concurrency.so")?.range
-        mallocBlockClass = ["libBlocksRuntime.so", "libdispatch.so"].lazy.compactMap {
-            memory.images.image(named: $0)?.address(ofSymbol: "_NSConcreteMallocBlock")
-        }.first
+        mallocBlockClass =
+            ["libBlocksRuntime.so", "libdispatch.so"].lazy.compactMap {
+                memory.images.image(named: $0)?.address(ofSymbol: "_NSConcreteMallocBlock")
+            }.first
     }
 
     /// The number of type descriptors the images list.

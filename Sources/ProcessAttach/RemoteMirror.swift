@@ -2,9 +2,9 @@
 internal import CSwiftRemoteMirror
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #endif
 
 /// The layout kinds of libswiftRemoteMirror (`swift_layout_kind_t`).
@@ -201,8 +201,9 @@ final class RemoteMirror {
         guard let function = library.function("projectExistential") else { return nil }
         var instance: rg_typeref = 0
         var start: rg_address = 0
-        guard rg_mirror_project_existential(
-            function, context, UInt64(address), typeRef, &instance, &start) != 0
+        guard
+            rg_mirror_project_existential(
+                function, context, UInt64(address), typeRef, &instance, &start) != 0
         else { return nil }
         return (instance, UInt(start))
     }

@@ -41,7 +41,8 @@ struct RootScan {
                     found.insert(ThreadSlot(object: object, thread: thread.id, isRegister: true))
                 }
             }
-            guard let stack = memory.mappings.first(where: { $0.range.contains(thread.stackPointer) })
+            guard
+                let stack = memory.mappings.first(where: { $0.range.contains(thread.stackPointer) })
             else { continue }
             let start = max(stack.range.lowerBound, thread.stackPointer &- Self.redZone)
             scan(start..<stack.range.upperBound) { _, object in

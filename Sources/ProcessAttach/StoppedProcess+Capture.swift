@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #endif
 
 extension StoppedProcess {
@@ -49,8 +49,10 @@ extension StoppedProcess {
                 !relocated.isEmpty
             {
                 plan.add(relocated)
-                rest = [mapping.range.lowerBound..<relocated.lowerBound,
-                    relocated.upperBound..<mapping.range.upperBound]
+                rest = [
+                    mapping.range.lowerBound..<relocated.lowerBound,
+                    relocated.upperBound..<mapping.range.upperBound,
+                ]
             }
             for part in rest where !part.isEmpty {
                 let offset = mapping.offset + (part.lowerBound - mapping.range.lowerBound)

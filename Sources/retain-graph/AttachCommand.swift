@@ -101,7 +101,8 @@ struct Attach: ParsableCommand {
 
     private func attach() throws -> RemoteHeapSnapshot {
         guard let pid else { fail("no process id", code: 2) }
-        var options = AttachOptions(maximumStop: (try? parseDuration(maxStop, option: "")) ?? .seconds(5))
+        var options = AttachOptions(
+            maximumStop: (try? parseDuration(maxStop, option: "")) ?? .seconds(5))
         options.isCancelled = { interrupted.load(ordering: .relaxed) }
         signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
         defer { signal(SIGINT, SIG_DFL) }
@@ -168,6 +169,8 @@ func parseDuration(_ text: String, option: String) throws -> Duration {
             return .milliseconds(Int64(value * scale * 1000))
         }
     }
-    if let value = Double(text), value >= 0, value < 1e7 { return .milliseconds(Int64(value * 1000)) }
+    if let value = Double(text), value >= 0, value < 1e7 {
+        return .milliseconds(Int64(value * 1000))
+    }
     throw ValidationError("\(option): \(text) is not a duration (30s, 500ms, 2m)")
 }

@@ -14,7 +14,8 @@ struct AttachCommandTests {
         var directories = Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }
             .map { $0.bundleURL.deletingLastPathComponent() }
         directories.append(Bundle.main.bundleURL)
-        directories.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        directories.append(
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
         return directories.map { $0.appendingPathComponent("retain-graph") }
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
@@ -26,8 +27,7 @@ struct AttachCommandTests {
     }
 
     /// Runs `executable` with `arguments`, feeding `input` to its standard input.
-    static func run(_ executable: URL, _ arguments: [String], input: Data? = nil) throws -> Result
-    {
+    static func run(_ executable: URL, _ arguments: [String], input: Data? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -80,15 +80,20 @@ struct AttachCommandTests {
     func whoHolds() throws {
         let target = try AttachTargets.start("attach-task-loop")
         let result = try Self.run(
-            try tool(), ["attach", "\(target.pid)", "--who-holds", "attach_task_loop.TaskRefresher"])
+            try tool(),
+            ["attach", "\(target.pid)", "--who-holds", "attach_task_loop.TaskRefresher"])
         #expect(result.status == 0, "\(result.error)")
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("process \(target.pid) (attach-task-loo): ") == true)
         #expect(lines.contains { $0.hasPrefix("stopped ") && $0.contains("copied") })
         #expect(lines.contains("WHO HOLDS attach_task_loop.TaskRefresher: 1 live object"))
-        #expect(lines.contains(
-            "  held by: a Task (the concurrency runtime holds it while it runs or sleeps)"))
-        #expect(lines.contains { $0.hasPrefix("  ╰→ captures TaskRefresher ⇒ attach_task_loop.TaskRefresher at 0x") })
+        #expect(
+            lines.contains(
+                "  held by: a Task (the concurrency runtime holds it while it runs or sleeps)"))
+        #expect(
+            lines.contains {
+                $0.hasPrefix("  ╰→ captures TaskRefresher ⇒ attach_task_loop.TaskRefresher at 0x")
+            })
         #expect(target.isRunningUntraced)
     }
 
@@ -124,14 +129,17 @@ struct AttachCommandTests {
                 process.waitUntilExit()
             }
         }
-        _ = try lines.wait(for: { $0.hasPrefix("first snapshot taken") }, deadline: .now + .seconds(60))
+        _ = try lines.wait(
+            for: { $0.hasPrefix("first snapshot taken") }, deadline: .now + .seconds(60))
         target.send("add 3")
         _ = try target.waitForLine { $0 == "added 7" }
         input.fileHandleForWriting.write(Data("\n".utf8))
         let grown = try lines.wait(
-            for: { $0.hasPrefix("attach_global_cache.CachedSession: ") }, deadline: .now + .seconds(60))
+            for: { $0.hasPrefix("attach_global_cache.CachedSession: ") },
+            deadline: .now + .seconds(60))
         #expect(grown.hasPrefix("attach_global_cache.CachedSession: +3 (4 → 7), "))
-        let holder = try lines.wait(for: { $0.hasPrefix("  held by: ") }, deadline: .now + .seconds(60))
+        let holder = try lines.wait(
+            for: { $0.hasPrefix("  held by: ") }, deadline: .now + .seconds(60))
         #expect(holder.hasPrefix("  held by: global variable attach_global_cache.sessionCache"))
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
@@ -145,7 +153,8 @@ struct AttachCommandTests {
             .appendingPathComponent("attach-\(target.pid).json")
         defer { try? FileManager.default.removeItem(at: file) }
         let name = "attach_timer.TimerOwner"
-        let live = try Self.run(try tool(), ["attach", "\(target.pid)", "--who-holds", name, "--output", file.path])
+        let live = try Self.run(
+            try tool(), ["attach", "\(target.pid)", "--who-holds", name, "--output", file.path])
         #expect(live.status == 0, "\(live.error)")
         target.stop()
         let saved = try Self.run(try tool(), ["attach", "--input", file.path, "--who-holds", name])
@@ -177,7 +186,8 @@ struct AttachCommandTests {
         #expect(notSwift.status == 3)
         #expect(notSwift.error.contains("(sleep) is not a Swift program"))
         #expect(sleeper.isRunning)
-        let file = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("not-a-snapshot-\(getpid()).json")
+        let file = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "not-a-snapshot-\(getpid()).json")
         try Data("[1, 2]".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let unreadable = try Self.run(try tool(), ["attach", "--input", file.path])

@@ -22,7 +22,9 @@ struct AttachFailureTests {
         child.executableURL = URL(fileURLWithPath: "/bin/true")
         try child.run()
         child.waitUntilExit()
-        let error = attachError { () throws(AttachError) in _ = try RemoteHeapSnapshot.capture(processID: child.processIdentifier) }
+        let error = attachError { () throws(AttachError) in
+            _ = try RemoteHeapSnapshot.capture(processID: child.processIdentifier)
+        }
         #expect(error == .noSuchProcess(processID: child.processIdentifier))
         #expect(error?.description == "process \(child.processIdentifier) does not exist")
     }
@@ -38,10 +40,13 @@ struct AttachFailureTests {
             kill(sleeper.processIdentifier, SIGKILL)
             sleeper.waitUntilExit()
         }
-        let error = attachError { () throws(AttachError) in _ = try RemoteHeapSnapshot.capture(processID: sleeper.processIdentifier) }
+        let error = attachError { () throws(AttachError) in
+            _ = try RemoteHeapSnapshot.capture(processID: sleeper.processIdentifier)
+        }
         #expect(error == .notSwift(processID: sleeper.processIdentifier, command: "sleep"))
         #expect(error?.description.contains("is not a Swift program") == true)
-        let status = try String(contentsOfFile: "/proc/\(sleeper.processIdentifier)/status", encoding: .utf8)
+        let status = try String(
+            contentsOfFile: "/proc/\(sleeper.processIdentifier)/status", encoding: .utf8)
         #expect(status.contains("TracerPid:\t0"))
         #expect(sleeper.isRunning)
     }
@@ -89,7 +94,9 @@ struct AttachFailureTests {
         let target = try AttachTargets.start("attach-task-loop")
         var options = AttachOptions()
         options.isCancelled = { true }
-        let error = attachError { () throws(AttachError) in _ = try RemoteHeapSnapshot.capture(processID: target.pid, options: options) }
+        let error = attachError { () throws(AttachError) in
+            _ = try RemoteHeapSnapshot.capture(processID: target.pid, options: options)
+        }
         #expect(error == .cancelled(processID: target.pid))
         #expect(target.isRunningUntraced)
     }
@@ -120,7 +127,10 @@ struct AttachFailureTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.path)
         let result = try AttachCommandTests.run(
             URL(fileURLWithPath: "/usr/bin/setpriv"),
-            ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path, "attach", "\(target.pid)"])
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", copy.path, "attach",
+                "\(target.pid)",
+            ])
         #expect(result.status == 3)
         #expect(result.error.contains("not permitted to attach to process \(target.pid)"))
         #expect(result.error.contains("uid 65534"))

@@ -45,11 +45,13 @@ enum AttachTargets {
     /// this one: always as root with `CAP_SYS_PTRACE`, or when Yama does not restrict ptrace to
     /// descendants. (This process may always trace its own children.)
     static let toolCanAttach: Bool = {
-        let scope = (try? String(contentsOfFile: "/proc/sys/kernel/yama/ptrace_scope", encoding: .utf8))
+        let scope =
+            (try? String(contentsOfFile: "/proc/sys/kernel/yama/ptrace_scope", encoding: .utf8))
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
         guard scope > 0 else { return true }
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let effective = status.split(separator: "\n").first { $0.hasPrefix("CapEff:") }
+        let effective =
+            status.split(separator: "\n").first { $0.hasPrefix("CapEff:") }
             .flatMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) } ?? 0
         return scope < 3 && effective & (1 << 19) != 0  // CAP_SYS_PTRACE
     }()

@@ -21,7 +21,9 @@ struct LeakPathTests {
         let path = try path(to: "attach_task_loop.TaskRefresher", in: heap)
         #expect(path.holder == .task)
         #expect(path.objects.first?.typeName == "Task")
-        #expect(path.objects.map(\.typeName).contains("closure context (captures Actor, TaskRefresher)"))
+        #expect(
+            path.objects.map(\.typeName).contains("closure context (captures Actor, TaskRefresher)")
+        )
         #expect(path.references.last?.label == "captures TaskRefresher")
         #expect(path.references.last?.ownership == .strong)
         #expect(target.isRunningUntraced)
@@ -39,7 +41,8 @@ struct LeakPathTests {
             return
         }
         #expect(name.hasPrefix("attach_global_cache.sessionCache : "))
-        #expect(path.objects.map(\.typeName) == ["array storage", "attach_global_cache.CachedSession"])
+        #expect(
+            path.objects.map(\.typeName) == ["array storage", "attach_global_cache.CachedSession"])
         #expect(path.references.map(\.label) == ["element of an array"])
         #expect(target.isRunningUntraced)
     }
@@ -67,11 +70,13 @@ struct LeakPathTests {
         #expect(heap.retentionPath(to: controllers[0]) == nil)
         let cycle = try #require(heap.strongCycle(through: controllers[0]))
         #expect(cycle.map(\.label) == ["downloader", "delegate"])
-        #expect(cycle.map { heap[$0.to].typeName } == [
-            "attach_delegate_cycle.Downloader", "attach_delegate_cycle.DownloadController",
-        ])
-        #expect(heap.whoHoldsText("attach_delegate_cycle.DownloadController").contains(
-            "nothing but a strong cycle"))
+        #expect(
+            cycle.map { heap[$0.to].typeName } == [
+                "attach_delegate_cycle.Downloader", "attach_delegate_cycle.DownloadController",
+            ])
+        #expect(
+            heap.whoHoldsText("attach_delegate_cycle.DownloadController").contains(
+                "nothing but a strong cycle"))
     }
 
     @Test("Objects freed just before the attach are not reported; the kept ones all are")

@@ -6,7 +6,8 @@ import Testing
 /// What a tool does with snapshots: compare two, save one and read it back, walk its graph.
 @Suite("Snapshots: growth, files, graph", .timeLimit(.minutes(3)))
 struct SnapshotUseTests {
-    @Test("Growth between two attaches: the cached type grew by exactly the work done, with its path")
+    @Test(
+        "Growth between two attaches: the cached type grew by exactly the work done, with its path")
     func growthBetweenAttaches() throws {
         let target = try AttachTargets.start("attach-global-cache", ["10"])
         let before = try RemoteHeapSnapshot.capture(processID: target.pid)
@@ -14,7 +15,8 @@ struct SnapshotUseTests {
         _ = try target.waitForLine { $0 == "added 17" }
         let after = try RemoteHeapSnapshot.capture(processID: target.pid)
         let growth = RemoteHeapGrowth(from: before, to: after)
-        let sessions = try #require(growth.grown.first { $0.typeName == "attach_global_cache.CachedSession" })
+        let sessions = try #require(
+            growth.grown.first { $0.typeName == "attach_global_cache.CachedSession" })
         #expect(sessions.before == 10)
         #expect(sessions.after == 17)
         #expect(sessions.growth == 7)

@@ -70,7 +70,9 @@ func build(sectionCount: Int) {
         sections.append(section)
     }
     let owner = Ticker()
-    owner.timer = Timer.scheduledTimer(withTimeInterval: 3_600, repeats: true) { _ in owner.ticks += 1 }
+    owner.timer = Timer.scheduledTimer(withTimeInterval: 3_600, repeats: true) { _ in
+        owner.ticks += 1
+    }
     owner.task = Task {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(3_600))
@@ -95,7 +97,8 @@ func writeCensus(to path: String) throws {
 func say(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
 
 func compare(census path: String, attach attachPath: String) throws -> Bool {
-    let census = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+    let census = try JSONSerialization.jsonObject(
+        with: Data(contentsOf: URL(fileURLWithPath: path)))
     let rows = ((census as? [String: Any])?["objects"] as? [[String]]) ?? []
     var censusTypes: [UInt: String] = [:]
     for row in rows where row.count == 2 {

@@ -70,7 +70,9 @@ final class ExternalSessionServer: @unchecked Sendable {
     }
 
     enum Failure: Error {
-        case notBuilt, didNotStart(String), unexpectedStatus(String, HTTPResponseStatus)
+        case notBuilt
+        case didNotStart(String)
+        case unexpectedStatus(String, HTTPResponseStatus)
     }
 
     init(refresh: String) throws {

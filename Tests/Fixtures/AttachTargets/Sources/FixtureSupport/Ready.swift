@@ -2,7 +2,8 @@ import Foundation
 
 /// Says the program has set up what the test attaches to: prints `ready PID` and flushes.
 public func announceReady(_ detail: String = "") {
-    let line = "ready \(ProcessInfo.processInfo.processIdentifier)\(detail.isEmpty ? "" : " ")"
+    let line =
+        "ready \(ProcessInfo.processInfo.processIdentifier)\(detail.isEmpty ? "" : " ")"
         + detail + "\n"
     FileHandle.standardOutput.write(Data(line.utf8))
 }

@@ -1,6 +1,6 @@
+import FixtureSupport
 // Announces it is ready, then exits on its own a moment later, whatever is attached to it.
 import Foundation
-import FixtureSupport
 
 final class ShortLived {
     let payload = [Int](repeating: 1, count: 16)

@@ -5,7 +5,7 @@
 import FixtureSupport
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// glibc's own count of the chunks in its fastbins (freed, yet still marked in use), from

@@ -1,9 +1,9 @@
+import FixtureSupport
 // A `Foundation.Timer` scheduled on the main run loop whose block captures its owner: the
 // owner is dropped, but the run loop fires the timer, and the timer's block holds the owner.
 // A second owner invalidates its timer: corelibs Foundation never frees a Timer, so that owner
 // stays too, held by a timer that is no longer valid.
 import Foundation
-import FixtureSupport
 
 final class TimerOwner: @unchecked Sendable {
     var ticks = 0

@@ -79,14 +79,13 @@ struct Attach: ParsableCommand {
             heap = try attach()
         }
         var sections = [heap.summary]
-        if let growth, let pid {
+        if let growth, pid != nil {
             let interval = try parseDuration(growth, option: "--growth")
             emit(sections.joined(separator: "\n\n"))
             emit("\nfirst snapshot taken; the second in \(growth) (press Enter to take it now)")
             waitOrEnter(interval)
             let later = try attach()
             emit("\n" + later.summary + "\n\n" + RemoteHeapGrowth(from: heap, to: later).text)
-            _ = pid
             try write(later)
             return
         }

@@ -6,7 +6,10 @@
 //     element's alignment.
 //   • `_DictionaryStorage<Key, Value>` / `_SetStorage<Element>`: stored fields `_scale` (Int8),
 //     `_rawKeys`/`_rawValues` (dictionary) or `_rawElements` (set); the occupied-bucket bitmap
-//     is tail-allocated at the instance size; `1 << _scale` buckets.
+//     is tail-allocated at the instance size; `1 << _scale` buckets. When the mirror cannot
+//     lay the instance out, the standard library's fixed layout of `__RawDictionaryStorage`
+//     and `__RawSetStorage` is used: `_scale` @32, `_rawKeys`/`_rawElements` @48,
+//     `_rawValues` @56.
 
 extension RemoteLayoutCompiler {
     /// The layout of a standard collection's storage object, or nil for other classes.
@@ -62,7 +65,7 @@ extension RemoteLayoutCompiler {
             "[\(TypeNames.unqualified(name(of: key) ?? "?")): "
             + "\(TypeNames.unqualified(name(of: value) ?? "?"))]"
         var layout = RemoteLayout(typeName: "\(collection) storage", shape: .storage)
-        let fields = fieldOffsets(sample)
+        let fields = fieldOffsets(sample, fallback: ["_scale": 32, "_rawKeys": 48, "_rawValues": 56])
         guard let scale = fields["_scale"], let keys = fields["_rawKeys"],
             let values = fields["_rawValues"], let instanceSize = memory.uint32(at: metadata + 24)
         else {
@@ -89,7 +92,7 @@ extension RemoteLayoutCompiler {
     private func setLayout(element: UInt64, metadata: UInt, sample: UInt) -> RemoteLayout {
         let collection = "Set<\(TypeNames.unqualified(name(of: element) ?? "?"))>"
         var layout = RemoteLayout(typeName: "\(collection) storage", shape: .storage)
-        let fields = fieldOffsets(sample)
+        let fields = fieldOffsets(sample, fallback: ["_scale": 32, "_rawElements": 48])
         guard let scale = fields["_scale"], let base = fields["_rawElements"],
             let instanceSize = memory.uint32(at: metadata + 24)
         else {
@@ -120,12 +123,13 @@ extension RemoteLayoutCompiler {
             dynamics: slots.dynamics)
     }
 
-    /// The stored fields of the instance at `sample` by name, with their offsets.
-    private func fieldOffsets(_ sample: UInt) -> [String: Int] {
+    /// The stored fields of the instance at `sample` by name, with their offsets, or
+    /// `fallback` when the mirror cannot lay the instance out.
+    private func fieldOffsets(_ sample: UInt, fallback: [String: Int]) -> [String: Int] {
         var offsets: [String: Int] = [:]
         for child in mirror.layout(ofInstance: sample)?.children ?? [] {
             offsets[child.name] = child.offset
         }
-        return offsets
+        return offsets.isEmpty ? fallback : offsets
     }
 }

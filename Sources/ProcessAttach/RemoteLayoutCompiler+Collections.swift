@@ -65,7 +65,8 @@ extension RemoteLayoutCompiler {
             "[\(TypeNames.unqualified(name(of: key) ?? "?")): "
             + "\(TypeNames.unqualified(name(of: value) ?? "?"))]"
         var layout = RemoteLayout(typeName: "\(collection) storage", shape: .storage)
-        let fields = fieldOffsets(sample, fallback: ["_scale": 32, "_rawKeys": 48, "_rawValues": 56])
+        let fields = fieldOffsets(
+            sample, fallback: ["_scale": 32, "_rawKeys": 48, "_rawValues": 56])
         guard let scale = fields["_scale"], let keys = fields["_rawKeys"],
             let values = fields["_rawValues"], let instanceSize = memory.uint32(at: metadata + 24)
         else {

@@ -23,6 +23,7 @@ let package = Package(
     name: "RetainGraph",
     products: [
         .library(name: "StackTraces", targets: ["StackTraces"]),
+        .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .library(name: "RetainGraph", targets: ["RetainGraph"]),
         .library(name: "TrackedTimers", targets: ["TrackedTimers"]),
         .library(name: "ReferenceReflection", targets: ["ReferenceReflection"]),
@@ -45,14 +46,23 @@ let package = Package(
         .systemLibrary(name: "CSwiftRuntime"),
         .target(name: "Locking"),
         .target(name: "StackTraces", dependencies: ["CLibunwind", "Locking"]),
-        .target(name: "RetainGraph", dependencies: ["CSwiftRuntime", "StackTraces", "Locking"]),
+        .target(name: "ObjectGraph", dependencies: ["Locking"]),
+        .target(name: "CImageSymbols"),
+        .target(name: "RuntimeLayouts", dependencies: ["ObjectGraph", "CImageSymbols", "Locking"]),
+        .target(
+            name: "RetainGraph",
+            dependencies: ["ObjectGraph", "CSwiftRuntime", "StackTraces", "Locking"]
+        ),
         .target(name: "TrackedTimers", dependencies: ["RetainGraph", "StackTraces", "Locking"]),
-        .target(name: "ReferenceReflection", dependencies: ["RetainGraph", "Locking"]),
+        .target(
+            name: "ReferenceReflection", dependencies: ["RetainGraph", "RuntimeLayouts", "Locking"]
+        ),
         .target(name: "CHeapCensus"),
         .target(
             name: "HeapCensus",
             dependencies: [
-                "CHeapCensus", "RetainGraph", "ReferenceReflection", "StackTraces", "Locking",
+                "CHeapCensus", "RetainGraph", "ObjectGraph", "RuntimeLayouts", "StackTraces",
+                "Locking",
             ]
         ),
         .target(name: "HeapGrowth", dependencies: ["HeapCensus"]),

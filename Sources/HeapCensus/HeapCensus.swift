@@ -105,8 +105,8 @@ public enum HeapCensus {
     ///   over the writable data of the loaded images (global variables). About 0.5–1 s for a
     ///   million objects (see `Benchmarks/RESULTS.md`).
     public static func snapshot() -> HeapSnapshot {
-        let (scan, layouts, labels) = HeapScan.run()
-        return HeapSnapshot(scan: scan, layouts: layouts, labels: labels)
+        let (scan, layouts, roles) = HeapScan.run()
+        return HeapSnapshot(scan: scan, layouts: layouts, roles: roles)
     }
 
     /// Records where objects of the given types are created, from now on.

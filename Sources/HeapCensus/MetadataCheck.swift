@@ -1,4 +1,5 @@
-import ReferenceReflection
+import Locking
+import RuntimeLayouts
 
 /// Whether a word read from a census block is the address of Swift metadata, checked without
 /// dereferencing anything that might not be mapped.
@@ -25,16 +26,35 @@ enum MetadataCheck {
             let descriptor = CensusDoor.load(address &+ 40)
             return descriptor >= 4096 && descriptor & 3 == 0
                 && CensusDoor.isReadable(descriptor, count: 16)
-                && HeapLayouts.isInLoadedImage(descriptor)
+                && LayoutCompiler.isInLoadedImage(descriptor)
         case 0x400:
             // A closure context: its capture descriptor (when present) lies in an image.
             let descriptor = CensusDoor.load(address &+ 16)
-            return descriptor == 0 || HeapLayouts.isInLoadedImage(descriptor)
+            return descriptor == 0 || LayoutCompiler.isInLoadedImage(descriptor)
         case 0x500:
             let boxed = CensusDoor.load(address &+ 16)
             return boxed >= 4096 && CensusDoor.isReadable(boxed, count: 16)
         default:
             return true
         }
+    }
+
+    /// Words that were not metadata when checked (a block whose first word was not written by
+    /// the runtime yet, or that was freed without the census seeing it); cleared when large.
+    private static let rejected = Locked(Set<UInt>())
+
+    /// The index of the compiled layout (in `LayoutRegistry.shared`) of the metadata a census
+    /// block's first word names, compiling it first if needed; nil when the word is not the
+    /// address of Swift metadata the census can read. Each word is checked once.
+    static func layoutIndex(ofMetadata word: UInt) -> Int32? {
+        if rejected.withLock({ $0.contains(word) }) { return nil }
+        guard isMetadata(word) else {
+            rejected.withLock { rejected in
+                if rejected.count > 4096 { rejected.removeAll() }
+                rejected.insert(word)
+            }
+            return nil
+        }
+        return LayoutRegistry.shared.index(ofMetadata: word)
     }
 }

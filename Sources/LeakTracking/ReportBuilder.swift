@@ -62,8 +62,9 @@ struct ReportBuilder {
         let from = localID(of: reference.from)
         let to = localID(of: reference.to)
         return ReportReference(
-            from: from, to: to, kind: reference.kind, role: reference.role.name,
-            detail: reference.role.detail, description: reference.role.description,
+            from: from, to: to, ownership: reference.ownership, role: reference.role.name,
+            detail: reference.role.detail, path: reference.role.path,
+            description: reference.role.description,
             isSuspect: isSuspect(reference), isDiscovered: reference.isDiscovered,
             foundIn: reference.isFoundInHeap ? "heap" : nil)
     }
@@ -72,17 +73,17 @@ struct ReportBuilder {
     /// (unless a one-shot timer will drop it when it fires), a strong closure capture, a
     /// registry entry, or a raw Foundation timer's discovered reference.
     func isSuspect(_ reference: Reference) -> Bool {
-        guard reference.kind == .strong else { return false }
+        guard reference.ownership.retainsTarget else { return false }
         let holder = snapshot.node(reference.from)
         switch reference.role {
         case .target, .proxyTarget:
             if let timer = holder?.timer, !timer.repeats, timer.isScheduled { return false }
             return holder?.kind == .timer || holder?.kind == .proxy
-                || holder?.typeName == Self.foundationTimer
-        case .capture, .registryEntry:
+                || HintRules.isFoundationTimer(holder)
+        case .capture, .closureCapture, .registryEntry:
             return true
         default:
-            return reference.isDiscovered && holder?.typeName == Self.foundationTimer
+            return reference.isDiscovered && HintRules.isFoundationTimer(holder)
         }
     }
 
@@ -129,8 +130,6 @@ struct ReportBuilder {
         }
         return traces
     }
-
-    static let foundationTimer = "Foundation.Timer"
 
     static func hex(_ address: UInt) -> String {
         let digits = String(address, radix: 16)

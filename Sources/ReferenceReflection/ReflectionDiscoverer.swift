@@ -78,25 +78,26 @@ public final class ReflectionDiscoverer: ReferenceDiscoverer {
     }
 
     /// Walks from the request's watched objects (and the objects given to ``walkAlso(from:)``)
-    /// and adds what the walk found to `snapshot`.
+    /// and adds what the walk found to `additions`.
     ///
     /// - Parameters:
-    ///   - snapshot: The graph to enrich.
+    ///   - additions: What the check's discoverers found so far.
     ///   - request: The watched objects still alive; unknown objects get the request's
     ///     identities.
-    /// - Complexity: One walk bounded by ``limits``, then O((*n* + *r*) log (*n* + *r*)) to add
-    ///   its result to a snapshot of *n* nodes and *r* references.
+    /// - Complexity: One walk bounded by ``limits``, then O(*n* + *r*) for the *n* nodes and
+    ///   *r* references it found.
     public func discoverReferences(
-        into snapshot: inout GraphSnapshot, for request: DiscoveryRequest
+        into additions: inout GraphSnapshot.Builder, for request: DiscoveryRequest
     ) {
         let extra = state.withLock { $0.extra.compactMap(\.object) }
         let roots = request.watched.map(\.object) + extra
         guard !roots.isEmpty else { return }
         let walker = ReferenceWalker(graph: request.graph, limits: limits)
         let walked = walker.walk(from: roots, identities: request.id(of:))
-        let result = Self.withoutBookkeeping(walked, declared: snapshot)
+        let result = Self.withoutBookkeeping(walked, graph: request.graph)
         state.withLock { $0.lastResult = result }
-        snapshot = snapshot.addingDiscoveredReferences(from: result)
+        for node in result.nodes { additions.addNode(node) }
+        for reference in result.references { additions.addReference(reference) }
     }
 }
 

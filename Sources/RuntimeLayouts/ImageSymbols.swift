@@ -1,0 +1,19 @@
+// The only Swift file that imports the image-symbol door (Sources/CImageSymbols).
+internal import CImageSymbols
+
+/// The names of data symbols in the loaded images: global variables for the census's holders,
+/// and the local symbols of metadata accessors that name the types the compiler hides from
+/// reflection (noncopyable stored properties such as a `Mutex`).
+package enum ImageSymbols {
+    /// The symbol whose storage holds `address`, and where that storage starts.
+    ///
+    /// The corresponding C function is `dladdr1`, then a search of the image's `.symtab`
+    /// (read once per image).
+    ///
+    /// - Complexity: O(log *s*) for an image of *s* symbols, after the image's first lookup.
+    package static func symbol(containing address: UInt) -> (name: String, start: UInt)? {
+        var start: UInt = 0
+        guard let name = rg_symbol_at(address, &start) else { return nil }
+        return (String(cString: name), start)
+    }
+}

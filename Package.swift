@@ -3,20 +3,27 @@
 // RetainGraph: finds the leaks that reachability-based tools cannot see, such as an owner kept
 // alive by a repeating timer that a run loop still holds.
 //
-// Module map (one job each):
-//   CLibunwind           C door 1: libunwind behind static inline wrappers
-//   CSwiftRuntime        C door 2: three reference-counting entry points of the Swift runtime
+// Module map (one job each; CONTRIBUTING.md says which module owns which concept):
+//   CLibunwind           C door: libunwind behind static inline wrappers
+//   CSwiftRuntime        C door: four reference-counting entry points of the Swift runtime
+//   CImageSymbols        C door: names of data symbols from the loaded images' symbol tables
+//   CHeapCensus          C door: the census's interposed allocation functions and its table
 //   Locking              a pthread-backed lock that ThreadSanitizer understands (package-internal)
 //   StackTraces          cheap return-address capture, lazy symbolication and demangling
-//   RetainGraph          the live object graph, snapshots, cycles and shortest root paths
+//   ObjectGraph          the one graph: compact representation, builder, one ownership and role
+//                        vocabulary, components, the prioritizing path finder
+//   RuntimeLayouts       the one reader of runtime metadata: layouts compiled once per type,
+//                        executed by the reflection walk and the census scan (package-internal)
+//   RetainGraph          the live object graph, its snapshots (views over ObjectGraph), discovery
 //   TrackedTimers        run-loop, dispatch and frame timers, proxies, a named-timer registry
-//   ReferenceReflection  discovers undeclared references from runtime metadata (opt-in)
-//   CHeapCensus          C door 3: the census's interposed allocation functions and its table
+//   ReferenceReflection  discovers undeclared references by reading watched objects (opt-in)
 //   HeapCensus           a census of live Swift heap objects and the heap's reference graph
+//   RetainGraphReports   report types readable without the census or a test framework
 //   HeapGrowth           what repeated work leaves behind on the heap (census snapshots diffed)
 //   LeakTracking         expected death, verdicts, leak reports (text, JSON, DOT) and sinks
-//   RetainGraphTesting   XCTest helpers and a Swift Testing trait
-//   retain-graph         command-line tool: render and compare JSON reports
+//   RetainGraphTesting   every Swift Testing trait and XCTest helper (leaks, heap growth)
+//   retain-graph         command-line tool: render and compare reports (no census, no test
+//                        framework linked)
 import PackageDescription
 
 let package = Package(
@@ -29,6 +36,7 @@ let package = Package(
         .library(name: "ReferenceReflection", targets: ["ReferenceReflection"]),
         .library(name: "HeapCensus", targets: ["HeapCensus"]),
         .library(name: "HeapGrowth", targets: ["HeapGrowth"]),
+        .library(name: "RetainGraphReports", targets: ["RetainGraphReports"]),
         .library(name: "LeakTracking", targets: ["LeakTracking"]),
         .library(name: "RetainGraphTesting", targets: ["RetainGraphTesting"]),
         .executable(name: "retain-graph", targets: ["retain-graph"]),
@@ -65,7 +73,8 @@ let package = Package(
                 "Locking",
             ]
         ),
-        .target(name: "HeapGrowth", dependencies: ["HeapCensus"]),
+        .target(name: "RetainGraphReports"),
+        .target(name: "HeapGrowth", dependencies: ["HeapCensus", "RetainGraphReports"]),
         .target(
             name: "LeakTracking",
             dependencies: [
@@ -75,12 +84,14 @@ let package = Package(
         ),
         .target(
             name: "RetainGraphTesting",
-            dependencies: ["LeakTracking", "ReferenceReflection", "RetainGraph"]
+            dependencies: ["LeakTracking", "ReferenceReflection", "RetainGraph", "HeapGrowth"]
         ),
+        // Links no census (no interposed malloc) and no test framework: a test checks the
+        // built binary.
         .executableTarget(
             name: "retain-graph",
             dependencies: [
-                "HeapGrowth", "LeakTracking",
+                "LeakTracking", "RetainGraphReports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -106,10 +117,16 @@ let package = Package(
         ),
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),
         .testTarget(name: "HeapCensusTests", dependencies: ["HeapCensus", "RetainGraph"]),
-        .testTarget(name: "HeapGrowthTests", dependencies: ["HeapGrowth", "HeapCensus"]),
+        .testTarget(
+            name: "HeapGrowthTests",
+            dependencies: ["HeapGrowth", "HeapCensus", "RetainGraphTesting"]
+        ),
         .testTarget(
             name: "HeapCensusLeakTests",
-            dependencies: ["HeapCensus", "LeakTracking", "RetainGraphTesting"]
+            dependencies: [
+                "HeapCensus", "LeakTracking", "RetainGraphTesting", "ReferenceReflection",
+                "RetainGraph",
+            ]
         ),
         .testTarget(
             name: "RetainGraphTests", dependencies: ["RetainGraph", "StackTraces", "_TestSupport"]),

@@ -60,6 +60,16 @@ let package = Package(
         ),
         // Analysis at heap scale (issue 15): every figure of its table, with the load average.
         .executableTarget(
+            name: "CheckScale",
+            dependencies: [
+                .product(name: "LeakTracking", package: "RetainGraph"),
+                .product(name: "ReferenceReflection", package: "RetainGraph"),
+                .product(name: "TrackedTimers", package: "RetainGraph"),
+                .product(name: "RetainGraph", package: "RetainGraph"),
+            ],
+            path: "Sources/CheckScale"
+        ),
+        .executableTarget(
             name: "GraphScale",
             dependencies: [.product(name: "RetainGraph", package: "RetainGraph")],
             path: "Sources/GraphScale"

@@ -26,6 +26,12 @@ typedef struct image_symbols {
     uintptr_t base;
     data_symbol *symbols;
     size_t count;
+    /// The whole symbol table, for lookups by name (names point into the mapped file).
+    const ElfW(Sym) *table;
+    size_t table_count;
+    const char *strings;
+    size_t strings_size;
+    uintptr_t bias;
     struct image_symbols *next;
 } image_symbols;
 
@@ -82,6 +88,11 @@ static image_symbols *read_image(const char *path, uintptr_t base) {
         qsort(found, kept, sizeof(data_symbol), by_start);
         image->symbols = found;
         image->count = kept;
+        image->table = symbols;
+        image->table_count = count;
+        image->strings = (const char *)file + strings->sh_offset;
+        image->strings_size = strings->sh_size;
+        image->bias = bias;
         break;
     }
     return image;
@@ -100,6 +111,25 @@ static const char *lookup(image_symbols *image, uintptr_t address, uintptr_t *st
     return candidate->name;
 }
 
+/// The symbols of the image `info` describes, read once (call with `symbols_lock` held).
+static image_symbols *image_for(const Dl_info *info) {
+    uintptr_t base = (uintptr_t)info->dli_fbase;
+    image_symbols *image = images;
+    while (image && image->base != base) image = image->next;
+    if (!image) {
+        // The main executable's dli_fname is its argv[0] (maybe relative, maybe empty);
+        // /proc/self/exe is the file itself.
+        const char *path =
+            info->dli_fname && info->dli_fname[0] == '/' ? info->dli_fname : "/proc/self/exe";
+        image = read_image(path, base);
+        if (image) {
+            image->next = images;
+            images = image;
+        }
+    }
+    return image;
+}
+
 const char *rg_symbol_at(uintptr_t address, uintptr_t *symbol_start) {
     Dl_info info;
     const ElfW(Sym) *symbol = NULL;
@@ -111,23 +141,26 @@ const char *rg_symbol_at(uintptr_t address, uintptr_t *symbol_start) {
             return info.dli_sname;
         }
     }
-    uintptr_t base = (uintptr_t)info.dli_fbase;
     pthread_mutex_lock(&symbols_lock);
-    image_symbols *image = images;
-    while (image && image->base != base) image = image->next;
-    if (!image) {
-        // The main executable's dli_fname is its argv[0] (maybe relative, maybe empty);
-        // /proc/self/exe is the file itself.
-        const char *path =
-            info.dli_fname && info.dli_fname[0] == '/' ? info.dli_fname : "/proc/self/exe";
-        image = read_image(path, base);
-        if (image) {
-            image->next = images;
-            images = image;
-        }
-    }
+    image_symbols *image = image_for(&info);
     const char *name = image ? lookup(image, address, symbol_start) : NULL;
     pthread_mutex_unlock(&symbols_lock);
     return name;
 }
 
+const void *rg_symbol_named(uintptr_t address, const char *name) {
+    Dl_info info;
+    if (!dladdr((void *)address, &info)) return NULL;
+    pthread_mutex_lock(&symbols_lock);
+    image_symbols *image = image_for(&info);
+    const void *found = NULL;
+    for (size_t index = 0; image && index < image->table_count && !found; index++) {
+        const ElfW(Sym) *entry = &image->table[index];
+        if (entry->st_name == 0 || entry->st_name >= image->strings_size || entry->st_value == 0)
+            continue;
+        if (strcmp(image->strings + entry->st_name, name) == 0)
+            found = (const void *)(entry->st_value + image->bias);
+    }
+    pthread_mutex_unlock(&symbols_lock);
+    return found;
+}

@@ -37,13 +37,15 @@ struct ReportBuilder {
         localIDs[id] = local
         let node = snapshot.node(id)
         var root: String?
+        var rootShortName: String?
         if case .root(let kind)? = node?.kind {
             root = kind.description + (node?.note.map { " (\($0))" } ?? "")
+            rootShortName = kind.shortName
         }
         objects.append(
             ReportObject(
                 id: local, typeName: node?.typeName ?? "?", label: node?.label ?? label,
-                kind: node?.kind.name ?? "object", root: root,
+                kind: node?.kind.name ?? "object", root: root, rootShortName: rootShortName,
                 address: node?.address.map(Self.hex), timer: node?.timer.map(ReportTimer.init)))
         return local
     }
@@ -89,21 +91,32 @@ struct ReportBuilder {
 
     /// References among the mentioned nodes (and weak references into `subject`) that the path
     /// and cycle do not already show.
+    ///
+    /// Read from the mentioned nodes' holders, never from what they hold: a run loop on the
+    /// path may hold thousands of timers, while a mentioned node has few holders.
+    ///
+    /// - Complexity: O(the in-degree of the mentioned nodes), whatever the graph's size.
     mutating func context(
         around subject: ObjectID?, excluding shown: [Reference], limit: Int = 40
     ) -> [ReportReference] {
-        let shownIDs = Set(shown.map { "\($0.from)>\($0.to)>\($0.role)" })
+        struct Key: Hashable {
+            let from: ObjectID, to: ObjectID, role: ReferenceRole
+        }
+        let shownKeys = Set(shown.map { Key(from: $0.from, to: $0.to, role: $0.role) })
         let mentioned = Set(localIDs.keys)
-        var result: [ReportReference] = []
         var candidates: [Reference] = []
-        for id in mentioned.sorted() {
-            candidates += snapshot.references(from: id).filter { mentioned.contains($0.to) }
+        for id in mentioned {
+            candidates += snapshot.references(to: id).filter {
+                mentioned.contains($0.from) || id == subject
+            }
         }
-        if let subject {
-            candidates += snapshot.references(to: subject).filter { !mentioned.contains($0.from) }
-        }
+        // In the order of the holders, then of the held (as before, by identity).
+        candidates.sort { ($0.from, $0.to) < ($1.from, $1.to) }
+        var result: [ReportReference] = []
         for reference in candidates where result.count < limit {
-            guard !shownIDs.contains("\(reference.from)>\(reference.to)>\(reference.role)")
+            guard
+                !shownKeys.contains(
+                    Key(from: reference.from, to: reference.to, role: reference.role))
             else { continue }
             result.append(self.reference(reference))
         }

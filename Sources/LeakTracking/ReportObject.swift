@@ -13,6 +13,9 @@ public struct ReportObject: Sendable, Hashable, Codable {
     public var kind: String
     /// For a root, what it is, such as `run loop of thread "main"`.
     public var root: String?
+    /// For a root, its short name for chains and tables (``/ObjectGraph/RootKind/shortName``),
+    /// such as `run loop`; absent in reports written before it existed.
+    public var rootShortName: String?
     /// The object's address when the report was made, such as `0x00005581c2a0`, for display
     /// only: addresses differ from run to run, so tools compare fingerprints instead.
     public var address: String?
@@ -24,13 +27,15 @@ public struct ReportObject: Sendable, Hashable, Codable {
     /// Creates a report object.
     public init(
         id: String, typeName: String, label: String? = nil, kind: String, root: String? = nil,
-        address: String? = nil, timer: ReportTimer? = nil, isDeallocated: Bool = false
+        rootShortName: String? = nil, address: String? = nil, timer: ReportTimer? = nil,
+        isDeallocated: Bool = false
     ) {
         self.id = id
         self.typeName = typeName
         self.label = label
         self.kind = kind
         self.root = root
+        self.rootShortName = rootShortName
         self.address = address
         self.timer = timer
         self.isDeallocated = isDeallocated
@@ -38,11 +43,7 @@ public struct ReportObject: Sendable, Hashable, Codable {
 
     /// The type name without its module, or for a root a short name such as `run loop`.
     public var shortName: String {
-        if let root {
-            if root.hasPrefix("run loop") { return "run loop" }
-            if root.hasPrefix("dispatch queue") { return "queue" }
-            return root
-        }
+        if let root { return rootShortName ?? root }
         guard let dot = typeName.firstIndex(of: "."), !typeName[..<dot].contains("<") else {
             return typeName
         }

@@ -31,11 +31,14 @@ import RetainGraph
 ///
 /// The discoverer keeps weak references only, and every method may be called from any thread.
 public final class ReflectionDiscoverer: ReferenceDiscoverer {
-    /// The default bounds on each walk: 2,000 objects, 12 references deep, enough for an
-    /// owner, its timer, the timer's action and the action's captures.
+    /// The default bounds, per object a walk starts from: 2,000 objects, 12 references deep,
+    /// enough for an owner, its timer, the timer's action and the action's captures.
     public static let defaultLimits = WalkLimits(maxObjects: 2_000, maxDepth: 12)
 
-    /// The bounds on each walk.
+    /// The bounds per object a walk starts from: a check of *w* watched objects reads at most
+    /// *w* × ``WalkLimits/maxObjects`` objects for at most *w* × ``WalkLimits/maxDuration``
+    /// (so a thousand leaking watches are explained like one), each object at most
+    /// ``WalkLimits/maxDepth`` references from a watched one.
     public let limits: WalkLimits
     private let state = Locked(State())
 
@@ -92,7 +95,13 @@ public final class ReflectionDiscoverer: ReferenceDiscoverer {
         let extra = state.withLock { $0.extra.compactMap(\.object) }
         let roots = request.watched.map(\.object) + extra
         guard !roots.isEmpty else { return }
-        let walker = ReferenceWalker(graph: request.graph, limits: limits)
+        var scaled = limits
+        let starts = roots.count
+        scaled.maxObjects =
+            limits.maxObjects.multipliedReportingOverflow(by: starts).overflow
+            ? .max : limits.maxObjects * starts
+        scaled.maxDuration = limits.maxDuration * starts
+        let walker = ReferenceWalker(graph: request.graph, limits: scaled)
         let walked = walker.walk(from: roots, identities: request.id(of:))
         let result = Self.withoutBookkeeping(walked, graph: request.graph)
         state.withLock { $0.lastResult = result }

@@ -36,6 +36,12 @@ package struct ObjectPin: @unchecked Sendable {
         _ = swift_unownedRetain(address)
     }
 
+    /// The pin already taken on the object at `address` (the graph keeps the addresses of the
+    /// objects it pinned in its node table, not the pins).
+    package init(pinnedAt address: UnsafeMutableRawPointer) {
+        self.address = address
+    }
+
     /// The object if it is alive, retained for the caller; `nil` once it began deinitialising.
     @inline(__always)
     package func load() -> AnyObject? {

@@ -16,4 +16,15 @@ package enum ImageSymbols {
         guard let name = rg_symbol_at(address, &start) else { return nil }
         return (String(cString: name), start)
     }
+
+    /// The address of the symbol `name` in the image that holds `address`, searched in its
+    /// whole symbol table (an executable's own metadata accessors are local symbols, which
+    /// `dlsym` cannot find).
+    ///
+    /// - Complexity: O(*s*) for an image of *s* symbols: call it once per name.
+    package static func address(ofSymbol name: String, inImageOf address: UInt)
+        -> UnsafeRawPointer?
+    {
+        rg_symbol_named(address, name)
+    }
 }

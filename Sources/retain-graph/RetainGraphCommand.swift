@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import HeapGrowth
 import LeakTracking
+import RetainGraphReports
 
 /// `retain-graph`: renders and compares the JSON leak reports that `LeakTracking` writes.
 ///

@@ -87,7 +87,7 @@ struct EnrichmentAndLimitsTests {
         let link = WeakLink(chain)
         let byDefault = ReferenceWalker(graph: nil).walk(from: [link])
         #expect(byDefault.objectsRead == 1)
-        #expect(byDefault.references.map(\.kind) == [.weak])
+        #expect(byDefault.references.map(\.ownership) == [.weak])
         let following = ReferenceWalker(graph: nil, limits: WalkLimits(followsWeakReferences: true))
             .walk(from: [link])
         #expect(following.objectsRead == 4)

@@ -14,4 +14,9 @@
 /// lives for the process.
 const char *_Nullable rg_symbol_at(uintptr_t address, uintptr_t *_Nonnull symbol_start);
 
+/// The address of the symbol called `name` in the image that contains `address` (its full
+/// .symtab, local symbols included: an executable's metadata accessors are not exported), or
+/// NULL. A linear search of the image's table: call it once per name.
+const void *_Nullable rg_symbol_named(uintptr_t address, const char *_Nonnull name);
+
 #endif

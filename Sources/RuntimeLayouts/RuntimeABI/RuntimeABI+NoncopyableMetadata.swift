@@ -35,9 +35,15 @@ extension RuntimeABI {
     static func noncopyableType(
         _ mangled: Substring, context: TypeDescriptor, arguments: UnsafeRawPointer?
     ) -> Any.Type? {
+        // Exported accessors are found with `dlsym`; a type of an executable (a test bundle's
+        // own noncopyable struct) only has local symbols, in the image that declares the field.
+        func symbol(_ name: String) -> UnsafeRawPointer? {
+            dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map(UnsafeRawPointer.init)
+                ?? ImageSymbols.address(
+                    ofSymbol: name, inImageOf: UInt(bitPattern: context.address))
+        }
         guard let (nominal, rest) = splitNominal(mangled),
-            let accessor = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "$s\(nominal)Ma"),
-            let descriptor = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "$s\(nominal)Mn")
+            let accessor = symbol("$s\(nominal)Ma"), let descriptor = symbol("$s\(nominal)Mn")
         else { return nil }
         let isGeneric = descriptor.load(as: UInt32.self) & 0x80 != 0
         let metadata: UnsafeRawPointer?

@@ -85,6 +85,20 @@ public struct GrownType: Sendable, Hashable, Codable {
     public var path: [GrowthPathStep]
     /// Where the sample was created (its type was traced in the second round), demangled.
     public var creationTrace: [String]
+
+    /// Creates a grown type.
+    public init(
+        typeName: String, growth: [Int], perRepetition: Double, newInstanceBytes: Int,
+        holder: String?, path: [GrowthPathStep], creationTrace: [String]
+    ) {
+        self.typeName = typeName
+        self.growth = growth
+        self.perRepetition = perRepetition
+        self.newInstanceBytes = newInstanceBytes
+        self.holder = holder
+        self.path = path
+        self.creationTrace = creationTrace
+    }
 }
 
 /// One object on a grown type's sample path.
@@ -95,4 +109,11 @@ public struct GrowthPathStep: Sendable, Hashable, Codable {
     public var label: String?
     /// Its address, for display.
     public var address: UInt
+
+    /// Creates a step.
+    public init(typeName: String, label: String?, address: UInt) {
+        self.typeName = typeName
+        self.label = label
+        self.address = address
+    }
 }

@@ -1,3 +1,4 @@
+import HeapGrowth
 import XCTest
 
 extension XCTestCase {

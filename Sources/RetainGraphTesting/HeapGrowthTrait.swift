@@ -1,4 +1,5 @@
 import Foundation
+import HeapGrowth
 import Testing
 
 /// A Swift Testing trait that runs a test's body as a ``HeapGrowth`` measurement and records an

@@ -143,3 +143,16 @@ let package = Package(
         .testTarget(name: "RepositoryTests"),
     ]
 )
+
+// MARK: Heap profiles (issue 27), a block of its own
+//
+//   CZlib          C door 4: zlib's deflate with a gzip wrapper (Debian's zlib1g-dev)
+//   HeapProfiles   pprof heap profiles of the census's sampled mode, and a handler-agnostic
+//                  /debug/pprof/heap endpoint
+package.products.append(.library(name: "HeapProfiles", targets: ["HeapProfiles"]))
+package.targets.append(contentsOf: [
+    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+    .target(name: "HeapProfiles", dependencies: ["CZlib", "HeapCensus", "StackTraces"]),
+    // Reads the profiles back with `go tool pprof` (Debian's golang-go) where it is installed.
+    .testTarget(name: "HeapProfilesTests", dependencies: ["HeapProfiles", "HeapCensus"]),
+])

@@ -101,10 +101,10 @@ struct PprofProfile {
                 fields.uint(2, location.mapping)
                 fields.uint(3, location.address)
                 for line in location.lines {
-                    fields.message(4) { line_ in
-                        line_.uint(1, line.function)
-                        line_.int(2, line.line)
-                        line_.int(3, line.column)
+                    fields.message(4) { entry in
+                        entry.uint(1, line.function)
+                        entry.int(2, line.line)
+                        entry.int(3, line.column)
                     }
                 }
             }

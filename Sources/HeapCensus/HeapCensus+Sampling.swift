@@ -60,6 +60,19 @@ extension HeapCensus {
         SampledHeap.read()
     }
 
+    /// Runs `body` with the calling thread's allocations neither recorded nor sampled.
+    ///
+    /// For a profiler's own work, such as symbolicating and encoding a profile: the caches it
+    /// fills are not the program's heap. Allocations of other threads meanwhile are seen as
+    /// usual.
+    ///
+    /// - Parameter body: The work whose allocations the census must not see.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
+    public static func withAllocationsUnseen<T>(_ body: () throws -> T) rethrows -> T {
+        try CensusDoor.internally(body)
+    }
+
     /// Live samples now, and the memory the sampled mode's tables use.
     public static var liveSampleCount: Int { CensusDoor.liveSampleCount }
 

@@ -39,15 +39,22 @@ public struct HeapProfile: Sendable {
     /// - Complexity: O(*r* × *d*) for *r* records of stacks *d* frames deep, plus the
     ///   symbolication of addresses never seen before (about 0.1–0.3 ms each, once per process).
     public func pprof() -> [UInt8] {
-        var builder = PprofBuilder(heap)
-        return builder.build().encoded()
+        // The symbolicator's caches and the encoder's buffers are the profiler's, not the
+        // program's: they are neither recorded nor sampled.
+        HeapCensus.withAllocationsUnseen {
+            var builder = PprofBuilder(heap)
+            return builder.build().encoded()
+        }
     }
 
     /// The profile as pprof files and endpoints hold it: the protocol buffer, gzip-compressed.
     ///
     /// - Returns: The gzip data.
     /// - Throws: ``HeapProfileError/compressionFailed`` when zlib fails (out of memory).
-    public func gzipped() throws -> [UInt8] { try Gzip.compress(pprof()) }
+    public func gzipped() throws -> [UInt8] {
+        let encoded = pprof()
+        return try HeapCensus.withAllocationsUnseen { try Gzip.compress(encoded) }
+    }
 }
 
 /// Why a heap profile could not be made.

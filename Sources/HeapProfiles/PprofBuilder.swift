@@ -1,6 +1,10 @@
 import HeapCensus
 import StackTraces
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Turns a sampled heap into pprof's messages: one location per return address, one function
 /// per name and file, one mapping per image, strings interned.
 struct PprofBuilder {
@@ -51,7 +55,38 @@ struct PprofBuilder {
                         .init(key: bytes, number: Int64(record.size), numberUnit: bytes),
                     ]))
         }
+        putExecutableFirst()
         return profile
+    }
+
+    /// The running executable's path (`/proc/self/exe`), which pprof expects as the first
+    /// mapping (it names the profile's "File:" after it).
+    static let executablePath: String? = {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
+
+    /// Moves the executable's mapping to the front, renumbering mappings from 1.
+    private mutating func putExecutableFirst() {
+        guard let path = Self.executablePath,
+            let index = profile.mappings.firstIndex(where: {
+                profile.strings[Int($0.filename)] == path
+            }),
+            index > 0
+        else { return }
+        let main = profile.mappings.remove(at: index)
+        profile.mappings.insert(main, at: 0)
+        var renumbered: [UInt64: UInt64] = [:]
+        for position in profile.mappings.indices {
+            renumbered[profile.mappings[position].id] = UInt64(position + 1)
+            profile.mappings[position].id = UInt64(position + 1)
+        }
+        for position in profile.locations.indices {
+            profile.locations[position].mapping =
+                renumbered[profile.locations[position].mapping] ?? 0
+        }
     }
 
     private static func rounded(_ value: Double) -> Int64 {

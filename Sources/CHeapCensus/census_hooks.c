@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include "CHeapCensus.h"
 #include "census_internal.h"
+#include "census_sites.h"
 #include "census_table.h"
 
 #include <dlfcn.h>
@@ -64,8 +65,8 @@ __attribute__((noinline)) static void *allocate_object_and_note(const void *meta
     void *object = next(metadata, size, alignment_mask);
     if (atomic_load_explicit(&rg_recording, memory_order_relaxed) && !rg_internal_depth) {
         uintptr_t caller, above;
-        rg_caller_pair(frame, &caller, &above);
-        uintptr_t site = rg_site_id(caller, above);
+        rg_caller_pair_inline(frame, &caller, &above);
+        uintptr_t site = rg_site_id_inline(caller, above);
         rg_table_insert((uintptr_t)object, RG_ENTRY_OBJECT | site << RG_ENTRY_SITE_SHIFT);
     }
     if (atomic_load_explicit(&rg_tracing, memory_order_relaxed))
@@ -85,7 +86,9 @@ __attribute__((weak, noinline)) void *swift_allocObject(const void *metadata, si
 
 void rg_table_now_in_use(void) {}
 void rg_switch_malloc(void) {}
-void rg_samples_now_in_use(void) {}
+void rg_samples_now_in_use(void) {
+    atomic_store_explicit(&rg_samples_in_use, 1, memory_order_release);
+}
 
 static void on_sanitizer_free(const volatile void *block) {
     if (block) rg_table_remove((uintptr_t)block);
@@ -117,20 +120,21 @@ RG_HIDDEN void *(*const volatile rg_next_malloc)(size_t) = __libc_malloc;
 RG_HIDDEN void (*const volatile rg_next_free)(void *) = __libc_free;
 
 /// Records `block` if it is a Swift object or task being allocated, with its creation site,
-/// and samples it when the countdown says so. `frame` is the interposer's own frame record
-/// (its saved frame pointer is the allocating function's, `caller` its return address): the
-/// next return address is read only when the caller is swift_slowAlloc or
-/// swift_task_create_common, whose frame records are known to exist. The header word is
-/// zeroed first, so a scan that reads it before the runtime writes the metadata sees 0.
-static inline __attribute__((always_inline)) void note_block(void *block, size_t size,
-                                                             uintptr_t caller, uintptr_t frame) {
+/// and samples it when `sampling` (a constant: each malloc variant is its own copy) and the
+/// countdown say so. `frame` is the interposer's own frame record (its saved frame pointer is
+/// the allocating function's, `caller` its return address): the next return address is read
+/// only when the caller is swift_slowAlloc or swift_task_create_common, whose frame records are
+/// known to exist. The header word is zeroed first, so a scan that reads it before the runtime
+/// writes the metadata sees 0.
+static inline __attribute__((always_inline)) void
+note_block(void *block, size_t size, uintptr_t caller, uintptr_t frame, int sampling) {
     uintptr_t allocator = ((const uintptr_t *)frame)[0];
     if (rg_in_range(rg_slow_alloc_range, caller)) {
         uintptr_t object_frame = ((const uintptr_t *)allocator)[0];
         if (rg_in_range(rg_alloc_object_range, ((const uintptr_t *)allocator)[1])) {
             uintptr_t first, second;
-            rg_caller_pair(object_frame, &first, &second);
-            uintptr_t site = rg_site_id(first, second);
+            rg_caller_pair_inline(object_frame, &first, &second);
+            uintptr_t site = rg_site_id_inline(first, second);
             *(volatile uintptr_t *)block = 0;
             rg_table_insert_inline((uintptr_t)block,
                                    RG_ENTRY_OBJECT | site << RG_ENTRY_SITE_SHIFT);
@@ -144,16 +148,14 @@ static inline __attribute__((always_inline)) void note_block(void *block, size_t
         *(volatile uintptr_t *)block = 0;
         rg_table_insert((uintptr_t)block, RG_ENTRY_TASK | site << RG_ENTRY_SITE_SHIFT);
     }
-    if (atomic_load_explicit(&rg_sampling, memory_order_relaxed) &&
-        (rg_sample_countdown -= (int64_t)size) < 0)
+    if (sampling && (rg_sample_countdown -= (int64_t)size) < 0)
         rg_sample_allocation(block, size, caller, frame);
 }
 
-// rg_malloc_recording, rg_malloc_sampled and posix_memalign read their own return addresses,
-// so no part of them may move to another function: in a release build clang's hot/cold
-// splitting outlined the recording branch (marked unlikely) into `malloc.cold.1`, whose return
-// address lies in malloc, and the census recorded nothing. LLVM never splits a noinline
-// function.
+// The functions below read their own return addresses, so no part of them may move to another
+// function: in a release build clang's hot/cold splitting outlined the recording branch
+// (marked unlikely) into `malloc.cold.1`, whose return address lies in malloc, and the census
+// recorded nothing. LLVM never splits a noinline function.
 
 /// malloc while recording. Reached by a tail jump from malloc, so its return addresses are
 /// malloc's: 0 is malloc's caller, 1 that caller's caller.
@@ -161,7 +163,16 @@ RG_HIDDEN __attribute__((noinline, used)) void *rg_malloc_recording(size_t size)
     void *block = rg_next_malloc(size);
     if (block && !rg_internal_depth)
         note_block(block, size, (uintptr_t)__builtin_return_address(0),
-                   (uintptr_t)__builtin_frame_address(0));
+                   (uintptr_t)__builtin_frame_address(0), 0);
+    return block;
+}
+
+/// malloc while recording and sampling.
+RG_HIDDEN __attribute__((noinline, used)) void *rg_malloc_recording_sampling(size_t size) {
+    void *block = rg_next_malloc(size);
+    if (block && !rg_internal_depth)
+        note_block(block, size, (uintptr_t)__builtin_return_address(0),
+                   (uintptr_t)__builtin_frame_address(0), 1);
     return block;
 }
 
@@ -183,11 +194,15 @@ RG_HIDDEN __attribute__((noinline, used)) void rg_free_sampled(void *block) {
 
 /// free once the table is in use: forget the block first.
 RG_HIDDEN __attribute__((noinline, used)) void rg_free_recorded(void *block) {
+    if (block) rg_table_remove_inline((uintptr_t)block);
+    rg_next_free(block);
+}
+
+/// free once the table is in use and samples were taken: the table, then the filter.
+RG_HIDDEN __attribute__((noinline, used)) void rg_free_recorded_sampling(void *block) {
     if (block) {
         rg_table_remove_inline((uintptr_t)block);
-        if (atomic_load_explicit(&rg_samples_in_use, memory_order_relaxed) &&
-            rg_sample_filter_hit((uintptr_t)block))
-            rg_sample_forget((uintptr_t)block);
+        if (rg_sample_filter_hit((uintptr_t)block)) rg_sample_forget((uintptr_t)block);
     }
     rg_next_free(block);
 }
@@ -200,7 +215,8 @@ __attribute__((noinline)) int posix_memalign(void **result, size_t alignment, si
     if (__builtin_expect(atomic_load_explicit(&rg_recording, memory_order_relaxed), 0) &&
         !rg_internal_depth) {
         note_block(block, size, (uintptr_t)__builtin_return_address(0),
-                   (uintptr_t)__builtin_frame_address(0));
+                   (uintptr_t)__builtin_frame_address(0),
+                   atomic_load_explicit(&rg_sampling, memory_order_relaxed));
     } else if (atomic_load_explicit(&rg_sampling, memory_order_relaxed) &&
                (rg_sample_countdown -= (int64_t)size) < 0) {
         rg_sample_allocation(block, size, (uintptr_t)__builtin_return_address(0),

@@ -88,7 +88,7 @@ RG_HIDDEN uint32_t rg_site_id(uintptr_t caller, uintptr_t above);
 /// The return addresses of the two frames above `frame`, a trusted frame pointer (a frame
 /// record: the caller's frame pointer, then the return address), read through frame pointers:
 /// `*caller` is frame's return address, `*above` the next one when the caller's own frame
-/// record passes the checks (inside this thread's stack, above `frame`, aligned), else 0.
+/// record passes the checks (inside this thread's stack, above `frame`), else 0.
 /// Never faults on a caller that keeps no frame pointer: such a word fails the checks unless
 /// it is an address inside the stack, which is readable.
 RG_HIDDEN void rg_caller_pair(uintptr_t frame, uintptr_t *caller, uintptr_t *above);

@@ -11,73 +11,60 @@
 //
 // Reading the second address means trusting the caller's frame record, which a function built
 // without frame pointers does not have (its frame pointer register holds any value): the word is
-// used only if it lies inside this thread's stack, above the current frame and aligned, so the
+// used only if it lies inside this thread's stack, above the current frame, so the
 // read never faults. On x86_64 the stack's top is the thread descriptor (glibc places it at the
 // top of every thread's stack mapping) or, on the main thread, __libc_stack_end; other
 // architectures keep the first address only.
 //
-// Called from inside malloc: never calls malloc. Lookups are lock-free; a new site takes a spin
-// lock for a few dozen instructions.
+// Called from inside malloc: never calls malloc. Each thread remembers its last site (two
+// compares when it allocates at the same site again); other lookups are a lock-free probe; a new
+// site takes a spin lock for a few dozen instructions.
 
 #define _GNU_SOURCE
-#include "CHeapCensus.h"
-#include "census_internal.h"
+#include "census_sites.h"
 
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 
-/// The widest frame the walk accepts between two frame records.
-#define RG_FRAME_SPAN ((uintptr_t)1 << 20)
-/// Index slots: twice the sites, so probes stay short when the table is full.
-#define RG_SITE_INDEX_BITS 17
-
-typedef struct {
-    uintptr_t caller, above;
-} site_t;
-
-/// Sites by id (id 0 unused), and the index: hash → id, 0 for an empty slot. Both mapped at
-/// the first new site; untouched pages cost nothing.
-static site_t *sites;
-static _Atomic(uint16_t) *site_index;
+RG_HIDDEN rg_site_t *rg_sites;
+RG_HIDDEN _Atomic(uint16_t) *_Atomic rg_site_index;
 static _Atomic(uint32_t) site_count;
 static _Atomic(size_t) dropped;
 static _Atomic(int) site_lock;
 
-extern void *__libc_stack_end;
+__thread uintptr_t rg_stack_end __attribute__((tls_model("initial-exec")));
 
-/// The highest address of the calling thread's stack that a frame walk may read below, or 0.
-static inline uintptr_t stack_end_above(uintptr_t frame) {
+uintptr_t rg_find_stack_end(uintptr_t frame) {
+    uintptr_t end = 1;
 #if defined(__x86_64__)
     uintptr_t thread;
     __asm__("movq %%fs:0, %0" : "=r"(thread));
-    if (frame < thread) return thread;
-    uintptr_t end = (uintptr_t)__libc_stack_end;
-    return frame < end ? end : 0;
+    uintptr_t main_end = (uintptr_t)__libc_stack_end;
+    if (frame < thread)
+        end = thread;
+    else if (frame < main_end)
+        end = main_end;
 #else
     (void)frame;
-    return 0;
 #endif
+    rg_stack_end = end;
+    return end;
 }
 
-uintptr_t rg_next_frame(uintptr_t frame) {
-    uintptr_t end = stack_end_above(frame);
-    if (!end) return 0;
-    uintptr_t next = ((const uintptr_t *)frame)[0];
-    if (next <= frame || (next & 7) || next - frame > RG_FRAME_SPAN || next + 16 > end) return 0;
-    return next;
-}
+uintptr_t rg_next_frame(uintptr_t frame) { return rg_next_frame_inline(frame); }
 
 void rg_caller_pair(uintptr_t frame, uintptr_t *caller, uintptr_t *above) {
-    *caller = ((const uintptr_t *)frame)[1];
-    uintptr_t next = rg_next_frame(frame);
-    *above = next ? ((const uintptr_t *)next)[1] : 0;
+    rg_caller_pair_inline(frame, caller, above);
 }
 
-static inline size_t site_hash(uintptr_t caller, uintptr_t above) {
-    uint64_t hash = (uint64_t)caller * 0x9E3779B97F4A7C15ull ^ (uint64_t)above * 0xC2B2AE3D27D4EB4Full;
-    return (size_t)(hash >> (64 - RG_SITE_INDEX_BITS));
-}
+__thread uintptr_t rg_last_site_caller __attribute__((tls_model("initial-exec")));
+__thread uintptr_t rg_last_site_above __attribute__((tls_model("initial-exec")));
+__thread uint32_t rg_last_site_id __attribute__((tls_model("initial-exec")));
+
+uint32_t rg_site_lookup(uintptr_t caller, uintptr_t above) { return rg_site_probe(caller, above); }
+
+uint32_t rg_site_id(uintptr_t caller, uintptr_t above) { return rg_site_id_inline(caller, above); }
 
 static void lock_sites(void) {
     int expected = 0;
@@ -92,53 +79,48 @@ static void unlock_sites(void) { atomic_store_explicit(&site_lock, 0, memory_ord
 
 /// Maps the tables once (under the site lock); false when memory is exhausted.
 static int map_sites(void) {
-    if (site_index) return 1;
-    void *table = mmap(NULL, RG_SITE_LIMIT * sizeof(site_t), PROT_READ | PROT_WRITE,
+    if (atomic_load_explicit(&rg_site_index, memory_order_relaxed)) return 1;
+    void *table = mmap(NULL, RG_SITE_LIMIT * sizeof(rg_site_t), PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (table == MAP_FAILED) return 0;
     void *index = mmap(NULL, ((size_t)1 << RG_SITE_INDEX_BITS) * sizeof(uint16_t),
                        PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (index == MAP_FAILED) {
-        munmap(table, RG_SITE_LIMIT * sizeof(site_t));
+        munmap(table, RG_SITE_LIMIT * sizeof(rg_site_t));
         return 0;
     }
-    sites = table;
-    __atomic_store_n(&site_index, (_Atomic(uint16_t) *)index, __ATOMIC_RELEASE);
+    rg_sites = table;
+    atomic_store_explicit(&rg_site_index, (_Atomic(uint16_t) *)index, memory_order_release);
     return 1;
 }
 
 /// Probes for the pair from its home slot; returns its id, or 0 with `*slot` the empty slot
 /// where it would go.
-static inline uint32_t find_site(_Atomic(uint16_t) *index, uintptr_t caller, uintptr_t above,
-                                 size_t *slot) {
+static uint32_t find_site(_Atomic(uint16_t) *index, uintptr_t caller, uintptr_t above,
+                          size_t *slot) {
     const size_t mask = ((size_t)1 << RG_SITE_INDEX_BITS) - 1;
-    for (size_t at = site_hash(caller, above);; at = (at + 1) & mask) {
+    for (size_t at = rg_site_hash(caller, above);; at = (at + 1) & mask) {
         uint32_t id = atomic_load_explicit(&index[at], memory_order_acquire);
         if (!id) {
             *slot = at;
             return 0;
         }
-        if (sites[id].caller == caller && sites[id].above == above) return id;
+        if (rg_sites[id].caller == caller && rg_sites[id].above == above) return id;
     }
 }
 
-uint32_t rg_site_id(uintptr_t caller, uintptr_t above) {
+uint32_t rg_site_add(uintptr_t caller, uintptr_t above) {
     if (!caller) return 0;
-    _Atomic(uint16_t) *index = __atomic_load_n(&site_index, __ATOMIC_ACQUIRE);
     size_t slot;
-    if (index) {
-        uint32_t id = find_site(index, caller, above, &slot);
-        if (id) return id;
-    }
     lock_sites();
     uint32_t id = 0;
     if (map_sites()) {
-        index = site_index;
+        _Atomic(uint16_t) *index = atomic_load_explicit(&rg_site_index, memory_order_relaxed);
         id = find_site(index, caller, above, &slot);
         uint32_t count = atomic_load_explicit(&site_count, memory_order_relaxed);
         if (!id && count + 1 < RG_SITE_LIMIT) {
             id = count + 1;
-            sites[id] = (site_t){caller, above};
+            rg_sites[id] = (rg_site_t){caller, above};
             atomic_store_explicit(&site_count, id, memory_order_release);
             atomic_store_explicit(&index[slot], (uint16_t)id, memory_order_release);
         }
@@ -150,8 +132,8 @@ uint32_t rg_site_id(uintptr_t caller, uintptr_t above) {
 
 bool rg_census_site(uint32_t id, uintptr_t *caller, uintptr_t *above) {
     if (id == 0 || id > atomic_load_explicit(&site_count, memory_order_acquire)) return false;
-    *caller = sites[id].caller;
-    *above = sites[id].above;
+    *caller = rg_sites[id].caller;
+    *above = rg_sites[id].above;
     return true;
 }
 
@@ -164,12 +146,12 @@ size_t rg_census_sites_dropped(void) {
 }
 
 size_t rg_census_site_bytes(void) {
-    if (!__atomic_load_n(&site_index, __ATOMIC_ACQUIRE)) return 0;
+    if (!atomic_load_explicit(&rg_site_index, memory_order_acquire)) return 0;
     // The index's pages are touched at random (all of them once a few thousand sites exist);
     // the sites' pages in order.
     size_t count = atomic_load_explicit(&site_count, memory_order_relaxed);
     size_t index_bytes = ((size_t)1 << RG_SITE_INDEX_BITS) * sizeof(uint16_t);
-    size_t site_pages = ((count + 1) * sizeof(site_t) + 4095) / 4096;
+    size_t site_pages = ((count + 1) * sizeof(rg_site_t) + 4095) / 4096;
     size_t index_pages = count < index_bytes / 4096 ? count : index_bytes / 4096;
     return (site_pages + index_pages) * 4096;
 }

@@ -22,6 +22,10 @@ nonisolated(unsafe) var sampledBlobs: [SampledBlob] = []
 /// The sampled mode, used as a production process would: public API only.
 @Suite(.serialized) struct SampledHeapTests {
     @Test func theEstimatedLiveBytesOfAKnownPatternAreWithinTenPercentOfTheTruth() throws {
+        try SamplingTestLock.withLock { try estimateAKnownPattern() }
+    }
+
+    private func estimateAKnownPattern() throws {
         // 1 KiB between samples on average: about 6,000 samples of the small objects, 6,000 of
         // the 1,000-byte blobs and every 100,000-byte blob, so each estimate's standard error
         // is 1-2 % and 10 % is many of them.
@@ -62,11 +66,15 @@ nonisolated(unsafe) var sampledBlobs: [SampledBlob] = []
 
     @Test func aSampleCarriesTheStackAndTypeOfItsAllocation() throws {
         // Every allocation sampled: the interval of 1 byte.
-        try #require(HeapCensus.startSampling(meanInterval: 1))
-        let before = HeapCensus.sampledHeap()
-        let blob = makeBlobForTheStack()
-        HeapCensus.stopSampling()
-        let grew = HeapCensus.sampledHeap().growth(since: before)
+        let (before, blob, after) = try SamplingTestLock.withLock {
+            () throws -> (SampledHeap, SampledBlob, SampledHeap) in
+            try #require(HeapCensus.startSampling(meanInterval: 1))
+            defer { HeapCensus.stopSampling() }
+            let before = HeapCensus.sampledHeap()
+            let blob = makeBlobForTheStack()
+            return (before, blob, HeapCensus.sampledHeap())
+        }
+        let grew = after.growth(since: before)
         let mine = try #require(grew.first { $0.typeName.hasSuffix("SampledBlob") })
         #expect(mine.objects.rounded() == 1)
         let names = mine.stack.symbolicated().compactMap(\.function)

@@ -58,15 +58,20 @@ func firstRow(ofTop text: String) -> String? {
 
 @Suite(.serialized, .enabled(if: PprofTool.go != nil, "go tool pprof is not installed"))
 struct PprofToolTests {
+    /// Keeps only the samples of this test's type (other suites allocate meanwhile).
+    static let things = "-tagfocus=type=ProfiledThing$"
+
     @Test func goToolPprofReadsTheProfileAndListsTheAllocatingFunctionFirst() throws {
-        try #require(HeapCensus.startSampling(meanInterval: 1))
-        profiledThings = makeProfiledThings(2_000)
-        HeapCensus.stopSampling()
+        let profile = try SamplingTestLock.withLock { () throws -> [UInt8] in
+            try #require(HeapCensus.startSampling(meanInterval: 1))
+            profiledThings = makeProfiledThings(2_000)
+            HeapCensus.stopSampling()
+            return try HeapProfile.sampled().gzipped()
+        }
         defer { profiledThings = [] }
-        let profile = try HeapProfile.sampled().gzipped()
         #expect(profile.starts(with: [0x1f, 0x8b]), "gzip")
         let path = try PprofTool.file(profile, named: "things")
-        let top = try PprofTool.run(["-top", "-sample_index=inuse_space", path])
+        let top = try PprofTool.run(["-top", "-sample_index=inuse_space", Self.things, path])
         let row = try #require(firstRow(ofTop: top), "\(top)")
         #expect(row.contains("ProfiledThing") || row.contains("makeProfiledThings"), "\(top)")
         // The type is a label of every sample.
@@ -78,17 +83,19 @@ struct PprofToolTests {
     }
 
     @Test func aDiffOfTwoProfilesShowsWhatGrewAsTheInProcessGrowthDoes() throws {
-        try #require(HeapCensus.startSampling(meanInterval: 1))
-        defer { HeapCensus.stopSampling() }
-        let earlier = HeapCensus.sampledHeap()
-        profiledThings = makeProfiledThings(500)
-        let later = HeapCensus.sampledHeap()
+        let (earlier, later) = try SamplingTestLock.withLock {
+            () throws -> (SampledHeap, SampledHeap) in
+            try #require(HeapCensus.startSampling(meanInterval: 1))
+            defer { HeapCensus.stopSampling() }
+            let earlier = HeapCensus.sampledHeap()
+            profiledThings = makeProfiledThings(500)
+            return (earlier, HeapCensus.sampledHeap())
+        }
         defer { profiledThings = [] }
         let base = try PprofTool.file(try HeapProfile(earlier).gzipped(), named: "base")
         let grown = try PprofTool.file(try HeapProfile(later).gzipped(), named: "grown")
-        let diff = try PprofTool.run([
-            "-top", "-sample_index=inuse_space", "-diff_base", base, grown,
-        ])
+        let diff = try PprofTool.run(
+            ["-top", "-sample_index=inuse_space", Self.things, "-diff_base", base, grown])
         let row = try #require(firstRow(ofTop: diff), "\(diff)")
         #expect(row.contains("ProfiledThing") || row.contains("makeProfiledThings"), "\(diff)")
         // The same growth in process, with the census's type name.

@@ -50,7 +50,8 @@ run() {  # run NAME ARGS...: starts the server, prints wrk's requests/s, stops t
   "$bin/$name" --host 127.0.0.1 --port 0 "$@" >"$log" 2>&1 &
   local pid=$! port="" waited=0
   while [ -z "$port" ]; do
-    port="$(grep -Eo 'http://127\.0\.0\.1:[0-9]+' "$log" | head -1 | sed 's/.*://')" || true
+    # Hummingbird logs the bound address on stderr (unbuffered); stdout is buffered in a file.
+    port="$(grep -Eo '127\.0\.0\.1:[0-9]+' "$log" | head -1 | sed 's/.*://')" || true
     if [ -z "$port" ]; then
       kill -0 "$pid" 2>/dev/null || { echo "$name exited: $(cat "$log")" >&2; return 1; }
       waited=$((waited + 1)); [ "$waited" -lt 600 ] || { kill "$pid"; return 1; }

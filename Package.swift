@@ -7,7 +7,9 @@
 //   CLibunwind           C door: libunwind behind static inline wrappers
 //   CSwiftRuntime        C door: four reference-counting entry points of the Swift runtime
 //   CImageSymbols        C door: names of data symbols from the loaded images' symbol tables
-//   CHeapCensus          C door: the census's interposed allocation functions and its table
+//   CHeapCensus          C door: the census's interposed allocation functions, its table,
+//                        creation sites and the sampled mode
+//   CZlib                C door: zlib's deflate with a gzip wrapper (Debian's zlib1g-dev)
 //   Locking              a pthread-backed lock that ThreadSanitizer understands (package-internal)
 //   StackTraces          cheap return-address capture, lazy symbolication and demangling
 //   ObjectGraph          the one graph: compact representation, builder, one ownership and role
@@ -20,6 +22,8 @@
 //   HeapCensus           a census of live Swift heap objects and the heap's reference graph
 //   RetainGraphReports   report types readable without the census or a test framework
 //   HeapGrowth           what repeated work leaves behind on the heap (census snapshots diffed)
+//   HeapProfiles         pprof heap profiles of the census's sampled mode, and a
+//                        handler-agnostic /debug/pprof/heap endpoint
 //   LeakTracking         expected death, verdicts, leak reports (text, JSON, DOT) and sinks
 //   RetainGraphTesting   every Swift Testing trait and XCTest helper (leaks, heap growth)
 //   retain-graph         command-line tool: render and compare reports (no census, no test
@@ -37,6 +41,7 @@ let package = Package(
         .library(name: "HeapCensus", targets: ["HeapCensus"]),
         .library(name: "HeapGrowth", targets: ["HeapGrowth"]),
         .library(name: "RetainGraphReports", targets: ["RetainGraphReports"]),
+        .library(name: "HeapProfiles", targets: ["HeapProfiles"]),
         .library(name: "LeakTracking", targets: ["LeakTracking"]),
         .library(name: "RetainGraphTesting", targets: ["RetainGraphTesting"]),
         .executable(name: "retain-graph", targets: ["retain-graph"]),
@@ -75,6 +80,8 @@ let package = Package(
         ),
         .target(name: "RetainGraphReports"),
         .target(name: "HeapGrowth", dependencies: ["HeapCensus", "RetainGraphReports"]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "HeapProfiles", dependencies: ["CZlib", "HeapCensus", "StackTraces"]),
         .target(
             name: "LeakTracking",
             dependencies: [
@@ -121,6 +128,8 @@ let package = Package(
             name: "HeapGrowthTests",
             dependencies: ["HeapGrowth", "HeapCensus", "RetainGraphTesting"]
         ),
+        // Reads the profiles back with `go tool pprof` (Debian's golang-go) where it is installed.
+        .testTarget(name: "HeapProfilesTests", dependencies: ["HeapProfiles", "HeapCensus"]),
         .testTarget(
             name: "HeapCensusLeakTests",
             dependencies: [

@@ -99,6 +99,16 @@ let package = Package(
             dependencies: ["CensusSupport", .product(name: "HeapCensus", package: "RetainGraph")],
             path: "Sources/CensusSoak"
         ),
+        // Issue 27: census memory per object with creation sites, and one heap profile of a
+        // process with 1M live objects (sampled mode): `HeapProfileScale census|sampled`.
+        .executableTarget(
+            name: "HeapProfileScale",
+            dependencies: [
+                "CensusSupport", .product(name: "HeapCensus", package: "RetainGraph"),
+                .product(name: "HeapProfiles", package: "RetainGraph"),
+            ],
+            path: "Sources/HeapProfileScale"
+        ),
         .executableTarget(
             name: "TimerDispatch",
             dependencies: [

@@ -87,7 +87,9 @@ struct LeakFixture {
 
 /// A discoverer that finds nothing, to measure the whole-graph snapshot a discoverer causes.
 struct AddsNothing: ReferenceDiscoverer {
-    func discoverReferences(into snapshot: inout GraphSnapshot, for request: DiscoveryRequest) {}
+    func discoverReferences(
+        into builder: inout GraphSnapshot.Builder, for request: DiscoveryRequest
+    ) {}
 }
 
 /// Measures `verdicts()` of a watcher whose one watch, on the fixture's owner, is past its

@@ -21,7 +21,7 @@ enum CompactFigures {
                 builder.addEdge(
                     from: UInt32(index), to: UInt32(random.next() % UInt64(count)),
                     ownership: (2 * index + slot) % 5 == 4 ? .weak : .strong,
-                    labelNumber: slot == 0 ? first : second)
+                    roleNumber: slot == 0 ? first : second)
             }
         }
         let runLoop = builder.intern("RunLoop")

@@ -17,6 +17,7 @@
 //   LeakTracking         expected death, verdicts, leak reports (text, JSON, DOT) and sinks
 //   RetainGraphTesting   XCTest helpers and a Swift Testing trait
 //   retain-graph         command-line tool: render and compare JSON reports
+//   HeapExport           heap graphs written for other tools (V8 .heapsnapshot: DevTools, memlab)
 import PackageDescription
 
 let package = Package(
@@ -30,6 +31,7 @@ let package = Package(
         .library(name: "HeapGrowth", targets: ["HeapGrowth"]),
         .library(name: "LeakTracking", targets: ["LeakTracking"]),
         .library(name: "RetainGraphTesting", targets: ["RetainGraphTesting"]),
+        .library(name: "HeapExport", targets: ["HeapExport"]),
         .executable(name: "retain-graph", targets: ["retain-graph"]),
     ],
     dependencies: [
@@ -141,5 +143,13 @@ let package = Package(
         ),
         // Checks that the manifest and README.md tell the truth about the code.
         .testTarget(name: "RepositoryTests"),
+
+        // Issue 25: heap graphs in other tools' formats (V8 `.heapsnapshot` for Chrome DevTools
+        // and memlab), checked in a real headless Chromium (Scripts/devtools/, Python 3 only).
+        .target(name: "HeapExport", dependencies: ["RetainGraph", "HeapCensus", "StackTraces"]),
+        .testTarget(
+            name: "HeapExportTests",
+            dependencies: ["HeapExport", "HeapCensus", "RetainGraph"]
+        ),
     ]
 )

@@ -26,15 +26,18 @@ extension V8HeapSnapshot {
     ///   - ids: Each node's stable number, by node number (written as ``objectID(_:)``, which
     ///     DevTools keeps in 32 bits: numbers below 2³¹); missing ones are the node number + 1.
     ///   - rootGroup: The group a root goes under, from its name; by default `(name)`.
+    ///   - groupEdge: How the synthetic root holds each group (see
+    ///     ``addRootGroup(named:through:)``).
     public init(
         graph: CompactGraph, sizes: [UInt32], ids: [UInt64] = [],
-        rootGroup: (String) -> String = { "(\($0))" }
+        rootGroup: (String) -> String = { "(\($0))" }, groupEdge: EdgeType = .shortcut
     ) {
         self.init(expectedNodes: graph.nodeCount + 8, expectedEdges: graph.edgeCount + 8)
         var groups: [String: Int] = [:]
         let roots = graph.roots
         for root in roots where groups[rootGroup(root.name)] == nil {
-            groups[rootGroup(root.name)] = addRootGroup(named: rootGroup(root.name))
+            groups[rootGroup(root.name)] = addRootGroup(
+                named: rootGroup(root.name), through: groupEdge)
         }
         let first = nodeCount
         let nodes = graph.nodeCount

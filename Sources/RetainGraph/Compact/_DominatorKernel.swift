@@ -5,8 +5,13 @@
 // compression, the NCA walk and the retained-size sums), run over a million nodes. With
 // `[UInt32]` arrays every access pays a bounds check and every write a uniqueness check; the
 // same reason `_CompactGraphKernels.swift` gives. Measured with `GraphScale dominators` on the
-// 1M-node / 3.2M-edge random graph (see Benchmarks/RESULTS.md for the figures and the load they
-// were taken at). Every pointer comes from the graph's arrays (alive for the whole call) or from
+// 1M-object / 3.2M-reference random graph (2 cores, load 3–5, phase timings): the search 260 ms,
+// the semidominators 160 ms, everything else 35 ms; recording each edge's pair of preorder
+// numbers during the search (8 bytes per edge of scratch) made the predecessor rows a
+// sequential pass instead of two random lookups per edge (891 → 708 ms wall at load 4.6).
+// Co-locating each node's number with its row (as `Visit` does for the component search) and
+// each forest link with its label measured slower here (535 vs 490 ms CPU), so they are not
+// done. Every pointer comes from the graph's arrays (alive for the whole call) or from
 // a scratch buffer allocated and freed in the same function; every node number read from the
 // graph is below `nodeCount` by construction (`CompactGraph.Builder.build` drops edges naming
 // unknown nodes), every root is checked against `nodeCount` before use.
@@ -56,7 +61,17 @@ extension OutEdgeKernel {
             vertex.deallocate()
             parent.deallocate()
         }
-        let reached = depthFirst(from: roots, number: number, vertex: vertex, parent: parent)
+        // Every strong edge between reached nodes, by preorder numbers, as the search meets it:
+        // the predecessor rows are then sorted from these without looking a number up again.
+        let edgeTo = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: targets.count)
+        let edgeFrom = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: targets.count)
+        defer {
+            edgeTo.deallocate()
+            edgeFrom.deallocate()
+        }
+        let (reached, edgeCount) = depthFirst(
+            from: roots, number: number, vertex: vertex, parent: parent, edgeTo: edgeTo,
+            edgeFrom: edgeFrom)
         let count = reached + 1  // with the virtual root
 
         // Predecessors by preorder number, in rows: the virtual root before each root, then
@@ -64,15 +79,8 @@ extension OutEdgeKernel {
         let predStart = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: count + 1)
         predStart.initialize(repeating: 0)
         defer { predStart.deallocate() }
-        for root in roots where Int(root) < nodeCount {
-            predStart[Int(number[Int(root)]) + 1] &+= 1
-        }
-        for position in 1..<count {
-            let node = Int(vertex[position])
-            for edge in Int(outStart[node])..<Int(strongOutEnd[node]) {
-                predStart[Int(number[Int(targets[edge])]) + 1] &+= 1
-            }
-        }
+        for root in roots where Int(root) < nodeCount { predStart[Int(number[Int(root)]) + 1] &+= 1 }
+        for edge in 0..<edgeCount { predStart[Int(edgeTo[edge]) + 1] &+= 1 }
         for position in 0..<count { predStart[position + 1] &+= predStart[position] }
         let preds = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: Int(predStart[count]))
         defer { preds.deallocate() }
@@ -85,13 +93,10 @@ extension OutEdgeKernel {
             preds[Int(semi[row])] = 0
             semi[row] &+= 1
         }
-        for position in 1..<count {
-            let node = Int(vertex[position])
-            for edge in Int(outStart[node])..<Int(strongOutEnd[node]) {
-                let row = Int(number[Int(targets[edge])])
-                preds[Int(semi[row])] = UInt32(truncatingIfNeeded: position)
-                semi[row] &+= 1
-            }
+        for edge in 0..<edgeCount {
+            let row = Int(edgeTo[edge])
+            preds[Int(semi[row])] = edgeFrom[edge]
+            semi[row] &+= 1
         }
 
         let dominator = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: count)
@@ -142,13 +147,15 @@ extension OutEdgeKernel {
     }
 
     /// Numbers the nodes the roots reach over strong edges in depth-first preorder (from 1),
-    /// recording each one's node (`vertex`) and its parent's number (`parent`, 0 for roots).
+    /// recording each one's node (`vertex`) and its parent's number (`parent`, 0 for roots),
+    /// and every strong edge it crosses as a pair of numbers (`edgeFrom` → `edgeTo`).
     ///
-    /// - Returns: The number of nodes reached.
+    /// - Returns: The number of nodes reached and of edges recorded.
     private func depthFirst(
         from roots: UnsafeBufferPointer<UInt32>, number: UnsafeMutableBufferPointer<UInt32>,
-        vertex: UnsafeMutableBufferPointer<UInt32>, parent: UnsafeMutableBufferPointer<UInt32>
-    ) -> Int {
+        vertex: UnsafeMutableBufferPointer<UInt32>, parent: UnsafeMutableBufferPointer<UInt32>,
+        edgeTo: UnsafeMutableBufferPointer<UInt32>, edgeFrom: UnsafeMutableBufferPointer<UInt32>
+    ) -> (nodes: Int, edges: Int) {
         // The explicit stack: a node's number and the next strong edge to look at.
         let stackNode = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
         let stackEdge = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
@@ -157,6 +164,7 @@ extension OutEdgeKernel {
             stackEdge.deallocate()
         }
         var reached: UInt32 = 0
+        var crossed = 0
         vertex[0] = 0
         parent[0] = 0
         for root in roots where Int(root) < nodeCount && number[Int(root)] == 0 {
@@ -169,17 +177,26 @@ extension OutEdgeKernel {
             var depth = 1
             while depth > 0 {
                 let node = Int(stackNode[depth - 1])
+                let nodeNumber = number[node]
                 var edge = Int(stackEdge[depth - 1])
                 let end = Int(strongOutEnd[node])
                 var descended = false
                 while edge < end {
                     let next = Int(targets[edge])
                     edge += 1
-                    if number[next] == 0 {
+                    var nextNumber = number[next]
+                    let isNew = nextNumber == 0
+                    if isNew {
                         reached &+= 1
+                        nextNumber = reached
                         number[next] = reached
+                    }
+                    edgeTo[crossed] = nextNumber
+                    edgeFrom[crossed] = nodeNumber
+                    crossed += 1
+                    if isNew {
                         vertex[Int(reached)] = UInt32(truncatingIfNeeded: next)
-                        parent[Int(reached)] = number[node]
+                        parent[Int(reached)] = nodeNumber
                         stackEdge[depth - 1] = UInt32(truncatingIfNeeded: edge)
                         stackNode[depth] = UInt32(truncatingIfNeeded: next)
                         stackEdge[depth] = outStart[next]
@@ -191,7 +208,7 @@ extension OutEdgeKernel {
                 if !descended { depth -= 1 }
             }
         }
-        return Int(reached)
+        return (Int(reached), crossed)
     }
 
     /// Computes each reached node's semidominator (by preorder number) into `semi`, visiting

@@ -61,7 +61,10 @@ let package = Package(
         // Analysis at heap scale (issue 15): every figure of its table, with the load average.
         .executableTarget(
             name: "GraphScale",
-            dependencies: [.product(name: "RetainGraph", package: "RetainGraph")],
+            dependencies: [
+                .product(name: "RetainGraph", package: "RetainGraph"),
+                .product(name: "HeapExport", package: "RetainGraph"),
+            ],
             path: "Sources/GraphScale"
         ),
         // Heap census (issue 13): allocation cost not linked / off / on (Scripts/census-cost.sh,

@@ -71,7 +71,8 @@ struct CensusInDevToolsTests {
         let summary = try run.value(0, as: [DevToolsDriver.SummaryRow].self)
         let ownerType = heap[owner].typeName
         #expect(ownerType == "HeapExportTests.TaskHeldOwner")
-        #expect(summary.first { $0.name == ownerType }?.count == heap.objects(ofType: ownerType).count)
+        #expect(
+            summary.first { $0.name == ownerType }?.count == heap.objects(ofType: ownerType).count)
         #expect(summary.first { $0.name == "Task" } != nil)
 
         let inspection = try run.value(1, as: DevToolsDriver.Inspection.self)

@@ -47,7 +47,8 @@ enum DevToolsDriver {
         func value<T: Decodable>(_ number: Int, as type: T.Type) throws -> T {
             let results = json["results"] as? [[String: Any]] ?? []
             let value = try #require(results.count > number ? results[number]["value"] : nil)
-            let data = try JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed])
+            let data = try JSONSerialization.data(
+                withJSONObject: value, options: [.fragmentsAllowed])
             return try JSONDecoder().decode(T.self, from: data)
         }
 
@@ -89,7 +90,8 @@ enum DevToolsDriver {
         let errors = Pipe()
         process.standardError = errors
         try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = String(
+            decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         switch process.terminationStatus {
         case 0: break

@@ -47,7 +47,9 @@ struct GraphInDevToolsTests {
         try V8HeapSnapshot(graph: graph, sizes: sizes, ids: ids).write(toFile: file.path)
         let objectIDs = ids.map { Int(V8HeapSnapshot.objectID($0)) }
         var queries: [[String: Any]] = [["kind": "summary", "snapshot": 0]]
-        for id in objectIDs { queries.append(["kind": "inspect", "snapshot": 0, "id": id, "depth": 4]) }
+        for id in objectIDs {
+            queries.append(["kind": "inspect", "snapshot": 0, "id": id, "depth": 4])
+        }
         let run = try DevToolsDriver.run(snapshots: [file], queries: queries, folder: folder)
 
         let summary = try run.value(0, as: [DevToolsDriver.SummaryRow].self)

@@ -79,7 +79,9 @@ extension OutEdgeKernel {
         let predStart = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: count + 1)
         predStart.initialize(repeating: 0)
         defer { predStart.deallocate() }
-        for root in roots where Int(root) < nodeCount { predStart[Int(number[Int(root)]) + 1] &+= 1 }
+        for root in roots where Int(root) < nodeCount {
+            predStart[Int(number[Int(root)]) + 1] &+= 1
+        }
         for edge in 0..<edgeCount { predStart[Int(edgeTo[edge]) + 1] &+= 1 }
         for position in 0..<count { predStart[position + 1] &+= predStart[position] }
         let preds = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: Int(predStart[count]))

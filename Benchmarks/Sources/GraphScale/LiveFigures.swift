@@ -120,8 +120,7 @@ enum LiveFigures {
             samples[1].append(milliseconds(clock.measure { _ = compact.strongComponents() }))
             samples[2].append(milliseconds(clock.measure { _ = compact.rootPaths() }))
             samples[3].append(
-                milliseconds(
-                    clock.measure { _ = (compact.strongComponents(), compact.rootPaths()) }))
+                milliseconds(clock.measure { _ = (compact.strongComponents(), compact.rootPaths()) }))
             samples[4].append(
                 milliseconds(clock.measure { _ = compact.componentsAndRootPathsConcurrently() }))
             snapshot = nil

@@ -16,6 +16,7 @@
 //                        vocabulary, components, the prioritizing path finder
 //   RuntimeLayouts       the one reader of runtime metadata: layouts compiled once per type,
 //                        executed by the reflection walk and the census scan (package-internal)
+//   HeapExport           the graph written for other tools (V8 .heapsnapshot: DevTools, memlab)
 //   RetainGraph          the live object graph, its snapshots (views over ObjectGraph), discovery
 //   TrackedTimers        run-loop, dispatch and frame timers, proxies, a named-timer registry
 //   ReferenceReflection  discovers undeclared references by reading watched objects (opt-in)
@@ -35,6 +36,7 @@ let package = Package(
     products: [
         .library(name: "StackTraces", targets: ["StackTraces"]),
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .library(name: "HeapExport", targets: ["HeapExport"]),
         .library(name: "RetainGraph", targets: ["RetainGraph"]),
         .library(name: "TrackedTimers", targets: ["TrackedTimers"]),
         .library(name: "ReferenceReflection", targets: ["ReferenceReflection"]),
@@ -62,6 +64,7 @@ let package = Package(
         .target(name: "ObjectGraph", dependencies: ["Locking"]),
         .target(name: "CImageSymbols"),
         .target(name: "RuntimeLayouts", dependencies: ["ObjectGraph", "CImageSymbols", "Locking"]),
+        .target(name: "HeapExport", dependencies: ["ObjectGraph"]),
         .target(
             name: "RetainGraph",
             dependencies: ["ObjectGraph", "CSwiftRuntime", "StackTraces", "Locking"]
@@ -74,8 +77,8 @@ let package = Package(
         .target(
             name: "HeapCensus",
             dependencies: [
-                "CHeapCensus", "RetainGraph", "ObjectGraph", "RuntimeLayouts", "StackTraces",
-                "Locking",
+                "CHeapCensus", "RetainGraph", "ObjectGraph", "RuntimeLayouts", "HeapExport",
+                "StackTraces", "Locking",
             ]
         ),
         .target(name: "RetainGraphReports"),
@@ -128,6 +131,12 @@ let package = Package(
             name: "HeapGrowthTests",
             dependencies: ["HeapGrowth", "HeapCensus", "RetainGraphTesting"]
         ),
+        // Loads exported files into the real DevTools frontend in headless Chromium
+        // (Scripts/devtools/, Python 3 only; Debian's chromium).
+        .testTarget(
+            name: "HeapExportTests",
+            dependencies: ["HeapExport", "HeapCensus", "RetainGraph"]
+        ),
         // Reads the profiles back with `go tool pprof` (Debian's golang-go) where it is installed.
         .testTarget(name: "HeapProfilesTests", dependencies: ["HeapProfiles", "HeapCensus"]),
         .testTarget(
@@ -177,5 +186,6 @@ let package = Package(
         ),
         // Checks that the manifest and README.md tell the truth about the code.
         .testTarget(name: "RepositoryTests"),
+
     ]
 )

@@ -71,7 +71,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "GraphScale",
-            dependencies: [.product(name: "RetainGraph", package: "RetainGraph")],
+            dependencies: [
+                .product(name: "RetainGraph", package: "RetainGraph"),
+                .product(name: "HeapExport", package: "RetainGraph"),
+            ],
             path: "Sources/GraphScale"
         ),
         // Heap census (issue 13): allocation cost not linked / off / on (Scripts/census-cost.sh,

@@ -9,12 +9,13 @@ struct CompactGraphAnalysisTests {
     static func graph(
         _ count: Int, strong edges: [(UInt32, UInt32)],
         other: [(UInt32, UInt32, Ownership)] = [],
-        roots: [UInt32] = [], locality: Bool = false
+        roots: [UInt32] = [], sizes: [Int] = [], locality: Bool = false
     ) -> CompactGraph {
         var builder = CompactGraph.Builder()
         for node in 0..<count {
             builder.addNode(
-                kind: roots.contains(UInt32(node)) ? .root : .object, typeName: "N\(node)")
+                kind: roots.contains(UInt32(node)) ? .root : .object, typeName: "N\(node)",
+                size: node < sizes.count ? sizes[node] : 0)
         }
         for root in roots { builder.addRoot(root, name: "root N\(root)") }
         for (from, to) in edges {

@@ -1,4 +1,4 @@
-import CSwiftRuntime
+internal import CSwiftRuntime
 
 /// A reference that keeps an object's memory allocated, not the object alive, and hands out
 /// the object only while it lives: a weak reference without the weak reference's side table.

@@ -108,9 +108,14 @@ private struct Joining {
             case .timer: kind = .timer
             default: kind = .object
             }
+            // Where it was made: a full trace when the user asked for one, else the census's
+            // creation site (the allocating initializer's caller and its caller).
+            let heapID = HeapObjectID(rawValue: Int32(node))
+            let trace = heap.creationTrace(of: heapID) ?? heap.creationSite(of: heapID)?.trace
             additions.addNode(
                 id: id, typeName: graph.typeName(of: node), kind: kind,
-                address: graph.address(of: node), size: graph.size(of: node))
+                address: graph.address(of: node), size: graph.size(of: node),
+                creationTrace: trace)
             identities[node] = id
             return id
         }

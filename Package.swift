@@ -6,6 +6,8 @@
 // Module map (one job each; CONTRIBUTING.md says which module owns which concept):
 //   CLibunwind           C door: libunwind behind static inline wrappers
 //   CSwiftRuntime        C door: four reference-counting entry points of the Swift runtime
+//   CLinkedModules       C door: weak symbols of optional modules linked into the program
+//                        (the census's discoverer, found without a dependency on HeapCensus)
 //   CImageSymbols        C door: names of data symbols from the loaded images' symbol tables
 //   CHeapCensus          C door: the census's interposed allocation functions, its table,
 //                        creation sites and the sampled mode
@@ -59,6 +61,7 @@ let package = Package(
             providers: [.apt(["libunwind-dev"])]
         ),
         .systemLibrary(name: "CSwiftRuntime"),
+        .systemLibrary(name: "CLinkedModules"),
         .target(name: "Locking"),
         .target(name: "StackTraces", dependencies: ["CLibunwind", "Locking"]),
         .target(name: "ObjectGraph", dependencies: ["Locking"]),
@@ -67,7 +70,7 @@ let package = Package(
         .target(name: "HeapExport", dependencies: ["ObjectGraph"]),
         .target(
             name: "RetainGraph",
-            dependencies: ["ObjectGraph", "CSwiftRuntime", "StackTraces", "Locking"]
+            dependencies: ["ObjectGraph", "CSwiftRuntime", "CLinkedModules", "StackTraces", "Locking"]
         ),
         .target(name: "TrackedTimers", dependencies: ["RetainGraph", "StackTraces", "Locking"]),
         .target(

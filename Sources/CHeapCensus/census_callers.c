@@ -66,12 +66,24 @@ int rg_census_prepare(void) {
 
 int rg_census_mode(void) { return atomic_load_explicit(&census_mode, memory_order_acquire); }
 
+/// Whether recording began in the constructor and never stopped since.
+static _Atomic(int) since_launch;
+
 void rg_census_set_recording(bool on) {
     if (on && rg_census_prepare() == RG_MODE_UNAVAILABLE) return;
     rg_lock_switches(); // the flag and malloc's target agree
+    if (!on) atomic_store_explicit(&since_launch, 0, memory_order_relaxed);
     atomic_store_explicit(&rg_recording, on, memory_order_release);
     rg_switch_malloc();
     rg_unlock_switches();
+}
+
+RG_HIDDEN void rg_census_mark_recording_since_launch(void) {
+    if (rg_census_is_recording()) atomic_store_explicit(&since_launch, 1, memory_order_relaxed);
+}
+
+bool rg_census_recorded_since_launch(void) {
+    return atomic_load_explicit(&since_launch, memory_order_relaxed) && rg_census_is_recording();
 }
 
 bool rg_census_is_recording(void) {

@@ -64,6 +64,8 @@ extern __thread int rg_internal_depth;
 RG_HIDDEN void rg_switch_malloc(void);
 RG_HIDDEN void rg_lock_switches(void);
 RG_HIDDEN void rg_unlock_switches(void);
+/// Marks that recording began in the constructor (census_start.c), before the program's code.
+RG_HIDDEN void rg_census_mark_recording_since_launch(void);
 
 // MARK: Table (census_table.c)
 

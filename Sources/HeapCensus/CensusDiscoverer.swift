@@ -24,7 +24,9 @@ public struct CensusDiscoverer: ReferenceDiscoverer {
     /// Creates a discoverer; the census must be running for it to find anything.
     public init() {}
 
-    /// Adds, for each watched object, the census's path from its holder (or its cycle).
+    /// Adds, for each watched object, the census's path from its holder, and its strong cycle
+    /// when nothing names the holder (references from outside the heap) or no holder reaches
+    /// it.
     ///
     /// - Parameters:
     ///   - additions: What the check's discoverers found so far.
@@ -52,7 +54,9 @@ public struct CensusDiscoverer: ReferenceDiscoverer {
             joining.identities[node] = watched.id
             if let steps = tree.path(to: node), !steps.isEmpty {
                 joining.add(steps, to: &additions)
-                continue
+                // A named holder explains the leak; references nothing names do not, so the
+                // object's cycle, when it is in one, is added too.
+                if tree.priority(of: node) < .unattributed { continue }
             }
             if components == nil { components = heap.graph.strongComponents() }
             if let cycle = heap.graph.cycle(through: node, components: components) {

@@ -24,6 +24,9 @@ enum CensusDoor {
         set { rg_census_set_recording(newValue) }
     }
 
+    /// Whether the census has recorded since before the program's code ran.
+    static var recordedSinceLaunch: Bool { rg_census_recorded_since_launch() }
+
     static func clear() { rg_census_clear() }
     static var count: Int { rg_census_count() }
     static var tableBytes: Int { rg_census_table_bytes() }

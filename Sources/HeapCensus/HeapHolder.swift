@@ -22,8 +22,9 @@ public enum HeapHolder: Hashable, Sendable {
     /// A C block on the heap, which is how libdispatch keeps a dispatch source's event
     /// handler and work submitted to a queue (`asyncAfter`, a `DispatchWorkItem`).
     case dispatchBlock
-    /// References the census cannot attribute: a thread's stack, C code, or an object
-    /// allocated before the census started (the census does not know it).
+    /// References the census cannot attribute: a thread's stack, C code, or (when the census
+    /// was started after launch, see ``HeapCensus/isRecordingSinceLaunch``) an object
+    /// allocated before it started.
     case outside(references: Int)
 
     /// A one-line description, as reports print it.
@@ -31,8 +32,8 @@ public enum HeapHolder: Hashable, Sendable {
         switch self {
         case .globalVariable(let name): return "global variable \(name)"
         case .outside(let count):
-            return "held from outside the Swift heap, or by an object older than the census "
-                + "(\(count) reference\(count == 1 ? "" : "s"))"
+            return Self.description(of: .outside)
+                + " (\(count) reference\(count == 1 ? "" : "s"))"
         default: return Self.description(of: kind)
         }
     }
@@ -61,7 +62,11 @@ public enum HeapHolder: Hashable, Sendable {
         case .dispatchBlock:
             return "a block libdispatch holds (a dispatch source's handler or work on a queue)"
         case .outside:
-            return "held from outside the Swift heap, or by an object older than the census"
+            // Since launch, the census knows every Swift object: the holder is not one.
+            return HeapCensus.isRecordingSinceLaunch
+                ? "held from outside the Swift heap (a thread's stack, C code or the runtime)"
+                : "held from outside the Swift heap, or by an object made before "
+                    + "HeapCensus.start() (the census does not know it)"
         }
     }
 }

@@ -56,6 +56,9 @@ int rg_census_mode(void);
 /// Starts or stops recording new blocks (frees are always honoured while the table has entries).
 void rg_census_set_recording(bool on);
 bool rg_census_is_recording(void);
+/// Whether recording began before the program's code ran (in a test process, or from
+/// RETAINGRAPH_CENSUS=1), and has not been stopped since: every live Swift object is known.
+bool rg_census_recorded_since_launch(void);
 /// Forgets every entry (blocks allocated before are then unknown).
 void rg_census_clear(void);
 

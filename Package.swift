@@ -8,7 +8,8 @@
 //   CSwiftRuntime        C door: four reference-counting entry points of the Swift runtime
 //   CLinkedModules       C door: weak symbols of optional modules linked into the program
 //                        (the census's discoverer, found without a dependency on HeapCensus)
-//   CImageSymbols        C door: names of data symbols from the loaded images' symbol tables
+//   CProcessMemory       C door: safe reads of this process's memory, names of data symbols
+//                        from the loaded images' symbol tables
 //   CHeapCensus          C door: the census's interposed allocation functions, its table,
 //                        creation sites and the sampled mode
 //   CZlib                C door: zlib's deflate with a gzip wrapper (Debian's zlib1g-dev)
@@ -65,12 +66,15 @@ let package = Package(
         .target(name: "Locking"),
         .target(name: "StackTraces", dependencies: ["CLibunwind", "Locking"]),
         .target(name: "ObjectGraph", dependencies: ["Locking"]),
-        .target(name: "CImageSymbols"),
-        .target(name: "RuntimeLayouts", dependencies: ["ObjectGraph", "CImageSymbols", "Locking"]),
+        .target(name: "CProcessMemory"),
+        .target(
+            name: "RuntimeLayouts", dependencies: ["ObjectGraph", "CProcessMemory", "Locking"]),
         .target(name: "HeapExport", dependencies: ["ObjectGraph"]),
         .target(
             name: "RetainGraph",
-            dependencies: ["ObjectGraph", "CSwiftRuntime", "CLinkedModules", "StackTraces", "Locking"]
+            dependencies: [
+                "ObjectGraph", "CSwiftRuntime", "CLinkedModules", "StackTraces", "Locking",
+            ]
         ),
         .target(name: "TrackedTimers", dependencies: ["RetainGraph", "StackTraces", "Locking"]),
         .target(

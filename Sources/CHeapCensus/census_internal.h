@@ -3,7 +3,8 @@
 //   census_callers.c   recognising the runtime's allocation functions (their address ranges),
 //                      the census's switches (recording, tracing), the creation hook and
 //                      the extent of swift_allocObject that creation traces are cut after
-//   (names of data symbols are CImageSymbols' job, shared with the reflection walk)
+//   (names of data symbols and safe reads of memory are CProcessMemory's job, shared with the
+//   reflection walk)
 //   census_hooks.c     the interposed entry points: malloc, free, posix_memalign (or, under a
 //                      sanitizer, swift_allocObject and the sanitizer's hooks)
 //   census_blocks.c    C blocks on the heap: _Block_copy, and reading the Blocks ABI

@@ -1,6 +1,6 @@
-// Reads of other objects' memory and of the loaded images, for the census's scan: never a
-// fault (a range is checked with process_vm_readv before it is read), never a lock held by
-// user code.
+// Reads of other objects' memory and of the loaded images, for the census's scan: only of
+// blocks the census knows are live (under their stripe's lock), never a lock held by user
+// code. (Reads of words that may not be pointers are RuntimeLayouts' job: CProcessMemory.)
 
 #define _GNU_SOURCE
 #include "CHeapCensus.h"
@@ -9,18 +9,9 @@
 #include <elf.h>
 #include <link.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-bool rg_census_is_readable(const void *address, size_t size) {
-    // process_vm_readv on this very process reports an unreadable range as an error instead
-    // of a fault.
-    char buffer[256];
-    if (size > sizeof buffer) size = sizeof buffer;
-    struct iovec local = {buffer, size};
-    struct iovec remote = {(void *)address, size};
-    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)size;
-}
 
 size_t rg_census_block_size(const void *block) { return malloc_usable_size((void *)block); }
 
@@ -55,4 +46,10 @@ void rg_census_writable_segments(void (*visitor)(void *, uintptr_t, uintptr_t, c
                                  void *context) {
     segments_context state = {visitor, context};
     dl_iterate_phdr(visit_image, &state);
+}
+
+int rg_census_thread_name(uintptr_t thread, char *buffer, size_t length) {
+    // The name a thread gave itself (pthread_setname_np): glibc reads the kernel's comm of
+    // another thread. Callers pass a thread they found running.
+    return pthread_getname_np((pthread_t)thread, buffer, length);
 }

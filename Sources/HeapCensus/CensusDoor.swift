@@ -73,10 +73,12 @@ enum CensusDoor {
         rg_census_copy(buffer, source, count)
     }
 
-    /// Whether `count` bytes (at most 256) at `address` can be read without a fault.
-    static func isReadable(_ address: UInt, count: Int) -> Bool {
-        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return false }
-        return rg_census_is_readable(pointer, count)
+    /// The name the pthread `thread` gave itself, or nil.
+    static func threadName(_ thread: UInt) -> String? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard rg_census_thread_name(thread, &buffer, buffer.count) == 0 else { return nil }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
+        return name.isEmpty ? nil : name
     }
 
     static func blockSize(_ address: UInt) -> Int {

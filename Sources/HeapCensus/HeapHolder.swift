@@ -22,6 +22,12 @@ public enum HeapHolder: Hashable, Sendable {
     /// A C block on the heap, which is how libdispatch keeps a dispatch source's event
     /// handler and work submitted to a queue (`asyncAfter`, a `DispatchWorkItem`).
     case dispatchBlock
+    /// A running `Foundation.Thread`, with its pthread's name when it has one (what `top` and
+    /// debuggers show: the name the thread gave itself, else the one it inherited from the
+    /// thread that created it; corelibs Foundation does not apply a name set before
+    /// `start()`): the thread keeps its `Thread` object (and the closure it runs) until it
+    /// exits.
+    case thread(name: String?)
     /// References the census cannot attribute: a thread's stack, C code, or (when the census
     /// was started after launch, see ``HeapCensus/isRecordingSinceLaunch``) an object
     /// allocated before it started.
@@ -31,6 +37,7 @@ public enum HeapHolder: Hashable, Sendable {
     public var description: String {
         switch self {
         case .globalVariable(let name): return "global variable \(name)"
+        case .thread(let name?): return "a running Thread (its pthread is named \"\(name)\")"
         case .outside(let count):
             return Self.description(of: .outside)
                 + " (\(count) reference\(count == 1 ? "" : "s"))"
@@ -46,6 +53,7 @@ public enum HeapHolder: Hashable, Sendable {
         case .foundationTimer: return .foundationTimer
         case .task: return .task
         case .dispatchBlock: return .dispatchBlock
+        case .thread: return .thread
         case .outside: return .outside
         }
     }
@@ -61,6 +69,7 @@ public enum HeapHolder: Hashable, Sendable {
         case .task: return "a Task (the concurrency runtime holds it while it runs or sleeps)"
         case .dispatchBlock:
             return "a block libdispatch holds (a dispatch source's handler or work on a queue)"
+        case .thread: return "a running Thread (it keeps its closure until it exits)"
         case .outside:
             // Since launch, the census knows every Swift object: the holder is not one.
             return HeapCensus.isRecordingSinceLaunch
@@ -178,6 +187,7 @@ extension HeapSnapshot {
         case .foundationTimer: return .foundationTimer
         case .task: return .task
         case .dispatchBlock: return .dispatchBlock
+        case .thread: return .thread(name: graph.label(of: node))
         case .outside: return .outside(references: Int(outsideCounts[object]))
         }
     }

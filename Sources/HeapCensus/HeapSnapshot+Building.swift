@@ -89,6 +89,9 @@ extension HeapSnapshot {
             timerTypes: Set(
                 layouts.indices.filter { TimerProbe.isTimerClass(metadata: layouts[$0].metadata) }
                     .map { Int32($0) }),
+            threadTypes: Set(
+                layouts.indices.filter { TimerProbe.isThreadClass(metadata: layouts[$0].metadata) }
+                    .map { Int32($0) }),
             addresses: addresses, into: &builder)
         // Objects keep their numbers: a node's number is its HeapObjectID.
         let graph = builder.build(numberingForLocality: false)
@@ -114,24 +117,42 @@ extension HeapSnapshot {
 }
 
 extension HeapSnapshot {
-    /// Points every reference to a reabstraction thunk's context (``CompiledLayout/isThunk``)
-    /// at the closure the thunk wraps, as the reflection walk does: a closure stored in an
-    /// array reads `element of [() -> ()] ⇒ closure context (captures Owner)`, or a capture of
-    /// the object when the wrapped closure's only capture is its context.
+    /// Adds, beside every reference to a closure context that only forwards to another closure,
+    /// a reference to the closure it forwards to, as the reflection walk reads it: a reabstraction thunk's context
+    /// (``CompiledLayout/isThunk``: a closure stored in an array reads `element of [() -> ()] ⇒
+    /// closure context (captures Owner)`), and a context the compiler made that names no
+    /// capture and holds exactly one closure context (an async function's partial apply: a
+    /// `Task` reads `runs ⇒ closure context (captures Owner)`, not `runs ⇒ closure context ⇒
+    /// captures a closure ⇒ …`). When the closure's only capture is its context, the reference
+    /// becomes a capture of the object. The reference to the forwarding context stays (it is
+    /// what keeps that context's memory, for retained sizes), marked low priority so that paths
+    /// take the direct one.
     fileprivate static func lookThroughThunks(
         _ edges: inout EdgeColumns, typeIndex: [Int32], layouts: [CompiledLayout],
         kinds: [CompactGraph.NodeKind], typeNames: [String], builder: inout CompactGraph.Builder
     ) {
-        func isThunk(_ node: UInt32) -> Bool {
+        // Each node's number of references and, for a node with one, its target.
+        var outCount = [UInt8](repeating: 0, count: kinds.count)
+        var onlyTarget = [UInt32](repeating: 0, count: kinds.count)
+        for edge in edges.sources.indices {
+            let source = Int(edges.sources[edge])
+            if outCount[source] < 2 { outCount[source] += 1 }
+            onlyTarget[source] = edges.targets[edge]
+        }
+        func forwards(_ node: UInt32) -> Bool {
             let type = Int(typeIndex[Int(node)])
-            return type < layouts.count && layouts[type].isThunk
+            guard type < layouts.count, kinds[Int(node)] == .closure else { return false }
+            if layouts[type].isThunk { return true }
+            return layouts[type].captures.isEmpty && outCount[Int(node)] == 1
+                && kinds[Int(onlyTarget[Int(node)])] == .closure
         }
         var wrapped: [UInt32: UInt32] = [:]
-        for edge in edges.sources.indices where isThunk(edges.sources[edge]) {
+        for edge in edges.sources.indices where forwards(edges.sources[edge]) {
             wrapped[edges.sources[edge]] = edges.targets[edge]
         }
         guard !wrapped.isEmpty else { return }
-        for edge in edges.targets.indices where !isThunk(edges.sources[edge]) {
+        var direct = EdgeColumns()
+        for edge in edges.targets.indices where wrapped[edges.sources[edge]] == nil {
             var target = edges.targets[edge]
             var hops = 0
             while let next = wrapped[target], hops < 8 {
@@ -139,11 +160,19 @@ extension HeapSnapshot {
                 hops += 1
             }
             guard hops > 0 else { continue }
-            edges.targets[edge] = target
+            var role = edges.roles[edge]
             if kinds[Int(target)] != .closure {
                 let name = RoleNaming.shortName(typeNames[Int(typeIndex[Int(target)])])
-                edges.roles[edge] = builder.intern(builder.roles[edges.roles[edge]].capturing(name))
+                role = builder.intern(builder.roles[role].capturing(name))
             }
+            direct.append(
+                source: edges.sources[edge], target: target, flags: edges.flags[edge], role: role)
+            edges.flags[edge] = CompactGraph.lowPriority(edges.flags[edge])
+        }
+        for index in direct.sources.indices {
+            edges.append(
+                source: direct.sources[index], target: direct.targets[index],
+                flags: direct.flags[index], role: direct.roles[index])
         }
     }
 }

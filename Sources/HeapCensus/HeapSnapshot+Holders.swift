@@ -49,6 +49,8 @@ extension HeapSnapshot {
     ) -> Set<Int32> {
         var boxes = Set<Int32>()
         guard !scan.dynamicValues.isEmpty else { return boxes }
+        // The copies may be of objects not yet initialised: DynamicValues checks every word it
+        // reads as metadata (MetadataValidation) before reading through it.
         var copies = scan.dynamicBytes  // decoding works on the copies in place
         copies.withUnsafeMutableBytes { bytes in
             guard let base = bytes.baseAddress else { return }
@@ -101,39 +103,49 @@ extension HeapSnapshot {
     /// an edge to every object it holds.
     static func addHolders(
         globals: [GlobalReference], outside: [UInt32], entryKinds: [HeapEntryKind],
-        typeIndex: [Int32], timerTypes: Set<Int32>, addresses: [UInt],
+        typeIndex: [Int32], timerTypes: Set<Int32>, threadTypes: Set<Int32>, addresses: [UInt],
         into builder: inout CompactGraph.Builder
     ) {
         let strong = CompactGraph.flags(.strong, .heap)
-        // Globals, one node per variable (its symbol), in the order found.
-        var variableNode: [UInt: CompactGraph.NodeID] = [:]
+        // Globals, one node per variable (its symbol), in the order found, named without the
+        // discriminators of private declarations unless two names would then collide.
+        var keys: [UInt] = []
+        var slotKeys: [UInt] = []
+        var names: [UInt: String] = [:]
         for global in globals {
             let symbol = ImageSymbols.symbol(containing: global.slot)
             let key = symbol?.start ?? global.slot
-            let node: CompactGraph.NodeID
-            if let known = variableNode[key] {
-                node = known
-            } else {
-                let name =
+            slotKeys.append(key)
+            if names[key] == nil {
+                keys.append(key)
+                names[key] =
                     symbol.map { Demangling.demangle($0.name) }
                     ?? "at 0x\(String(global.slot, radix: 16)) (no symbol)"
-                node = builder.addNode(kind: .root, typeName: "global variable", label: name)
-                builder.addRoot(
-                    node, kind: .heapHolder(.globalVariable, description: "global variable \(name)")
-                )
-                variableNode[key] = node
             }
+        }
+        let readable = TypeNames.withoutDiscriminators(keys.map { names[$0] ?? "" })
+        var variableNode: [UInt: CompactGraph.NodeID] = [:]
+        for (key, name) in zip(keys, readable) {
+            let node = builder.addNode(kind: .root, typeName: "global variable", label: name)
+            builder.addRoot(
+                node, kind: .heapHolder(.globalVariable, description: "global variable \(name)"))
+            variableNode[key] = node
+        }
+        for (global, key) in zip(globals, slotKeys) {
+            guard let node = variableNode[key] else { continue }
             builder.appendEdges(
                 sources: [node], targets: [UInt32(global.object)], flags: [strong],
                 roles: [builder.intern(.heldBy(.globalVariable))], tags: [])
         }
-        // The other holders, one node per kind.
+        // The other holders: one node per running thread (named by the thread), one per
+        // other kind.
         var holderNode: [HeapHolderKind: CompactGraph.NodeID] = [:]
         var sources: [UInt32] = []
         var targets: [UInt32] = []
         var roles: [UInt32] = []
         for object in outside.indices where outside[object] > 0 {
             let kind: HeapHolderKind
+            var threadName: String?
             switch entryKinds[object] {
             case .task: kind = .task
             case .block: kind = .dispatchBlock
@@ -141,12 +153,22 @@ extension HeapSnapshot {
                 if timerTypes.contains(typeIndex[object]) {
                     let isValid = TimerProbe.isValid(at: addresses[object])
                     kind = isValid ? .scheduledTimer : .foundationTimer
+                } else if threadTypes.contains(typeIndex[object]),
+                    let thread = TimerProbe.runningThread(at: addresses[object]), thread.isRunning
+                {
+                    kind = .thread
+                    threadName = thread.name
                 } else {
                     kind = .outside
                 }
             }
             let node: CompactGraph.NodeID
-            if let known = holderNode[kind] {
+            if kind == .thread {
+                let holder = HeapHolder.thread(name: threadName)
+                node = builder.addNode(
+                    kind: .root, typeName: kind.groupName, label: threadName)
+                builder.addRoot(node, kind: .heapHolder(kind, description: holder.description))
+            } else if let known = holderNode[kind] {
                 node = known
             } else {
                 node = builder.addNode(kind: .root, typeName: kind.groupName)

@@ -141,6 +141,13 @@ enum HintRules {
                 code: .globalVariable,
                 text: "\(description) holds \(subject) (\(last)): remove it from there when "
                     + "\(subject) is done, or hold it weakly")
+        case .thread:
+            return LeakHint(
+                code: .threadCapture,
+                text: "\(description) runs a closure that captures \(subject) strongly "
+                    + "(\(last)), and a thread keeps its closure until it exits: end the "
+                    + "thread's loop when \(subject) is done (a flag it checks, or "
+                    + "Thread.cancel() and isCancelled), or capture [weak self]")
         case .outside:
             return LeakHint(
                 code: .heldFromOutside,

@@ -75,6 +75,11 @@ extension CompactGraph {
     @inline(__always)
     package static func isLowPriority(_ flags: UInt8) -> Bool { flags & 0x20 != 0 }
 
+    /// `flags` marked low priority: the path finder takes such an edge only when no other
+    /// path reaches its target.
+    @inline(__always)
+    package static func lowPriority(_ flags: UInt8) -> UInt8 { flags | 0x20 }
+
     /// Whether edge flags describe a retaining reference (strong or conservative).
     @inline(__always)
     package static func isRetaining(_ flags: UInt8) -> Bool { flags & 7 < 2 }

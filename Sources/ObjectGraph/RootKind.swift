@@ -77,6 +77,9 @@ public enum HeapHolderKind: String, Hashable, Sendable, Codable, CaseIterable {
     case task
     /// A block libdispatch keeps: a dispatch source's handler, or work on a queue.
     case dispatchBlock
+    /// A running `Foundation.Thread`: the thread keeps its `Thread` object, and with it the
+    /// closure it runs, until it exits.
+    case thread
     /// References from outside the Swift heap the census cannot attribute.
     case outside
 
@@ -89,18 +92,21 @@ public enum HeapHolderKind: String, Hashable, Sendable, Codable, CaseIterable {
         case .foundationTimer: return "never freed on Linux"
         case .task: return "runs or sleeps"
         case .dispatchBlock: return "keeps the block"
+        case .thread: return "runs until it exits"
         case .outside: return "references it cannot attribute"
         }
     }
 
     /// The name of the group this kind of holder falls in, as heap viewers list roots:
-    /// `globals`, `Tasks`, `Foundation timers`, `dispatch blocks`, `outside the Swift heap`.
+    /// `globals`, `Tasks`, `Foundation timers`, `dispatch blocks`, `threads`, `outside the Swift
+    /// heap`.
     public var groupName: String {
         switch self {
         case .globalVariable: return "globals"
         case .scheduledTimer, .foundationTimer: return "Foundation timers"
         case .task: return "Tasks"
         case .dispatchBlock: return "dispatch blocks"
+        case .thread: return "threads"
         case .outside: return "outside the Swift heap"
         }
     }

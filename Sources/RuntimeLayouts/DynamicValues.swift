@@ -60,8 +60,10 @@ package enum DynamicValues {
         else { return }
         switch slot.shape {
         case .existential:
+            // The copy may be of an object not yet initialised: the type word is checked to be
+            // metadata before anything is read through it.
             let type = copy.loadUnaligned(fromByteOffset: 24, as: UInt.self)
-            guard RuntimeABI.isPlausiblePointer(type),
+            guard MetadataValidation.isTypeMetadata(type),
                 let dynamic = UnsafeRawPointer(bitPattern: type),
                 let witnesses = RuntimeABI.pointer(at: dynamic, offset: -8)
             else { return }

@@ -1,9 +1,10 @@
 import Foundation
+import LeakTracking
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import LeakTracking
-import Testing
 
 /// Two objects that hold each other, and nothing else holds: the census alone (no reflection,
 /// no declared reference) explains the leak with the cycle.

@@ -140,7 +140,7 @@ struct SeedDemoExecutableTests {
             ("P3b", "OK         died: Task sleep loop, [weak self]"),
             (
                 "P4a",
-                "LEAK       observer block captures self: global variable FoundationEssentials.(_defaultCenter in "
+                "LEAK       observer block captures self: global variable FoundationEssentials._defaultCenter : "
             ),
             ("P4b", "OK         died: NotificationCenter block observer, [weak self]"),
             ("P5a", "LEAK       global variable: global variable SeedScenarios.sessionCache"),

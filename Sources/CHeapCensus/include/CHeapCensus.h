@@ -168,9 +168,8 @@ rg_census_load_word(const void *_Nonnull address) {
 /// Copies `size` bytes of another thread's memory, uninstrumented (see rg_census_load_word).
 void rg_census_copy(void *_Nonnull destination, const void *_Nonnull source, size_t size);
 
-/// Whether `size` bytes (at most 256) at `address` can be read, checked without touching them
-/// (process_vm_readv on this process).
-bool rg_census_is_readable(const void *_Nonnull address, size_t size);
+/// The name the thread `thread` (a pthread_t) gave itself (pthread_getname_np); 0 on success.
+int rg_census_thread_name(uintptr_t thread, char *_Nonnull buffer, size_t length);
 
 /// The usable size of a block malloc returned (glibc's malloc_usable_size), 0 if unknown.
 size_t rg_census_block_size(const void *_Nonnull block);

@@ -1,5 +1,22 @@
-// The only Swift file that imports the image-symbol door (Sources/CImageSymbols).
-internal import CImageSymbols
+// The only Swift file that imports RuntimeLayouts' door to C (Sources/CProcessMemory): safe
+// reads of this process's memory, and the names of data symbols in its loaded images.
+internal import CProcessMemory
+
+/// Whether this process's memory can be read, asked of the kernel, so that a word that may
+/// not be a pointer (read from an object not yet initialised, or freed) is never dereferenced
+/// blindly.
+package enum ReadableMemory {
+    /// Whether `[address, address + length)` can be read without a fault (`length` at most
+    /// 256).
+    ///
+    /// The corresponding C function is `process_vm_readv` on this process.
+    ///
+    /// - Complexity: One system call (about a microsecond).
+    package static func contains(_ address: UInt, length: Int) -> Bool {
+        guard address >= 4096, length > 0 else { return false }
+        return rg_memory_is_readable(address, min(length, 256))
+    }
+}
 
 /// The names of data symbols in the loaded images: global variables for the census's holders,
 /// and the local symbols of metadata accessors that name the types the compiler hides from

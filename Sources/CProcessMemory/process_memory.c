@@ -4,7 +4,7 @@
 // sorted, and kept for the life of the process. Never called from inside malloc.
 
 #define _GNU_SOURCE
-#include "CImageSymbols.h"
+#include "CProcessMemory.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 typedef struct {
@@ -163,4 +164,12 @@ const void *rg_symbol_named(uintptr_t address, const char *name) {
     }
     pthread_mutex_unlock(&symbols_lock);
     return found;
+}
+
+bool rg_memory_is_readable(uintptr_t address, size_t size) {
+    char buffer[256];
+    if (size > sizeof buffer) size = sizeof buffer;
+    struct iovec local = {buffer, size};
+    struct iovec remote = {(void *)address, size};
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)size;
 }

@@ -108,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "retain-graph",
             dependencies: [
-                "LeakTracking", "RetainGraphReports",
+                "LeakTracking", "RetainGraphReports", "HeapExport", "ObjectGraph",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -142,7 +142,7 @@ let package = Package(
         // (Scripts/devtools/, Python 3 only; Debian's chromium).
         .testTarget(
             name: "HeapExportTests",
-            dependencies: ["HeapExport", "HeapCensus", "RetainGraph"]
+            dependencies: ["HeapExport", "HeapCensus", "RetainGraph", "retain-graph"]
         ),
         // Reads the profiles back with `go tool pprof` (Debian's golang-go) where it is installed.
         .testTarget(name: "HeapProfilesTests", dependencies: ["HeapProfiles", "HeapCensus"]),

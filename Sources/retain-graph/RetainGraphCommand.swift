@@ -12,7 +12,7 @@ import RetainGraphReports
 struct RetainGraphCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "retain-graph",
-        abstract: "Render and compare RetainGraph leak reports (JSON).",
+        abstract: "Render and compare RetainGraph leak reports (JSON); look at saved heap graphs.",
         discussion: """
             Reports are the JSON files written by LeakTracking's DirectorySink or by \
             LeakReport.jsonData(). Every PATH may be a report file, a collection file \
@@ -21,7 +21,7 @@ struct RetainGraphCommand: ParsableCommand {
             Exit codes: 0 success (compare: no new leaks); 1 compare found new leaks; \
             2 a report could not be read.
             """,
-        subcommands: [Render.self, Compare.self])
+        subcommands: [Render.self, Compare.self, Heap.self])
 }
 
 /// Reads reports, turning failures into exit code 2 with a message on standard error.

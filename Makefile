@@ -2,7 +2,8 @@
 # (or with sudo): missing system packages are installed with apt-get first.
 #
 #   make demo        run the seed demo (every seed scenario, live; `swift run seed-demo`)
-#   make test        the whole test suite (swift test)
+#   make test        the whole test suite (swift test; installs graphviz, chromium, golang-go)
+#   make test-devtools  the Chrome DevTools checks alone (HeapExportTests, headless Chromium)
 #   make test-tsan   the Stress tests under ThreadSanitizer (8 threads x 10,000 timers per kind;
 #                    RETAINGRAPH_STRESS_TIMERS=1000 for a quick run)
 #   make werror      build everything, tests included, with warnings as errors
@@ -24,21 +25,27 @@ SCRATCH_FLAG := $(if $(SCRATCH),--scratch-path $(SCRATCH),)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 
-.PHONY: demo test test-tsan test-server werror bench bench-build docs format lint deps deps-optional
+.PHONY: demo test test-tsan test-server test-devtools werror bench bench-build docs format lint \
+	deps deps-test
 
-# libunwind's headers and pkg-config file (Sources/CLibunwind) are required to build at all.
+# Required to build: libunwind's headers and pkg-config file (Sources/CLibunwind) and zlib's
+# (Sources/CZlib, for the pprof profiles' gzip).
 deps:
-	@dpkg -s libunwind-dev >/dev/null 2>&1 || ($(SUDO) apt-get update && $(APT_INSTALL) libunwind-dev)
+	@dpkg -s libunwind-dev zlib1g-dev >/dev/null 2>&1 \
+		|| ($(SUDO) apt-get update && $(APT_INSTALL) libunwind-dev zlib1g-dev)
 
-# graphviz (`dot`) is optional: tests that render DOT skip themselves without it.
-deps-optional:
-	@command -v dot >/dev/null 2>&1 || ($(SUDO) apt-get update && $(APT_INSTALL) graphviz) \
-		|| echo "note: graphviz not installed; DOT rendering tests will be skipped"
+# What the tests drive for real: graphviz (`dot`; the DOT rendering tests skip without it),
+# Chromium (the DevTools tests load .heapsnapshot files into its frontend and fail without it)
+# and Go (`go tool pprof` reads the heap profiles; those tests skip without it).
+deps-test:
+	@(command -v dot && command -v chromium && command -v go) >/dev/null 2>&1 \
+		|| ($(SUDO) apt-get update && $(APT_INSTALL) graphviz chromium golang-go) \
+		|| echo "note: graphviz, chromium or golang-go not installed; see the Makefile"
 
 demo: deps
 	$(SWIFT) run $(SCRATCH_FLAG) $(SWIFT_FLAGS) $(DEMO)
 
-test: deps deps-optional
+test: deps deps-test
 	$(SWIFT) test $(SCRATCH_FLAG) $(SWIFT_FLAGS)
 
 # A filter that matches no test still exits 0 (XCTest warns "No matching test cases were run",
@@ -56,6 +63,11 @@ werror: deps
 # other suites (which start leaking servers of their own) must not run at the same time.
 test-server: deps
 	$(SWIFT) test --package-path Examples/SessionServer --scratch-path .build-server --no-parallel
+
+# The DevTools checks alone: exported .heapsnapshot files loaded into Chromium's DevTools
+# frontend (headless); screenshots land under the build folder's debug/devtools/.
+test-devtools: deps deps-test
+	$(SWIFT) test $(SCRATCH_FLAG) $(SWIFT_FLAGS) --filter HeapExportTests
 
 bench-build: deps
 	$(SWIFT) build -c release --package-path Benchmarks --scratch-path .build-bench

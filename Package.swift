@@ -3,39 +3,57 @@
 // RetainGraph: finds the leaks that reachability-based tools cannot see, such as an owner kept
 // alive by a repeating timer that a run loop still holds.
 //
-// Module map (one job each):
-//   CLibunwind           C door 1: libunwind behind static inline wrappers
-//   CSwiftRuntime        C door 2: three reference-counting entry points of the Swift runtime
+// Module map (one job each; CONTRIBUTING.md says which module owns which concept):
+//   CLibunwind           C door: libunwind behind static inline wrappers
+//   CSwiftRuntime        C door: four reference-counting entry points of the Swift runtime
+//   CLinkedModules       C door: weak symbols of optional modules linked into the program
+//                        (the census's discoverer, found without a dependency on HeapCensus)
+//   CProcessMemory       C door: safe reads of this process's memory, names of data symbols
+//                        from the loaded images' symbol tables
+//   CHeapCensus          C door: the census's interposed allocation functions, its table,
+//                        creation sites and the sampled mode
+//   CZlib                C door: zlib's deflate with a gzip wrapper (Debian's zlib1g-dev)
+//   CProcessAccess       C door: ptrace, waitpid and process_vm_readv on another process
+//   CSwiftRemoteMirror   C door: the toolchain's libswiftRemoteMirror, loaded with dlopen
 //   Locking              a pthread-backed lock that ThreadSanitizer understands (package-internal)
 //   StackTraces          cheap return-address capture, lazy symbolication and demangling
-//   RetainGraph          the live object graph, snapshots, cycles and shortest root paths
+//   ObjectGraph          the one graph: compact representation, builder, one ownership and role
+//                        vocabulary, components, the prioritizing path finder
+//   RuntimeLayouts       the one reader of runtime metadata: layouts compiled once per type,
+//                        executed by the reflection walk and the census scan (package-internal)
+//   HeapExport           the graph written for other tools (V8 .heapsnapshot: DevTools, memlab)
+//   ProcessAttach        reads a stopped process's Swift heap from outside onto the one graph
+//   RetainGraph          the live object graph, its snapshots (views over ObjectGraph), discovery
 //   TrackedTimers        run-loop, dispatch and frame timers, proxies, a named-timer registry
-//   ReferenceReflection  discovers undeclared references from runtime metadata (opt-in)
-//   CHeapCensus          C door 3: the census's interposed allocation functions and its table
+//   ReferenceReflection  discovers undeclared references by reading watched objects (opt-in)
 //   HeapCensus           a census of live Swift heap objects and the heap's reference graph
+//   RetainGraphReports   report types readable without the census or a test framework
 //   HeapGrowth           what repeated work leaves behind on the heap (census snapshots diffed)
+//   HeapProfiles         pprof heap profiles of the census's sampled mode, and a
+//                        handler-agnostic /debug/pprof/heap endpoint
 //   LeakTracking         expected death, verdicts, leak reports (text, JSON, DOT) and sinks
-//   RetainGraphTesting   XCTest helpers and a Swift Testing trait
-//   retain-graph         command-line tool: render and compare JSON reports, attach to a process
-//   CProcessAccess       C door 4: ptrace, waitpid and process_vm_readv for the attach
-//   CSwiftRemoteMirror   C door 5: the toolchain's libswiftRemoteMirror, loaded with dlopen
-//   ProcessAttach        reads a stopped process's Swift heap from outside (issue 26)
+//   RetainGraphTesting   every Swift Testing trait and XCTest helper (leaks, heap growth)
+//   retain-graph         command-line tool: render and compare reports, look at a saved heap,
+//                        attach to a running process (no census, no test framework linked)
 import PackageDescription
 
 let package = Package(
     name: "RetainGraph",
     products: [
         .library(name: "StackTraces", targets: ["StackTraces"]),
+        .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .library(name: "HeapExport", targets: ["HeapExport"]),
+        .library(name: "ProcessAttach", targets: ["ProcessAttach"]),
         .library(name: "RetainGraph", targets: ["RetainGraph"]),
         .library(name: "TrackedTimers", targets: ["TrackedTimers"]),
         .library(name: "ReferenceReflection", targets: ["ReferenceReflection"]),
         .library(name: "HeapCensus", targets: ["HeapCensus"]),
         .library(name: "HeapGrowth", targets: ["HeapGrowth"]),
+        .library(name: "RetainGraphReports", targets: ["RetainGraphReports"]),
+        .library(name: "HeapProfiles", targets: ["HeapProfiles"]),
         .library(name: "LeakTracking", targets: ["LeakTracking"]),
         .library(name: "RetainGraphTesting", targets: ["RetainGraphTesting"]),
         .executable(name: "retain-graph", targets: ["retain-graph"]),
-        // Issue 26: attach to a running Swift process.
-        .library(name: "ProcessAttach", targets: ["ProcessAttach"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -48,19 +66,45 @@ let package = Package(
             providers: [.apt(["libunwind-dev"])]
         ),
         .systemLibrary(name: "CSwiftRuntime"),
+        .systemLibrary(name: "CLinkedModules"),
         .target(name: "Locking"),
         .target(name: "StackTraces", dependencies: ["CLibunwind", "Locking"]),
-        .target(name: "RetainGraph", dependencies: ["CSwiftRuntime", "StackTraces", "Locking"]),
+        .target(name: "ObjectGraph", dependencies: ["Locking"]),
+        .target(name: "CProcessMemory"),
+        .target(
+            name: "RuntimeLayouts", dependencies: ["ObjectGraph", "CProcessMemory", "Locking"]),
+        .target(name: "HeapExport", dependencies: ["ObjectGraph"]),
+        .systemLibrary(name: "CProcessAccess"),
+        .systemLibrary(name: "CSwiftRemoteMirror"),
+        .target(
+            name: "ProcessAttach",
+            dependencies: [
+                "CProcessAccess", "CSwiftRemoteMirror", "ObjectGraph", "RuntimeLayouts",
+                "HeapExport", "StackTraces",
+            ]
+        ),
+        .target(
+            name: "RetainGraph",
+            dependencies: [
+                "ObjectGraph", "CSwiftRuntime", "CLinkedModules", "StackTraces", "Locking",
+            ]
+        ),
         .target(name: "TrackedTimers", dependencies: ["RetainGraph", "StackTraces", "Locking"]),
-        .target(name: "ReferenceReflection", dependencies: ["RetainGraph", "Locking"]),
+        .target(
+            name: "ReferenceReflection", dependencies: ["RetainGraph", "RuntimeLayouts", "Locking"]
+        ),
         .target(name: "CHeapCensus"),
         .target(
             name: "HeapCensus",
             dependencies: [
-                "CHeapCensus", "RetainGraph", "ReferenceReflection", "StackTraces", "Locking",
+                "CHeapCensus", "RetainGraph", "ObjectGraph", "RuntimeLayouts", "HeapExport",
+                "StackTraces", "Locking",
             ]
         ),
-        .target(name: "HeapGrowth", dependencies: ["HeapCensus"]),
+        .target(name: "RetainGraphReports"),
+        .target(name: "HeapGrowth", dependencies: ["HeapCensus", "RetainGraphReports"]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "HeapProfiles", dependencies: ["CZlib", "HeapCensus", "StackTraces"]),
         .target(
             name: "LeakTracking",
             dependencies: [
@@ -70,12 +114,15 @@ let package = Package(
         ),
         .target(
             name: "RetainGraphTesting",
-            dependencies: ["LeakTracking", "ReferenceReflection", "RetainGraph"]
+            dependencies: ["LeakTracking", "ReferenceReflection", "RetainGraph", "HeapGrowth"]
         ),
+        // Links no census (no interposed malloc) and no test framework: a test checks the
+        // built binary.
         .executableTarget(
             name: "retain-graph",
             dependencies: [
-                "HeapGrowth", "LeakTracking", "ProcessAttach",
+                "LeakTracking", "RetainGraphReports", "HeapExport", "ObjectGraph",
+                "ProcessAttach",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -101,10 +148,30 @@ let package = Package(
         ),
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),
         .testTarget(name: "HeapCensusTests", dependencies: ["HeapCensus", "RetainGraph"]),
-        .testTarget(name: "HeapGrowthTests", dependencies: ["HeapGrowth", "HeapCensus"]),
+        .testTarget(
+            name: "HeapGrowthTests",
+            dependencies: ["HeapGrowth", "HeapCensus", "RetainGraphTesting"]
+        ),
+        // Loads exported files into the real DevTools frontend in headless Chromium
+        // (Scripts/devtools/, Python 3 only; Debian's chromium).
+        .testTarget(
+            name: "HeapExportTests",
+            dependencies: ["HeapExport", "HeapCensus", "RetainGraph", "retain-graph"]
+        ),
+        // Starts real programs that link no RetainGraph product (the nested fixture package
+        // Tests/Fixtures/AttachTargets, built on first use) and attaches to them.
+        .testTarget(
+            name: "ProcessAttachTests",
+            dependencies: ["ProcessAttach", "ObjectGraph", "HeapExport", "retain-graph"]
+        ),
+        // Reads the profiles back with `go tool pprof` (Debian's golang-go) where it is installed.
+        .testTarget(name: "HeapProfilesTests", dependencies: ["HeapProfiles", "HeapCensus"]),
         .testTarget(
             name: "HeapCensusLeakTests",
-            dependencies: ["HeapCensus", "LeakTracking", "RetainGraphTesting"]
+            dependencies: [
+                "HeapCensus", "LeakTracking", "RetainGraphTesting", "ReferenceReflection",
+                "RetainGraph",
+            ]
         ),
         .testTarget(
             name: "RetainGraphTests", dependencies: ["RetainGraph", "StackTraces", "_TestSupport"]),
@@ -147,19 +214,5 @@ let package = Package(
         // Checks that the manifest and README.md tell the truth about the code.
         .testTarget(name: "RepositoryTests"),
 
-        // Issue 26, attach: stop a running Swift process that was never built with RetainGraph,
-        // read its heap from outside, let it go. Two C doors (process access; the toolchain's
-        // remote-mirror library, loaded at run time), one module, its tests (which build the
-        // nested fixture package Tests/Fixtures/AttachTargets and run its programs).
-        .systemLibrary(name: "CProcessAccess"),
-        .systemLibrary(name: "CSwiftRemoteMirror"),
-        .target(
-            name: "ProcessAttach",
-            dependencies: ["CProcessAccess", "CSwiftRemoteMirror", "RetainGraph"]
-        ),
-        .testTarget(
-            name: "ProcessAttachTests",
-            dependencies: ["ProcessAttach", "RetainGraph", "retain-graph"]
-        ),
     ]
 )

@@ -60,8 +60,21 @@ let package = Package(
         ),
         // Analysis at heap scale (issue 15): every figure of its table, with the load average.
         .executableTarget(
+            name: "CheckScale",
+            dependencies: [
+                .product(name: "LeakTracking", package: "RetainGraph"),
+                .product(name: "ReferenceReflection", package: "RetainGraph"),
+                .product(name: "TrackedTimers", package: "RetainGraph"),
+                .product(name: "RetainGraph", package: "RetainGraph"),
+            ],
+            path: "Sources/CheckScale"
+        ),
+        .executableTarget(
             name: "GraphScale",
-            dependencies: [.product(name: "RetainGraph", package: "RetainGraph")],
+            dependencies: [
+                .product(name: "RetainGraph", package: "RetainGraph"),
+                .product(name: "HeapExport", package: "RetainGraph"),
+            ],
             path: "Sources/GraphScale"
         ),
         // Heap census (issue 13): allocation cost not linked / off / on (Scripts/census-cost.sh,
@@ -98,6 +111,16 @@ let package = Package(
                 .product(name: "ProcessAttach", package: "RetainGraph"),
             ],
             path: "Sources/AttachCensusCompare"
+        ),
+        // Issue 27: census memory per object with creation sites, and one heap profile of a
+        // process with 1M live objects (sampled mode): `HeapProfileScale census|sampled`.
+        .executableTarget(
+            name: "HeapProfileScale",
+            dependencies: [
+                "CensusSupport", .product(name: "HeapCensus", package: "RetainGraph"),
+                .product(name: "HeapProfiles", package: "RetainGraph"),
+            ],
+            path: "Sources/HeapProfileScale"
         ),
         .executableTarget(
             name: "TimerDispatch",

@@ -134,7 +134,7 @@ public final class YJTimer: @unchecked Sendable {
         // The one declaration in the run-loop scenarios: the watcher decides which timers could
         // turn into zombies when the watch starts, from the declared graph alone.
         graph.addReference(
-            from: self, to: target, kind: .weak, role: .storedProperty(name: "target"))
+            from: self, to: target, ownership: .weak, role: .storedProperty(name: "target"))
     }
 
     /// Forwards one fire; counts it when the target is dead.

@@ -113,7 +113,8 @@ public struct ScenarioResult: Sendable {
         var seen = Set<String>()
         var edges: [String] = []
         let references = report.path + (report.cycle ?? []) + report.context
-        for reference in references where reference.isDiscovered {
+        // What the census found reading the whole heap is in the report too: left out here.
+        for reference in references where reference.isDiscovered && reference.foundIn != "heap" {
             let from = report.object(reference.from)?.shortName ?? reference.from
             let to = report.object(reference.to)?.shortName ?? reference.to
             let edge =

@@ -6,6 +6,7 @@
 //
 //   SessionServer         the app: routes, sessions, the six refresh strategies (library)
 //   session-server        runs the app (`swift run session-server --refresh task-loop-leaking`)
+//   session-server-profiled  the same, linked with HeapProfiles: /debug/pprof/heap on request
 //   SessionServerTests    start the server on an ephemeral loopback port and drive it with
 //                         AsyncHTTPClient
 import PackageDescription
@@ -16,6 +17,7 @@ let package = Package(
     products: [
         .library(name: "SessionServer", targets: ["SessionServer"]),
         .executable(name: "session-server", targets: ["session-server"]),
+        .executable(name: "session-server-profiled", targets: ["session-server-profiled"]),
     ],
     dependencies: [
         // Identity by name: a clone of RetainGraph may sit in a folder of any name.
@@ -43,6 +45,17 @@ let package = Package(
             name: "session-server",
             dependencies: [
                 "SessionServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
+        // The same server linked with HeapProfiles: `/debug/pprof/heap` with --heap-profile.
+        // `session-server` above must keep linking no RetainGraph product.
+        .executableTarget(
+            name: "session-server-profiled",
+            dependencies: [
+                "SessionServer",
+                .product(name: "HeapProfiles", package: "RetainGraph"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: [.treatAllWarnings(as: .error)]

@@ -69,7 +69,7 @@ int rg_stripe_grow(rg_stripe_t *stripe) {
         for (size_t index = 0; index < old_capacity; index++) {
             uintptr_t entry = stripe->slots[index];
             if (!entry) continue;
-            size_t slot = rg_home_slot(rg_hash(entry & ~(uintptr_t)RG_ENTRY_FLAGS), shift);
+            size_t slot = rg_home_slot(rg_hash(entry & RG_ENTRY_ADDRESS_MASK), shift);
             while (slots[slot]) slot = (slot + 1) & (capacity - 1);
             slots[slot] = entry;
         }
@@ -91,7 +91,7 @@ static inline uintptr_t *find_slot(rg_stripe_t *stripe, uint64_t hash, uintptr_t
     if (!stripe->slots) return NULL;
     for (size_t index = rg_home_slot(hash, stripe->shift); stripe->slots[index];
          index = (index + 1) & stripe->mask)
-        if ((stripe->slots[index] & ~(uintptr_t)RG_ENTRY_FLAGS) == address)
+        if ((stripe->slots[index] & RG_ENTRY_ADDRESS_MASK) == address)
             return &stripe->slots[index];
     return NULL;
 }
@@ -119,6 +119,17 @@ uintptr_t rg_census_metadata_if_live(uintptr_t address, uintptr_t *flags) {
     }
     rg_stripe_unlock(stripe, taken);
     return metadata;
+}
+
+uint32_t rg_census_site_if_live(uintptr_t address) {
+    uint64_t hash = rg_hash(address);
+    rg_stripe_t *stripe = rg_stripe_for(hash);
+    if (__atomic_load_n(&stripe->count, __ATOMIC_RELAXED) == 0) return 0;
+    int taken = rg_stripe_lock(stripe);
+    uintptr_t *slot = find_slot(stripe, hash, address);
+    uint32_t site = slot ? (uint32_t)(*slot >> RG_ENTRY_SITE_SHIFT) : 0;
+    rg_stripe_unlock(stripe, taken);
+    return site;
 }
 
 extern void *swift_tryRetain(void *object);
@@ -192,9 +203,12 @@ void rg_census_visit_stripe(size_t index,
         visit_capacity = visit_buffer ? capacity : 0;
     }
     size_t count = 0;
+    // Entries are handed out as address | flags: the site bits stay here.
     if (visit_buffer)
         for (size_t slot = 0; slot < capacity; slot++)
-            if (stripe->slots[slot]) visit_buffer[count++] = stripe->slots[slot];
+            if (stripe->slots[slot])
+                visit_buffer[count++] =
+                    stripe->slots[slot] & (RG_ENTRY_ADDRESS_MASK | RG_ENTRY_FLAGS);
     visitor(context, visit_buffer, count);
     rg_visited_stripe = NULL;
     rg_stripe_unlock(stripe, taken);

@@ -1,5 +1,5 @@
 // The census table's layout and its two hot paths, inline so that the recording malloc and
-// free (census_interpose.c) run them without a call: a set of live block addresses in 256
+// free (census_hooks.c) run them without a call: a set of live block addresses in 256
 // stripes, each an open-addressing hash table (linear probing, backward-shift deletion) behind
 // a spin lock. Not part of the module's header.
 //
@@ -69,9 +69,13 @@ static inline void rg_stripe_unlock(rg_stripe_t *stripe, int taken) {
     if (taken) atomic_store_explicit(&stripe->lock, 0, memory_order_release);
 }
 
-/// Records a block (address | flags); a stale entry for the same address is replaced.
+/// Records a block (address | flags | site << RG_ENTRY_SITE_SHIFT); a stale entry for the same
+/// address is replaced.
 static inline __attribute__((always_inline)) void rg_table_insert_inline(uintptr_t address,
                                                                           uintptr_t flags) {
+    // The top 16 bits of an entry hold the site: a block above 2^48 (not seen on Linux without
+    // memory tagging) is not recorded rather than recorded wrong.
+    if (__builtin_expect(address >> RG_ENTRY_SITE_SHIFT, 0)) return;
     uint64_t hash = rg_hash(address);
     rg_stripe_t *stripe = rg_stripe_for(hash);
     int taken = rg_stripe_lock(stripe);
@@ -90,7 +94,7 @@ static inline __attribute__((always_inline)) void rg_table_insert_inline(uintptr
             __atomic_store_n(&stripe->count, count + 1, __ATOMIC_RELAXED);
             break;
         }
-        if ((entry & ~(uintptr_t)RG_ENTRY_FLAGS) == address) { // a stale entry: replace it
+        if ((entry & RG_ENTRY_ADDRESS_MASK) == address) { // a stale entry: replace it
             slots[index] = address | flags;
             break;
         }
@@ -112,14 +116,14 @@ static inline __attribute__((always_inline)) void rg_table_remove_inline(uintptr
         unsigned shift = stripe->shift;
         size_t hole = rg_home_slot(hash, shift);
         uintptr_t entry;
-        while ((entry = slots[hole]) && (entry & ~(uintptr_t)RG_ENTRY_FLAGS) != address)
+        while ((entry = slots[hole]) && (entry & RG_ENTRY_ADDRESS_MASK) != address)
             hole = (hole + 1) & mask;
         if (entry) {
             // Backward-shift deletion: move later members of the run into the hole.
             size_t next = (hole + 1) & mask;
             uintptr_t moving;
             while ((moving = slots[next])) {
-                size_t home = rg_home_slot(rg_hash(moving & ~(uintptr_t)RG_ENTRY_FLAGS), shift);
+                size_t home = rg_home_slot(rg_hash(moving & RG_ENTRY_ADDRESS_MASK), shift);
                 // Move it if its home is not in (hole, next] cyclically.
                 if (((next - home) & mask) >= ((next - hole) & mask)) {
                     slots[hole] = moving;

@@ -1,4 +1,5 @@
-// The package's only door to C: libunwind, local unwinding only.
+// The package's door to libunwind (one of its C doors: see CONTRIBUTING.md), local unwinding
+// only.
 //
 // `UNW_LOCAL_ONLY` must be defined before <libunwind.h>: without it the header names the
 // `_Ux86_64_*` remote-unwinding symbols, which Debian's libunwind does not export. Swift code

@@ -3,7 +3,8 @@
 // because Swift reserves these names and warns that naming them from Swift is unpredictable.
 //
 // They are part of the runtime's stable ABI (swift/Runtime/HeapObject.h) and use the C calling
-// convention. Only Sources/RetainGraph/ObjectPin.swift imports this module; see it for why.
+// convention. Only Sources/RetainGraph/ObjectPin.swift imports this module (the graph's other
+// files go through `ObjectPin`); see it for why.
 
 #ifndef RETAINGRAPH_CSWIFTRUNTIME_SHIM_H
 #define RETAINGRAPH_CSWIFTRUNTIME_SHIM_H

@@ -4,12 +4,14 @@ import RetainGraph
 /// ``HeapCensus/start()`` registers in `DiscoveryRegistry.shared`, so every `LeakWatcher` (the
 /// Swift Testing trait and the XCTest helper included) uses it with no setup.
 ///
-/// For each watched object still alive that the snapshot does not already hold from a root,
-/// it adds the shortest strong path the census finds: a root node for the holder (a global
-/// variable, a `Task`, a `Foundation.Timer`, a block libdispatch keeps, or references from
-/// outside the heap), the objects on the way, and the references between them, each marked
-/// found in the heap. Objects the snapshot knows keep their identities, so the path joins what
-/// the graph and reflection recorded.
+/// For each watched object still alive that the census knows, it adds what holds it in the
+/// whole heap: the path the project's path finder chooses from a holder outside the heap (a
+/// global variable, a `Task`, a `Foundation.Timer`, a block libdispatch keeps, or references
+/// from outside the heap), and when nothing outside holds it, the strong cycle it sits in.
+/// Every reference keeps its role and ownership and is marked found in the heap; objects the
+/// live graph knows keep their identities, so the path joins what the graph and reflection
+/// recorded. Paths from the census's holders rank below paths from roots the program declared
+/// (``/ObjectGraph/PathPriority``), so a report keeps its declared path when there is one.
 ///
 /// ```swift
 /// HeapCensus.start()                         // registers this discoverer
@@ -22,15 +24,19 @@ public struct CensusDiscoverer: ReferenceDiscoverer {
     /// Creates a discoverer; the census must be running for it to find anything.
     public init() {}
 
-    /// Adds, for each watched object, the census's path from its holder.
+    /// Adds, for each watched object, the census's path from its holder, and its strong cycle
+    /// when nothing names the holder (references from outside the heap) or no holder reaches
+    /// it.
     ///
     /// - Parameters:
-    ///   - snapshot: The graph to enrich.
+    ///   - additions: What the check's discoverers found so far.
     ///   - request: The watched objects still alive.
-    /// - Complexity: One census snapshot (O(*n* + *r*) for *n* live objects holding *r* references), then a walk
-    ///   over each watched object's holders.
+    /// - Complexity: One census snapshot and one path search of it (O(*n* + *r*) for *n* live
+    ///   objects holding *r* references, for all the watched objects at once), then each
+    ///   watched object's path; the heap's components only when some watched object has no
+    ///   holder.
     public func discoverReferences(
-        into snapshot: inout GraphSnapshot, for request: DiscoveryRequest
+        into additions: inout GraphSnapshot.Builder, for request: DiscoveryRequest
     ) {
         guard HeapCensus.isRunning || HeapCensus.liveObjectCount > 0, !request.watched.isEmpty
         else { return }
@@ -39,112 +45,100 @@ public struct CensusDiscoverer: ReferenceDiscoverer {
         let requestStorage = request.watched.withUnsafeBufferPointer { buffer in
             buffer.baseAddress.flatMap { heap.storageID(ofElementsAt: UInt(bitPattern: $0)) }
         }
-        var nodes: [Node] = []
-        var references: [Reference] = []
-        var known = Set(snapshot.nodes.map(\.id))
+        let tree = heap.paths(ignoring: requestStorage.map { [$0] } ?? [])
+        var joining = Joining(heap: heap, request: request)
+        var components: CompactGraph.Components?
         for watched in request.watched {
-            guard snapshot.shortestStrongPath(to: watched.id) == nil,
-                let target = heap.id(of: watched.object),
-                let path = heap.retentionPath(
-                    to: target, ignoring: requestStorage.map { [$0] } ?? [])
-            else { continue }
-            var ids: [ObjectID] = []
-            for (index, object) in path.objects.enumerated() {
-                if index == path.objects.count - 1 {
-                    ids.append(watched.id)
-                    continue
-                }
-                let id: ObjectID
-                if let live = heap.liveObject(object.id) {
-                    id = request.id(of: live)
-                } else {
-                    id = ObjectID.nextDiscovered()
-                }
-                ids.append(id)
-                if known.insert(id).inserted {
-                    nodes.append(
-                        Node(
-                            id: id, typeName: object.typeName,
-                            kind: object.typeName == "Foundation.Timer" ? .timer : .object,
-                            address: object.address))
-                }
+            guard let target = heap.id(of: watched.object) else { continue }
+            let node = CompactGraph.NodeID(target.rawValue)
+            joining.identities[node] = watched.id
+            if let steps = tree.path(to: node), !steps.isEmpty {
+                joining.add(steps, to: &additions)
+                // A named holder explains the leak; references nothing names do not, so the
+                // object's cycle, when it is in one, is added too.
+                if tree.priority(of: node) < .unattributed { continue }
             }
-            let root = ObjectID.nextDiscovered()
-            nodes.append(
-                Node(
-                    id: root, typeName: path.holder.kind.rawValue,
-                    kind: .root(.heapHolder(path.holder.kind, description: path.holder.description))
-                ))
-            references.append(
-                Reference(
-                    from: root, to: ids[0], kind: .strong, role: path.holder.role,
-                    isFoundInHeap: true))
-            for (index, reference) in path.references.enumerated() {
-                references.append(
-                    Reference(
-                        from: ids[index], to: ids[index + 1], kind: reference.ownership.kind,
-                        role: reference.role(target: path.objects[index + 1]),
-                        isFoundInHeap: true))
+            if components == nil { components = heap.graph.strongComponents() }
+            if let cycle = heap.graph.cycle(through: node, components: components) {
+                joining.add(cycle, to: &additions)
             }
         }
-        guard !nodes.isEmpty || !references.isEmpty else { return }
-        snapshot = snapshot.adding(nodes: nodes, references: references)
     }
 }
 
-extension HeapHolder {
-    /// The kind recorded in the root node.
-    var kind: HeapHolderKind {
-        switch self {
-        case .globalVariable: return .globalVariable
-        case .scheduledTimer: return .scheduledTimer
-        case .foundationTimer: return .foundationTimer
-        case .task: return .task
-        case .dispatchBlock: return .dispatchBlock
-        case .outside: return .outside
+/// The census's nodes joined to the check's identities, added to its builder once each.
+private struct Joining {
+    let heap: HeapSnapshot
+    let request: DiscoveryRequest
+    /// Identities given to heap nodes (objects and holders).
+    var identities: [CompactGraph.NodeID: ObjectID] = [:]
+    /// Root nodes made for holders, by description (one per holder and count of references).
+    var roots: [String: ObjectID] = [:]
+
+    init(heap: HeapSnapshot, request: DiscoveryRequest) {
+        self.heap = heap
+        self.request = request
+    }
+
+    /// Adds the references of `steps` (a path or a cycle of the heap's graph) and the nodes
+    /// they join.
+    mutating func add(_ steps: [CompactGraph.Step], to additions: inout GraphSnapshot.Builder) {
+        let graph = heap.graph
+        for step in steps {
+            let from = identity(of: step.from, holding: Int(step.to), in: &additions)
+            let to = identity(of: step.to, holding: Int(step.to), in: &additions)
+            additions.addReference(
+                from: from, to: to, ownership: graph.ownership(ofEdge: step.edge),
+                role: graph.role(ofEdge: step.edge), origin: .heap,
+                isLowPriority: graph.isLowPriority(step.edge))
         }
     }
 
-    /// The role of the root's reference to the first object.
-    var role: ReferenceRole {
-        switch self {
-        case .globalVariable(let name): return .storedProperty(name: name)
-        case .scheduledTimer: return .declared("valid until invalidated, never freed on Linux")
-        case .foundationTimer: return .declared("never freed on Linux")
-        case .task: return .declared("runs or sleeps")
-        case .dispatchBlock: return .declared("keeps the block")
-        case .outside(let count): return .declared("\(count) reference\(count == 1 ? "" : "s")")
+    /// The identity of heap node `node`, adding its node on first sight: the live graph's
+    /// identity for an object it knows, a shared one for other objects, and a root for a
+    /// holder (named after what it holds: `object`, for the count of references from outside).
+    private mutating func identity(
+        of node: CompactGraph.NodeID, holding object: Int, in additions: inout GraphSnapshot.Builder
+    ) -> ObjectID {
+        let graph = heap.graph
+        if heap.isObject(node) {
+            if let known = identities[node] { return known }
+            let id =
+                heap.liveObject(HeapObjectID(rawValue: Int32(node))).map(request.id(of:))
+                ?? ObjectID.nextDiscovered()
+            let kind: NodeKind
+            switch graph.kind(of: node) {
+            case .closure: kind = .closure
+            case .timer: kind = .timer
+            default: kind = .object
+            }
+            // Where it was made: a full trace when the user asked for one, else the census's
+            // creation site (the allocating initializer's caller and its caller).
+            let heapID = HeapObjectID(rawValue: Int32(node))
+            let trace = heap.creationTrace(of: heapID) ?? heap.creationSite(of: heapID)?.trace
+            additions.addNode(
+                id: id, typeName: graph.typeName(of: node), kind: kind,
+                address: graph.address(of: node), size: graph.size(of: node),
+                creationTrace: trace)
+            identities[node] = id
+            return id
         }
-    }
-}
-
-extension HeapReference {
-    /// The role a report shows: a capture or a stored property. Memory read without a layout
-    /// (a block's or a task's) names what it captures by the target's type.
-    func role(target: HeapObjectRecord) -> ReferenceRole {
-        let targetName =
-            target.typeName.hasPrefix("closure context")
-            ? "a closure"
-            : target.typeName.split(separator: ".").last.map(String.init) ?? target.typeName
-        switch label {
-        case "captures": return .capture(name: targetName)
-        case "captures (read conservatively)":
-            return .capture(name: "\(targetName) (read conservatively)")
-        case "runs": return .declared("runs \(targetName)")
-        default:
-            if label.hasPrefix("captures ") { return .capture(name: String(label.dropFirst(9))) }
-            return .storedProperty(name: label)
+        let holder = heap.holder(at: node, of: object)
+        let description = holder.description
+        if let known = roots[description] { return known }
+        let id = ObjectID.nextDiscovered()
+        // The root's type name is what fingerprints see: the kind of holder, and a global
+        // variable's name (two caches leaking the same type are two leaks).
+        let typeName: String
+        if case .globalVariable(let name) = holder {
+            typeName = "global variable \(name)"
+        } else {
+            typeName = holder.kind.rawValue
         }
-    }
-}
-
-extension HeapReference.Ownership {
-    var kind: ReferenceKind {
-        switch self {
-        case .strong: return .strong
-        case .weak: return .weak
-        case .unowned: return .unowned
-        case .unownedUnsafe: return .unowned
-        }
+        additions.addNode(
+            id: id, typeName: typeName,
+            kind: .root(.heapHolder(holder.kind, description: description)))
+        roots[description] = id
+        return id
     }
 }

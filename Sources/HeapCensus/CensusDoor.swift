@@ -24,6 +24,9 @@ enum CensusDoor {
         set { rg_census_set_recording(newValue) }
     }
 
+    /// Whether the census has recorded since before the program's code ran.
+    static var recordedSinceLaunch: Bool { rg_census_recorded_since_launch() }
+
     static func clear() { rg_census_clear() }
     static var count: Int { rg_census_count() }
     static var tableBytes: Int { rg_census_table_bytes() }
@@ -70,10 +73,12 @@ enum CensusDoor {
         rg_census_copy(buffer, source, count)
     }
 
-    /// Whether `count` bytes (at most 256) at `address` can be read without a fault.
-    static func isReadable(_ address: UInt, count: Int) -> Bool {
-        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return false }
-        return rg_census_is_readable(pointer, count)
+    /// The name the pthread `thread` gave itself, or nil.
+    static func threadName(_ thread: UInt) -> String? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard rg_census_thread_name(thread, &buffer, buffer.count) == 0 else { return nil }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
+        return name.isEmpty ? nil : name
     }
 
     static func blockSize(_ address: UInt) -> Int {
@@ -152,10 +157,77 @@ enum CensusDoor {
         for (start, end, image) in segments { body(start...(end - 1), image) }
     }
 
-    /// The symbol whose storage holds `address`, and where that storage starts.
-    static func symbol(at address: UInt) -> (name: String, start: UInt)? {
-        var start: UInt = 0
-        guard let name = rg_census_symbol_at(address, &start) else { return nil }
-        return (String(cString: name), start)
+    // MARK: Creation sites
+
+    /// The return addresses of the creation site of the live census block at `address`: the
+    /// allocating function's caller and that caller's caller (0 when unknown); nil when the
+    /// census does not know the block or where it was made.
+    static func site(ofLiveBlockAt address: UInt) -> (caller: UInt, above: UInt)? {
+        let id = rg_census_site_if_live(address)
+        guard id != 0 else { return nil }
+        var caller: UInt = 0
+        var above: UInt = 0
+        guard rg_census_site(id, &caller, &above) else { return nil }
+        return (caller, above)
+    }
+
+    static var siteCount: Int { rg_census_site_count() }
+    static var sitesDropped: Int { rg_census_sites_dropped() }
+    static var siteBytes: Int { rg_census_site_bytes() }
+
+    // MARK: Sampling
+
+    /// One bucket of samples, as the C side keeps it (see `rg_sample_bucket_t`).
+    struct SampleBucket {
+        enum Kind { case object, raw, task }
+        var stackOffset: Int
+        var kind: Kind
+        var size: Int
+        var metadata: UInt
+        var interval: Int
+        var allocations: Int
+        var frees: Int
+    }
+
+    static func startSampling(interval: Int) -> Bool { rg_sampling_start(max(interval, 1)) }
+    static func stopSampling() { rg_sampling_stop() }
+    static var isSampling: Bool { rg_sampling_is_on() }
+    static var samplingInterval: Int { rg_sampling_interval() }
+    static var liveSampleCount: Int { rg_sampling_live_count() }
+    static var sampleTableBytes: Int { rg_sampling_table_bytes() }
+
+    /// Every bucket and the stack words its `stackOffset` indexes (depth, then frames).
+    ///
+    /// The copy happens under the sampling lock into buffers allocated before it is taken (an
+    /// allocation under that lock could not be sampled); if the tables grew meanwhile, again.
+    static func readSamples() -> (buckets: [SampleBucket], words: [UInt]) {
+        internally {
+            var bucketCount = 0
+            var wordCount = 0
+            _ = rg_sampling_read(nil, 0, &bucketCount, nil, 0, &wordCount)
+            while true {
+                var raw = [rg_sample_bucket_t](
+                    repeating: rg_sample_bucket_t(), count: bucketCount + 16)
+                var words = [UInt](repeating: 0, count: wordCount + 256)
+                let fits = raw.withUnsafeMutableBufferPointer { buckets in
+                    words.withUnsafeMutableBufferPointer { words in
+                        rg_sampling_read(
+                            buckets.baseAddress, buckets.count, &bucketCount, words.baseAddress,
+                            words.count, &wordCount)
+                    }
+                }
+                guard fits else { continue }
+                let buckets = raw.prefix(bucketCount).map { bucket in
+                    SampleBucket(
+                        stackOffset: Int(bucket.stack),
+                        kind: bucket.kind == UInt32(RG_SAMPLE_BUCKET_TASK)
+                            ? .task : bucket.kind == UInt32(RG_SAMPLE_BUCKET_RAW) ? .raw : .object,
+                        size: Int(bucket.size), metadata: bucket.metadata,
+                        interval: Int(bucket.interval), allocations: Int(bucket.allocations),
+                        frees: Int(bucket.frees))
+                }
+                return (buckets, Array(words.prefix(wordCount)))
+            }
+        }
     }
 }

@@ -80,6 +80,12 @@ public enum HeapCensus {
     /// Whether the census records new objects.
     public static var isRunning: Bool { CensusDoor.isRecording }
 
+    /// Whether the census has recorded since before the program's code ran, so that it knows
+    /// every live Swift object: true in a test process (SwiftPM's `.xctest` bundle) and with
+    /// `RETAINGRAPH_CENSUS=1`, false after ``start()`` in a running process or after
+    /// ``stop()``.
+    public static var isRecordingSinceLaunch: Bool { CensusDoor.recordedSinceLaunch }
+
     /// Forgets every object known so far (and their creation traces).
     public static func reset() {
         CensusDoor.clear()
@@ -105,8 +111,8 @@ public enum HeapCensus {
     ///   over the writable data of the loaded images (global variables). About 0.5–1 s for a
     ///   million objects (see `Benchmarks/RESULTS.md`).
     public static func snapshot() -> HeapSnapshot {
-        let (scan, layouts, labels) = HeapScan.run()
-        return HeapSnapshot(scan: scan, layouts: layouts, labels: labels)
+        let (scan, layouts, roles) = HeapScan.run()
+        return HeapSnapshot(scan: scan, layouts: layouts, roles: roles)
     }
 
     /// Records where objects of the given types are created, from now on.

@@ -1,3 +1,5 @@
+import RuntimeLayouts
+
 /// How many live objects of each type the census knows, and where they are: a census without
 /// the references, for comparing counts (``HeapCensus/counts()``).
 ///
@@ -80,7 +82,7 @@ extension HeapCensus {
                 unknown.insert(word)
                 lastUnknown = word
             }
-            for word in unknown { _ = LayoutRegistry.shared.index(ofMetadata: word) }
+            for word in unknown { _ = MetadataCheck.layoutIndex(ofMetadata: word) }
             let registry = LayoutRegistry.shared.snapshot()
             if !unknown.isEmpty { known = registry.metadataIndex }
             var typeNames = registry.layouts.map(\.typeName)

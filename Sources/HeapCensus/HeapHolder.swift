@@ -1,6 +1,5 @@
 import Foundation
-import RetainGraph
-import StackTraces
+import ObjectGraph
 
 /// What holds a heap object from outside the Swift heap: the start of a retention path.
 ///
@@ -12,7 +11,8 @@ public enum HeapHolder: Hashable, Sendable {
     /// A global or static variable, by its demangled name (`MyApp.cache : [MyApp.Entry]`).
     case globalVariable(name: String)
     /// A `Foundation.Timer` that is still valid: the run loop fires it, and corelibs
-    /// Foundation keeps every `Timer` alive (it retains itself; see LINUX-NOTES.md).
+    /// Foundation keeps every `Timer` alive (its initialiser stores a retained reference to
+    /// itself that nothing releases).
     case scheduledTimer
     /// A `Foundation.Timer` that was invalidated, or never scheduled: on Linux it is never
     /// freed, so whatever its block captured stays too.
@@ -22,23 +22,60 @@ public enum HeapHolder: Hashable, Sendable {
     /// A C block on the heap, which is how libdispatch keeps a dispatch source's event
     /// handler and work submitted to a queue (`asyncAfter`, a `DispatchWorkItem`).
     case dispatchBlock
-    /// References the census cannot attribute: a thread's stack, C code, or an object
-    /// allocated before the census started (the census does not know it).
+    /// A running `Foundation.Thread`, with its pthread's name when it has one (what `top` and
+    /// debuggers show: the name the thread gave itself, else the one it inherited from the
+    /// thread that created it; corelibs Foundation does not apply a name set before
+    /// `start()`): the thread keeps its `Thread` object (and the closure it runs) until it
+    /// exits.
+    case thread(name: String?)
+    /// References the census cannot attribute: a thread's stack, C code, or (when the census
+    /// was started after launch, see ``HeapCensus/isRecordingSinceLaunch``) an object
+    /// allocated before it started.
     case outside(references: Int)
 
     /// A one-line description, as reports print it.
     public var description: String {
         switch self {
         case .globalVariable(let name): return "global variable \(name)"
+        case .thread(let name?): return "a running Thread (its pthread is named \"\(name)\")"
+        case .outside(let count):
+            return Self.description(of: .outside)
+                + " (\(count) reference\(count == 1 ? "" : "s"))"
+        default: return Self.description(of: kind)
+        }
+    }
+
+    /// The kind of holder.
+    public var kind: HeapHolderKind {
+        switch self {
+        case .globalVariable: return .globalVariable
+        case .scheduledTimer: return .scheduledTimer
+        case .foundationTimer: return .foundationTimer
+        case .task: return .task
+        case .dispatchBlock: return .dispatchBlock
+        case .thread: return .thread
+        case .outside: return .outside
+        }
+    }
+
+    /// How a holder of `kind` is described (a global variable and unattributed references
+    /// add their name or count).
+    static func description(of kind: HeapHolderKind) -> String {
+        switch kind {
+        case .globalVariable: return "a global variable"
         case .scheduledTimer: return "a Foundation.Timer scheduled on a run loop"
         case .foundationTimer:
             return "a Foundation.Timer (invalidated or never scheduled; never freed on Linux)"
         case .task: return "a Task (the concurrency runtime holds it while it runs or sleeps)"
         case .dispatchBlock:
             return "a block libdispatch holds (a dispatch source's handler or work on a queue)"
-        case .outside(let count):
-            return "held from outside the Swift heap, or by an object older than the census "
-                + "(\(count) reference\(count == 1 ? "" : "s"))"
+        case .thread: return "a running Thread (it keeps its closure until it exits)"
+        case .outside:
+            // Since launch, the census knows every Swift object: the holder is not one.
+            return HeapCensus.isRecordingSinceLaunch
+                ? "held from outside the Swift heap (a thread's stack, C code or the runtime)"
+                : "held from outside the Swift heap, or by an object made before "
+                    + "HeapCensus.start() (the census does not know it)"
         }
     }
 }
@@ -55,7 +92,7 @@ public struct RetentionPath: Sendable {
     /// The target: the last object.
     public var target: HeapObjectRecord? { objects.last }
 
-    /// The path on one line: `holder ⇒ Timer ⇒ (_fire) Owner`.
+    /// The path on one line: `holder ⇒ Timer ⇒ (captures Owner) Owner`.
     public var description: String {
         var text = holder.description
         for (index, object) in objects.enumerated() {
@@ -68,141 +105,98 @@ public struct RetentionPath: Sendable {
 }
 
 extension HeapSnapshot {
-    /// The shortest strong path from a holder outside the Swift heap (or a global variable)
-    /// to `object`.
+    /// The path from what holds `object` outside the Swift heap (or a global variable) to it.
     ///
     /// - Parameter object: A live object; it must have been allocated while the census ran.
     /// - Returns: The path, or nil when the census does not know the object or nothing found
     ///   holds it.
-    /// - Complexity: A breadth-first walk over the holders of `object` only (the snapshot
-    ///   keeps every object's in-references).
+    /// - Complexity: The graph's one path search on the snapshot's first question, then the
+    ///   length of the path.
     public func retentionPath(to object: AnyObject) -> RetentionPath? {
         id(of: object).flatMap(retentionPath(to:))
     }
 
-    /// The shortest strong path from a holder to the object `id`.
+    /// The path from a holder to the object `id`, as the project's one path finder chooses it
+    /// (``/ObjectGraph/CompactGraph/PathTree``).
     ///
     /// A named holder (a global variable, a task, a timer) is preferred to references the
     /// census cannot attribute, even when it is farther: an object a stack variable of the
-    /// caller still holds is usually also held by what keeps it alive afterwards. Among holders
-    /// of the same rank, the nearest wins.
+    /// caller still holds is usually also held by what keeps it alive afterwards. A path
+    /// through typed references is preferred to one through words read conservatively. Among
+    /// paths of the same priority, the shortest wins.
     public func retentionPath(to id: HeapObjectID) -> RetentionPath? {
-        retentionPath(to: id, ignoring: [])
+        guard Int(id.rawValue) < objectCount, id.rawValue >= 0 else { return nil }
+        return retentionPath(to: id, in: graph.paths())
     }
 
-    /// The shortest strong path from a holder to `id` that passes through none of `ignored`
-    /// (for example a collection of the caller's that holds the object only to ask about it).
+    /// The path from a holder to `id` that passes through none of `ignored` (for example a
+    /// collection of the caller's that holds the object only to ask about it).
+    ///
+    /// - Complexity: A path search of its own (O(*n* + *r*)): to ask about many objects,
+    ///   ask ``paths(ignoring:)`` once and ``retentionPath(to:in:)`` for each.
     public func retentionPath(to id: HeapObjectID, ignoring ignored: Set<HeapObjectID>)
         -> RetentionPath?
     {
-        let target = Int(id.rawValue)
-        guard target < objectCount else { return nil }
-        // Breadth-first over strong in-references; `via[n]` is the edge n holds its successor
-        // (toward the target) through.
-        var via: [Int32: Int32] = [Int32(target): -1]
-        var level = [Int32(target)]
-        var nearestUnnamed: Int32?
-        while !level.isEmpty {
-            let roots = level.filter { isHeld(Int($0)) }
-            if let best = roots.min(by: { rank(Int($0)) < rank(Int($1)) }) {
-                if rank(Int(best)) < 2 { return path(from: Int(best), via: via) }
-                if nearestUnnamed == nil { nearestUnnamed = best }
-            }
-            var next: [Int32] = []
-            for node in level {
-                for step in graph.incoming(to: CompactGraph.NodeID(node)) {
-                    guard graph.kind(ofEdge: step.edge) == .strong else { break }  // strong first
-                    let source = Int32(step.from)
-                    guard via[source] == nil,
-                        !ignored.contains(HeapObjectID(rawValue: source))
-                    else { continue }
-                    via[source] = Int32(step.edge)
-                    next.append(source)
-                }
-            }
-            level = next
+        guard Int(id.rawValue) < objectCount, id.rawValue >= 0 else { return nil }
+        return retentionPath(to: id, in: paths(ignoring: ignored))
+    }
+
+    /// The graph's paths avoiding `ignored` objects, for many ``retentionPath(to:in:)``
+    /// questions at the cost of one search.
+    public func paths(ignoring ignored: Set<HeapObjectID>) -> CompactGraph.PathTree {
+        ignored.isEmpty
+            ? graph.paths() : graph.paths(excluding: ignored.map { UInt32($0.rawValue) })
+    }
+
+    /// The path to `id` in `tree` (from ``paths(ignoring:)``).
+    public func retentionPath(to id: HeapObjectID, in tree: CompactGraph.PathTree)
+        -> RetentionPath?
+    {
+        guard Int(id.rawValue) < objectCount, id.rawValue >= 0,
+            let steps = tree.path(to: UInt32(id.rawValue)), let first = steps.first,
+            !isObject(first.from)
+        else { return nil }
+        var objects = [self[HeapObjectID(rawValue: Int32(first.to))]]
+        var references: [HeapReference] = []
+        for step in steps.dropFirst() {
+            references.append(reference(step))
+            objects.append(self[HeapObjectID(rawValue: Int32(step.to))])
         }
-        return nearestUnnamed.map { path(from: Int($0), via: via) }
+        return RetentionPath(
+            holder: holder(at: first.from, of: Int(first.to)), objects: objects,
+            references: references)
     }
 
     /// The holders of `id` outside the heap: globals and unattributed references.
     public func outsideHolders(of id: HeapObjectID) -> [HeapHolder] {
-        let index = Int(id.rawValue)
-        var holders = globalSlots(of: index).map { HeapHolder.globalVariable(name: globalName($0)) }
-        let outside = Int(outsideCounts[index])
-        if outside > 0 { holders.append(namedHolder(index, count: outside)) }
-        return holders
-    }
-
-    private func isHeld(_ node: Int) -> Bool {
-        outsideCounts[node] > 0 || !globalSlots(of: node).isEmpty
-    }
-
-    private func rank(_ node: Int) -> Int {
-        if !globalSlots(of: node).isEmpty { return 0 }
-        switch namedHolder(node, count: Int(outsideCounts[node])) {
-        case .outside: return 2
-        default: return 1
+        guard Int(id.rawValue) < objectCount, id.rawValue >= 0 else { return [] }
+        return graph.incoming(to: UInt32(id.rawValue)).filter { !isObject($0.from) }.map {
+            holder(at: $0.from, of: Int(id.rawValue))
         }
     }
 
-    private func path(from root: Int, via: [Int32: Int32]) -> RetentionPath {
-        var objects = [self[HeapObjectID(rawValue: Int32(root))]]
-        var references: [HeapReference] = []
-        var node = Int32(root)
-        while let edge = via[node], edge >= 0 {
-            let step = CompactGraph.Step(
-                from: CompactGraph.NodeID(node), edge: CompactGraph.EdgeID(edge),
-                to: graph.target(of: CompactGraph.EdgeID(edge)))
-            references.append(reference(step))
-            objects.append(self[HeapObjectID(rawValue: Int32(step.to))])
-            node = Int32(step.to)
+    /// The holder node `node` says holds object `object`.
+    func holder(at node: CompactGraph.NodeID, of object: Int) -> HeapHolder {
+        guard case .heapHolder(let kind, let description)? = graph.rootKind(of: node) else {
+            return .outside(references: Int(outsideCounts[object]))
         }
-        let holder =
-            outsideHolders(of: HeapObjectID(rawValue: Int32(root))).first
-            ?? .outside(references: 0)
-        return RetentionPath(holder: holder, objects: objects, references: references)
-    }
-
-    private func globalSlots(of node: Int) -> ArraySlice<GlobalReference> {
-        var low = 0
-        var high = globals.count
-        while low < high {
-            let middle = (low + high) / 2
-            if globals[middle].object < Int32(node) { low = middle + 1 } else { high = middle }
-        }
-        var end = low
-        while end < globals.count, globals[end].object == Int32(node) { end += 1 }
-        return globals[low..<end]
-    }
-
-    private func globalName(_ reference: GlobalReference) -> String {
-        guard let symbol = CensusDoor.symbol(at: reference.slot) else {
-            return String(format: "at 0x%lx (no symbol)", reference.slot)
-        }
-        return Demangling.demangle(symbol.name)
-    }
-
-    /// Names what holds `node` from outside, from what the object is.
-    func namedHolder(_ node: Int, count: Int) -> HeapHolder {
-        switch entryKinds[node] {
+        switch kind {
+        case .globalVariable:
+            return .globalVariable(name: graph.label(of: node) ?? description)
+        case .scheduledTimer: return .scheduledTimer
+        case .foundationTimer: return .foundationTimer
         case .task: return .task
-        case .block: return .dispatchBlock
-        case .object: break
+        case .dispatchBlock: return .dispatchBlock
+        case .thread: return .thread(name: graph.label(of: node))
+        case .outside: return .outside(references: Int(outsideCounts[object]))
         }
-        if timerTypes.contains(typeIndex[node]) {
-            return TimerProbe.isValid(at: address(of: node)) ? .scheduledTimer : .foundationTimer
-        }
-        return .outside(references: count)
     }
-}
 
-extension HeapSnapshot {
     /// The object `id` stands for, retained, if it is still alive and is a Swift object (not a
     /// block); nil once it died or began dying.
     public func liveObject(_ id: HeapObjectID) -> AnyObject? {
         let index = Int(id.rawValue)
-        guard index < objectCount, entryKinds[index] != .block else { return nil }
+        guard index >= 0, index < objectCount, entryKinds[index] != .block else { return nil }
         return CensusDoor.object(at: address(of: index))
     }
 

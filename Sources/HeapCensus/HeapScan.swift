@@ -1,5 +1,5 @@
-import ReferenceReflection
-import RetainGraph
+import ObjectGraph
+import RuntimeLayouts
 
 /// What one scan read from the live census objects, before references are resolved.
 ///
@@ -58,15 +58,19 @@ struct HeapScan {
     private var unknown: [[UInt]] = []
     private var unknownTypes = Set<UInt>()
     private var lastUnknownType: UInt = 0
-    /// The label ids of references read conservatively.
-    private let taskLabel: UInt32
-    private let blockLabel: UInt32
-    private let conservativeLabel: UInt32
+    /// The role numbers of what a task's and a block's memory hold (read conservatively): a
+    /// task runs its closure; a block's captures are named after what they hold once it is
+    /// known (``capturedRole``).
+    private let taskRole: UInt32
+    private let blockRole: UInt32
+
+    /// The role of a block's captures in the registry: a capture named after its target's type
+    /// when the snapshot is built.
+    static let capturedRole = ObjectLayout.targetNamedCapture
 
     private init(expectedObjects: Int) {
-        taskLabel = UInt32(LayoutRegistry.shared.labelID("runs"))
-        blockLabel = UInt32(LayoutRegistry.shared.labelID("captures"))
-        conservativeLabel = UInt32(LayoutRegistry.shared.labelID("captures (read conservatively)"))
+        taskRole = LayoutRegistry.shared.roleNumber(.runs)
+        blockRole = LayoutRegistry.shared.roleNumber(Self.capturedRole)
         // About three references per object in practice; capacity never written is free.
         columns = ScanColumns(
             objects: expectedObjects + expectedObjects / 8 + 1_024,
@@ -77,7 +81,7 @@ struct HeapScan {
     ///
     /// The whole scan runs with the calling thread's allocations unrecorded: the census's own
     /// tables and layouts are not part of the heap it reports.
-    static func run() -> (heap: RawHeap, layouts: [CompiledLayout], labels: [String]) {
+    static func run() -> (heap: RawHeap, layouts: [CompiledLayout], roles: InternedRoles) {
         CensusDoor.internally {
             var scan = HeapScan(expectedObjects: CensusDoor.count)
             scan.loadLayouts()
@@ -87,11 +91,11 @@ struct HeapScan {
                 }
             }
             scan.readObjectsOfNewTypes()
-            let labels = LayoutRegistry.shared.snapshot().labels
+            let roles = LayoutRegistry.shared.snapshot().roles
             let heap = RawHeap(
                 columns: scan.columns, dynamicBytes: scan.dynamicBytes,
                 dynamicValues: scan.dynamicValues)
-            return (heap, scan.layouts, labels)
+            return (heap, scan.layouts, roles)
         }
     }
 
@@ -106,7 +110,7 @@ struct HeapScan {
     /// reads their objects, visiting only the stripes that hold them.
     private mutating func readObjectsOfNewTypes() {
         guard !unknownTypes.isEmpty else { return }
-        for isa in unknownTypes { _ = LayoutRegistry.shared.index(ofMetadata: isa) }
+        for isa in unknownTypes { _ = MetadataCheck.layoutIndex(ofMetadata: isa) }
         loadLayouts()
         let pending = unknown
         unknown = []
@@ -146,14 +150,14 @@ struct HeapScan {
         if entry & CensusDoor.blockFlag != 0 {
             let (references, captureEnd) = CensusDoor.blockInfo(address)
             let source = record(address, layout: -1, retainCount: references, kind: .block)
-            readConservatively(address, from: 32, to: captureEnd, source: source, label: blockLabel)
+            readConservatively(address, from: 32, to: captureEnd, source: source, role: blockRole)
             return
         }
         if entry & CensusDoor.taskFlag != 0 {
             let source = record(
                 address, layout: -1, retainCount: CensusDoor.retainCount(address), kind: .task)
             let end = min(CensusDoor.blockSize(address), 8 * Self.taskWords)
-            readConservatively(address, from: 16, to: end, source: source, label: taskLabel)
+            readConservatively(address, from: 16, to: end, source: source, role: taskRole)
             return
         }
         // Only a block whose first word is known metadata is read (its counts included):
@@ -186,7 +190,7 @@ struct HeapScan {
         if let start = layout.conservativeFrom {
             readConservatively(
                 address, from: start, to: CensusDoor.blockSize(address), source: source,
-                label: conservativeLabel)
+                role: layout.conservativeRole)
         }
     }
 
@@ -198,15 +202,17 @@ struct HeapScan {
         for slot in slots {
             var word = CensusDoor.load(base &+ UInt(slot.offset))
             guard word != 0 else { continue }
-            if slot.kind == .weak {
+            if slot.ownership == .weak {
                 // A side table's first word is its object (null once the object died).
                 guard word & 7 == 0, word >= 4096 else { continue }
                 word = CensusDoor.load(word)
                 guard word != 0 else { continue }
             }
             columns.appendReference(
-                from: source, word: word, kind: Self.edgeKind(slot.kind),
-                label: UInt32(bitPattern: slot.label))
+                from: source, word: word,
+                kind: slot.ownership.byte
+                    | (slot.isFunctionContext ? ScanColumns.functionContextBit : 0),
+                role: slot.role)
         }
         for dynamic in dynamics {
             let offset = dynamicBytes.count
@@ -275,26 +281,16 @@ struct HeapScan {
     /// closure context): its words that are the addresses of census objects count as strong
     /// references. Only words that are exactly an object's address are kept, later.
     private mutating func readConservatively(
-        _ address: UInt, from start: Int, to end: Int, source: UInt32, label: UInt32
+        _ address: UInt, from start: Int, to end: Int, source: UInt32, role: UInt32
     ) {
         var offset = (start + 7) & ~7
+        let kind = Ownership.conservative.byte
         while offset + 8 <= end {
             let word = CensusDoor.load(address &+ UInt(offset))
             if word & 15 == 0, word >= 4096, word != address {
-                columns.appendReference(from: source, word: word, kind: .strong, label: label)
+                columns.appendReference(from: source, word: word, kind: kind, role: role)
             }
             offset += 8
-        }
-    }
-
-    /// The compact graph's kind of a slot's reference.
-    @inline(__always)
-    static func edgeKind(_ kind: HeapSlotKind) -> CompactGraph.EdgeKind {
-        switch kind {
-        case .strong: return .strong
-        case .weak: return .weak
-        case .unowned: return .unowned
-        case .unownedUnsafe: return .unownedUnsafe
         }
     }
 }

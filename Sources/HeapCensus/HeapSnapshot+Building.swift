@@ -1,22 +1,23 @@
-import ReferenceReflection
-import RetainGraph
+import ObjectGraph
+import RuntimeLayouts
 
 extension HeapSnapshot {
-    /// Builds a snapshot from a scan: decodes the copied dynamic values, keeps the objects the
-    /// scan read (and the references between them), finds the global variables that hold
-    /// objects, computes each object's references from outside the heap, and sorts it all
-    /// into a `CompactGraph` whose roots are the objects held by a global or from outside.
+    /// Builds a snapshot from a scan: keeps the objects the scan read and the references
+    /// between them (roles renumbered into the graph's, block captures and closures whose
+    /// context is their only capture named after their target), decodes the copied dynamic
+    /// values, finds the global variables that hold objects, computes each object's references
+    /// from outside the heap, and adds one holder node per global and per kind of outside
+    /// holder: the graph's roots.
     ///
     /// - Complexity: O(*n* + *r*) for *n* objects and *r* references, plus one pass over the
     ///   writable data of every loaded image.
-    init(scan: RawHeap, layouts: [CompiledLayout], labels: [String]) {
+    init(scan: RawHeap, layouts: [CompiledLayout], roles: InternedRoles) {
         let columns = scan.columns
         let count = columns.objectCount
         let addresses = columns.addressArray()
         let retainCounts = columns.retainCountArray()
+        let index = AddressIndex(addresses)
         var builder = CompactGraph.Builder()
-        let labelNumbers = labels.map { builder.intern($0) }
-        var index = AddressIndex(addresses)
 
         // Types: the layouts, then three kinds of objects without one.
         let unknownType = Int32(layouts.count)
@@ -27,7 +28,7 @@ extension HeapSnapshot {
                 "object (layout not compiled when scanned)", "Task", "block",
             ]
         let typeNumbers = typeNames.map { builder.intern($0) }
-        let typeKinds = layouts.map { Self.nodeKind($0.shape) } + [.object, .object, .closure]
+        let typeKinds = layouts.map(Self.nodeKind) + [.object, .object, .closure]
         var typeIndex = columns.layoutIndexArray()
         let entryKinds = columns.entryKindArray()
         var nodeKinds = [CompactGraph.NodeKind](repeating: .object, count: count)
@@ -44,18 +45,29 @@ extension HeapSnapshot {
             nodeTypes[node] = typeNumbers[Int(type)]
         }
 
-        // References to census objects, labels renumbered into the graph's strings.
-        var (sources, targets, kinds, edgeLabels) = Self.resolveReferences(
-            columns, index: index, labelNumbers: labelNumbers)
-        Self.decodeDynamicValues(
-            scan, index: index, builder: &builder, sources: &sources, targets: &targets,
-            kinds: &kinds, labels: &edgeLabels)
+        // References to census objects, roles renumbered into the graph's.
+        var roleNaming = RoleNaming(roles: roles)
+        var edges = Self.resolveReferences(
+            columns, index: index, kinds: nodeKinds, naming: &roleNaming, builder: &builder,
+            typeNames: typeNames, typeIndex: typeIndex)
+        let boxes = Self.decodeDynamicValues(
+            scan, index: index, kinds: nodeKinds, builder: &builder, typeNames: typeNames,
+            typeIndex: typeIndex, into: &edges)
+        Self.lookThroughThunks(
+            &edges, typeIndex: typeIndex, layouts: layouts, kinds: nodeKinds,
+            typeNames: typeNames, builder: &builder)
+        // Boxes the compiler made for values held out of line look like closure contexts:
+        // named as what they are.
+        for box in boxes where typeIndex[Int(box)] < Int32(layouts.count) {
+            nodeKinds[Int(box)] = .box
+            nodeTypes[Int(box)] = builder.intern(layouts[Int(typeIndex[Int(box)])].boxName)
+        }
 
         // Holders outside the heap: globals, and retain counts the heap does not explain.
         let globals = Self.findGlobals(addresses: addresses, index: index)
         var strongIn = [UInt32](repeating: 0, count: count)
-        for edge in targets.indices where kinds[edge] == .strong {
-            strongIn[Int(targets[edge])] &+= 1
+        for edge in edges.targets.indices where CompactGraph.isRetaining(edges.flags[edge]) {
+            strongIn[Int(edges.targets[edge])] &+= 1
         }
         for global in globals { strongIn[Int(global.object)] &+= 1 }
         var outside = [UInt32](repeating: 0, count: count)
@@ -66,165 +78,166 @@ extension HeapSnapshot {
             outside[node] = retained > strongIn[node] ? retained - strongIn[node] : 0
         }
 
-        builder.addNodes(kinds: nodeKinds, typeNameNumbers: nodeTypes, addresses: addresses)
-        builder.addDiscoveredEdges(
-            sources: sources, targets: targets, kinds: kinds, labelNumbers: edgeLabels,
-            foundInHeap: true)
-        sources = []
-        targets = []
-        var lastGlobal: Int32 = -1
-        for global in globals where global.object != lastGlobal {
-            builder.addRoot(UInt32(global.object), name: "held by a global variable")
-            lastGlobal = global.object
-        }
-        for node in 0..<count where outside[node] > 0 {
-            builder.addRoot(UInt32(node), name: "held from outside the Swift heap")
-        }
-        let graph = builder.build(numberingForLocality: Self.numbersForLocality)
-
-        // Everything by the graph's numbers.
-        var number = [Int32](repeating: 0, count: count)
-        var isIdentity = true
-        for node in 0..<count {
-            number[node] = Int32(graph.node(added: UInt32(node)))
-            isIdentity = isIdentity && number[node] == Int32(node)
-        }
-        if !isIdentity { index.renumber(number) }
-        func inGraphOrder<Value>(_ values: [Value]) -> [Value] {
-            isIdentity ? values : Self.permuted(values, number)
-        }
-        self.init(
-            graph: graph, addressIndex: index, typeIndex: inGraphOrder(typeIndex),
-            typeNames: typeNames, retainCounts: inGraphOrder(retainCounts),
-            sizes: inGraphOrder(columns.sizeArray()), entryKinds: inGraphOrder(entryKinds),
-            globals: globals.map { GlobalReference(object: number[Int($0.object)], slot: $0.slot) }
-                .sorted { $0.object < $1.object },
-            outsideCounts: inGraphOrder(outside),
-            typeMetadata: layouts.map(\.metadata) + [0, 0, 0],
+        builder.addNodes(
+            kinds: nodeKinds, typeNameNumbers: nodeTypes, addresses: addresses,
+            sizes: columns.sizeArray())
+        builder.appendEdges(
+            sources: edges.sources, targets: edges.targets, flags: edges.flags,
+            roles: edges.roles, tags: [])
+        Self.addHolders(
+            globals: globals, outside: outside, entryKinds: entryKinds, typeIndex: typeIndex,
             timerTypes: Set(
                 layouts.indices.filter { TimerProbe.isTimerClass(metadata: layouts[$0].metadata) }
                     .map { Int32($0) }),
+            threadTypes: Set(
+                layouts.indices.filter { TimerProbe.isThreadClass(metadata: layouts[$0].metadata) }
+                    .map { Int32($0) }),
+            addresses: addresses, into: &builder)
+        // Objects keep their numbers: a node's number is its HeapObjectID.
+        let graph = builder.build(numberingForLocality: false)
+        self.init(
+            graph: graph, objectCount: count, addressIndex: index, typeIndex: typeIndex,
+            typeNames: typeNames, retainCounts: retainCounts, entryKinds: entryKinds,
+            outsideCounts: outside, typeMetadata: layouts.map(\.metadata) + [0, 0, 0],
             limitations: layouts.compactMap { layout in
                 layout.problem.map { "\(layout.typeName): \($0)" }
             })
     }
 
-    /// Whether the snapshot's graph numbers objects in traversal order from the holders
-    /// (what makes a million-object analysis fast) rather than in the order they were read.
-    static let numbersForLocality = false
-}
-
-extension HeapSnapshot {
-    /// Decodes the dynamic values the scan copied (enum payloads, existentials) into more
-    /// references, numbered like the kept objects.
-    fileprivate static func decodeDynamicValues(
-        _ scan: RawHeap, index: AddressIndex, builder: inout CompactGraph.Builder,
-        sources: inout [UInt32], targets: inout [UInt32], kinds: inout [CompactGraph.EdgeKind],
-        labels: inout [UInt32]
-    ) {
-        guard !scan.dynamicValues.isEmpty else { return }
-        var copies = scan.dynamicBytes  // decoding works on the copies in place
-        copies.withUnsafeMutableBytes { bytes in
-            guard let base = bytes.baseAddress else { return }
-            for value in scan.dynamicValues {
-                DynamicValues.decode(value.slot, copy: base + value.offset) { word, kind, label in
-                    guard let target = index.index(of: word) else { return }
-                    sources.append(value.source)
-                    targets.append(UInt32(target))
-                    kinds.append(HeapScan.edgeKind(kind))
-                    labels.append(builder.intern(label))
-                }
-            }
-        }
-    }
-
-    /// Resolves the words the scan read to object numbers, keeping the references whose
-    /// target is a census object, with labels renumbered into the graph's strings.
-    ///
-    /// One tight loop of independent hash lookups: the processor overlaps their cache misses,
-    /// which lookups interleaved with the scan's own reads could not.
-    fileprivate static func resolveReferences(
-        _ columns: ScanColumns, index: AddressIndex, labelNumbers: [UInt32]
-    ) -> (
-        sources: [UInt32], targets: [UInt32], kinds: [CompactGraph.EdgeKind], labels: [UInt32]
-    ) {
-        let count = columns.referenceCount
-        let read = columns.storage.pointee
-        var kept = 0
-        var sources: [UInt32] = []
-        var targets: [UInt32] = []
-        var kinds: [CompactGraph.EdgeKind] = []
-        let labels = [UInt32](unsafeUninitializedCapacity: count) { labels, labelCount in
-            kinds = [CompactGraph.EdgeKind](unsafeUninitializedCapacity: count) {
-                kinds, kindCount in
-                targets = [UInt32](unsafeUninitializedCapacity: count) { targets, targetCount in
-                    sources = [UInt32](unsafeUninitializedCapacity: count) {
-                        sources, sourceCount in
-                        for edge in 0..<count {
-                            guard let target = index.index(of: read.words.base[edge]) else {
-                                continue
-                            }
-                            let label = Int(read.labels.base[edge])
-                            sources[kept] = read.sources.base[edge]
-                            targets[kept] = UInt32(target)
-                            kinds[kept] =
-                                CompactGraph.EdgeKind(rawValue: read.kinds.base[edge]) ?? .strong
-                            labels[kept] = label < labelNumbers.count ? labelNumbers[label] : 0
-                            kept += 1
-                        }
-                        sourceCount = kept
-                    }
-                    targetCount = kept
-                }
-                kindCount = kept
-            }
-            labelCount = kept
-        }
-        return (sources, targets, kinds, labels)
-    }
-
-    /// The compact graph's kind for objects of a layout's shape.
-    fileprivate static func nodeKind(_ shape: HeapObjectLayout.Shape) -> CompactGraph.NodeKind {
-        switch shape {
+    /// The compact graph's kind for objects of a layout.
+    fileprivate static func nodeKind(_ layout: CompiledLayout) -> CompactGraph.NodeKind {
+        switch layout.shape {
         case .closureContext: return .closure
         case .box: return .box
         case .collectionStorage: return .storage
-        case .instance, .task, .other: return .object
+        case .instance, .task, .other:
+            return KnownType(typeName: layout.typeName)?.isTimer == true ? .timer : .object
         }
     }
+}
 
-    /// `values` moved to the positions `number` gives (a permutation).
-    fileprivate static func permuted<Value>(_ values: [Value], _ number: [Int32]) -> [Value] {
-        guard let first = values.first else { return [] }
-        var result = [Value](repeating: first, count: values.count)
-        for index in values.indices { result[Int(number[index])] = values[index] }
-        return result
-    }
-
-    /// Every word in the writable data of the loaded images that holds a kept object's
-    /// address: a global or static variable (or a C global) holding it.
-    fileprivate static func findGlobals(addresses: [UInt], index: AddressIndex)
-        -> [GlobalReference]
-    {
-        guard var lowest = addresses.first else { return [] }
-        var highest = lowest
-        for address in addresses {
-            lowest = min(lowest, address)
-            highest = max(highest, address)
+extension HeapSnapshot {
+    /// Adds, beside every reference to a closure context that only forwards to another closure,
+    /// a reference to the closure it forwards to, as the reflection walk reads it: a reabstraction thunk's context
+    /// (``CompiledLayout/isThunk``: a closure stored in an array reads `element of [() -> ()] ⇒
+    /// closure context (captures Owner)`), and a context the compiler made that names no
+    /// capture and holds exactly one closure context (an async function's partial apply: a
+    /// `Task` reads `runs ⇒ closure context (captures Owner)`, not `runs ⇒ closure context ⇒
+    /// captures a closure ⇒ …`). When the closure's only capture is its context, the reference
+    /// becomes a capture of the object. The reference to the forwarding context stays (it is
+    /// what keeps that context's memory, for retained sizes), marked low priority so that paths
+    /// take the direct one.
+    fileprivate static func lookThroughThunks(
+        _ edges: inout EdgeColumns, typeIndex: [Int32], layouts: [CompiledLayout],
+        kinds: [CompactGraph.NodeKind], typeNames: [String], builder: inout CompactGraph.Builder
+    ) {
+        // Each node's number of references and, for a node with one, its target.
+        var outCount = [UInt8](repeating: 0, count: kinds.count)
+        var onlyTarget = [UInt32](repeating: 0, count: kinds.count)
+        for edge in edges.sources.indices {
+            let source = Int(edges.sources[edge])
+            if outCount[source] < 2 { outCount[source] += 1 }
+            onlyTarget[source] = edges.targets[edge]
         }
-        var found: [GlobalReference] = []
-        CensusDoor.writableSegments { segment, _ in
-            var slot = (segment.lowerBound + 7) & ~7
-            while slot &+ 8 <= segment.upperBound &+ 1 {
-                let word = CensusDoor.load(slot)
-                if word >= lowest, word <= highest, word & 15 == 0,
-                    let object = index.index(of: word)
-                {
-                    found.append(GlobalReference(object: object, slot: slot))
-                }
-                slot &+= 8
+        func forwards(_ node: UInt32) -> Bool {
+            let type = Int(typeIndex[Int(node)])
+            guard type < layouts.count, kinds[Int(node)] == .closure else { return false }
+            if layouts[type].isThunk { return true }
+            return layouts[type].captures.isEmpty && outCount[Int(node)] == 1
+                && kinds[Int(onlyTarget[Int(node)])] == .closure
+        }
+        var wrapped: [UInt32: UInt32] = [:]
+        for edge in edges.sources.indices where forwards(edges.sources[edge]) {
+            wrapped[edges.sources[edge]] = edges.targets[edge]
+        }
+        guard !wrapped.isEmpty else { return }
+        var direct = EdgeColumns()
+        for edge in edges.targets.indices where wrapped[edges.sources[edge]] == nil {
+            var target = edges.targets[edge]
+            var hops = 0
+            while let next = wrapped[target], hops < 8 {
+                target = next
+                hops += 1
             }
+            guard hops > 0 else { continue }
+            var role = edges.roles[edge]
+            if kinds[Int(target)] != .closure {
+                let name = RoleNaming.shortName(typeNames[Int(typeIndex[Int(target)])])
+                role = builder.intern(builder.roles[role].capturing(name))
+            }
+            direct.append(
+                source: edges.sources[edge], target: target, flags: edges.flags[edge], role: role)
+            edges.flags[edge] = CompactGraph.lowPriority(edges.flags[edge])
         }
-        return found.sorted { $0.object < $1.object }
+        for index in direct.sources.indices {
+            edges.append(
+                source: direct.sources[index], target: direct.targets[index],
+                flags: direct.flags[index], role: direct.roles[index])
+        }
+    }
+}
+
+/// Edge columns, as the compact graph stores them.
+struct EdgeColumns {
+    var sources: [UInt32] = []
+    var targets: [UInt32] = []
+    var flags: [UInt8] = []
+    var roles: [UInt32] = []
+
+    mutating func append(source: UInt32, target: UInt32, flags: UInt8, role: UInt32) {
+        sources.append(source)
+        targets.append(target)
+        self.flags.append(flags)
+        roles.append(role)
+    }
+}
+
+/// The layout registry's roles renumbered into a graph's, with the roles that depend on the
+/// target (a block's captures, a closure whose context is its only capture) named after it.
+struct RoleNaming {
+    let roles: InternedRoles
+    /// Graph role numbers by registry role number (`UInt32.max` until first used).
+    var numbers: [UInt32]
+    /// Graph role numbers of target-dependent roles, by registry role and target type.
+    var named: [UInt64: UInt32] = [:]
+    /// The registry number of a block's captures (named after the target).
+    let capturedRole: UInt32?
+
+    init(roles: InternedRoles) {
+        self.roles = roles
+        numbers = [UInt32](repeating: .max, count: roles.count)
+        capturedRole = roles.number(of: HeapScan.capturedRole)
+    }
+
+    /// The graph's number of registry role `role`, for a reference to an object of type
+    /// `targetType` (named `targetName`, of kind `targetKind`).
+    mutating func number(
+        _ role: UInt32, isFunctionContext: Bool, targetType: Int32,
+        targetKind: CompactGraph.NodeKind, targetName: () -> String,
+        builder: inout CompactGraph.Builder
+    ) -> UInt32 {
+        let dependsOnTarget =
+            (isFunctionContext && targetKind != .closure) || role == capturedRole
+        if !dependsOnTarget {
+            if Int(role) < numbers.count, numbers[Int(role)] != .max { return numbers[Int(role)] }
+            let number = builder.intern(roles[role])
+            if Int(role) < numbers.count { numbers[Int(role)] = number }
+            return number
+        }
+        let key = UInt64(role) << 32 | UInt64(UInt32(bitPattern: targetType))
+        if let known = named[key] { return known }
+        let name = targetKind == .closure ? "a closure" : Self.shortName(targetName())
+        let number = builder.intern(
+            role == capturedRole ? .capture(name: name) : roles[role].capturing(name))
+        named[key] = number
+        return number
+    }
+
+    /// A type name without its module.
+    static func shortName(_ typeName: String) -> String {
+        guard let dot = typeName.firstIndex(of: "."), !typeName[..<dot].contains("<") else {
+            return typeName
+        }
+        return String(typeName[typeName.index(after: dot)...])
     }
 }

@@ -1,17 +1,19 @@
-import ReferenceReflection
-import RetainGraph
+import ObjectGraph
+import RuntimeLayouts
 import StackTraces
 
-/// Every live Swift heap object the census knows, with the references between them, at one
-/// moment: the heap's reference graph.
+/// Every live Swift heap object the census knows, with the references between them and what
+/// holds them from outside the heap, at one moment: the heap's reference graph.
 ///
-/// Take one with ``HeapCensus/snapshot()``. The objects and references are a ``/RetainGraph/CompactGraph``
-/// (``graph``), the representation the rest of RetainGraph analyses: objects are its nodes,
-/// numbered densely (``HeapObjectID`` is a node's number) so that objects one reaches from
-/// another sit near each other; references are its edges, kept in flat arrays in both
-/// directions, labels and type names interned; its roots are the objects held by a global
-/// variable or from outside the Swift heap. A snapshot of a million objects costs a few dozen
-/// bytes per object and answers "who holds this" by walking only that object's holders.
+/// Take one with ``HeapCensus/snapshot()``. It is a view over a ``/ObjectGraph/CompactGraph``
+/// (``graph``), the representation the rest of RetainGraph analyses: objects are its first
+/// ``objectCount`` nodes (``HeapObjectID`` is an object's node number); references are its
+/// edges, kept in flat arrays in both directions, roles and type names interned; its roots are
+/// *holder* nodes after the objects, one per global variable that holds objects and one per
+/// kind of holder outside the heap (the `Task`s the concurrency runtime keeps, the
+/// `Foundation.Timer`s, the blocks libdispatch keeps, and references nothing names), each
+/// with an edge to every object it holds. A snapshot of a million objects costs a few dozen
+/// bytes per object, and "who holds this" is one path of the graph's one path finder.
 ///
 /// A snapshot is a record, not a live view: the objects it names may have died since. It
 /// holds none of them.
@@ -26,38 +28,36 @@ import StackTraces
 /// let cycles = heap.graph.strongComponents() // the heap's reference cycles
 /// ```
 public struct HeapSnapshot: Sendable {
-    /// The objects and the references between them.
+    /// The objects, the references between them, and the holders outside the heap.
     ///
-    /// Node `n` is the object ``HeapObjectID`` `n`; each edge is marked found in the heap.
-    /// Roots are the objects a global variable holds (named `held by a global variable`) and
-    /// those with strong references the census could not attribute (`held from outside the
-    /// Swift heap`).
+    /// Node `n < objectCount` is the object ``HeapObjectID`` `n`; the nodes after it are the
+    /// holders (the graph's roots), whose ``/ObjectGraph/RootKind`` says what they are
+    /// (`.heapHolder`). Every edge is found in the heap.
     public let graph: CompactGraph
+    /// The number of objects (the graph's first nodes).
+    public let objectCount: Int
     /// Object addresses to node numbers.
     let addressIndex: AddressIndex
     /// Per object (by node number): its type (an index into `typeNames` and `typeMetadata`).
     let typeIndex: [Int32]
     let typeNames: [String]
     let retainCounts: [UInt32]
-    /// Each object's block size in bytes (malloc's usable size).
-    let sizes: [UInt32]
     let entryKinds: [HeapEntryKind]
-    /// Global variables' storage words that hold an object: by object, sorted.
-    let globals: [GlobalReference]
     /// Strong references from outside the Swift heap, per object (retain count − the strong
     /// references found in the heap and in globals).
     let outsideCounts: [UInt32]
     /// Each type's metadata address (0 for tasks, blocks and unread objects).
     let typeMetadata: [UInt]
-    /// The type indices of `Foundation.Timer` and its subclasses.
-    let timerTypes: Set<Int32>
     /// What the scan could not read, once per type.
     public let limitations: [String]
 
-    /// The number of objects.
-    public var objectCount: Int { graph.nodeCount }
-    /// The number of references between objects.
-    public var referenceCount: Int { graph.edgeCount }
+    /// The number of references between objects (the graph's edges from holders excluded).
+    public var referenceCount: Int {
+        graph.edgeCount
+            - (objectCount..<graph.nodeCount).reduce(0) {
+                $0 + graph.outEdges(of: CompactGraph.NodeID($1)).count
+            }
+    }
 
     /// The identity of the object at `address` in this snapshot, if it was live then.
     ///
@@ -84,18 +84,21 @@ public struct HeapSnapshot: Sendable {
         graph.outgoing(from: CompactGraph.NodeID(id.rawValue)).map(reference)
     }
 
-    /// The references to `id` held by other heap objects.
+    /// The references to `id` held by other heap objects (not by holders outside the heap).
     public func references(to id: HeapObjectID) -> [HeapReference] {
-        graph.incoming(to: CompactGraph.NodeID(id.rawValue)).map(reference)
+        graph.incoming(to: CompactGraph.NodeID(id.rawValue)).filter { isObject($0.from) }
+            .map(reference)
     }
+
+    /// Whether node `node` is an object (not a holder).
+    func isObject(_ node: CompactGraph.NodeID) -> Bool { Int(node) < objectCount }
 
     /// The reference a step of the graph stands for.
     func reference(_ step: CompactGraph.Step) -> HeapReference {
         HeapReference(
             from: HeapObjectID(rawValue: Int32(step.from)),
             to: HeapObjectID(rawValue: Int32(step.to)),
-            ownership: HeapReference.Ownership(graph.kind(ofEdge: step.edge)),
-            label: graph.label(ofEdge: step.edge))
+            ownership: graph.ownership(ofEdge: step.edge), role: graph.role(ofEdge: step.edge))
     }
 
     /// The address of object `index`.
@@ -110,7 +113,9 @@ public struct HeapSnapshot: Sendable {
     }
 
     /// The bytes the object's block takes (the allocator's usable size).
-    public func size(of id: HeapObjectID) -> Int { Int(sizes[Int(id.rawValue)]) }
+    public func size(of id: HeapObjectID) -> Int {
+        graph.size(of: CompactGraph.NodeID(id.rawValue))
+    }
 
     /// Where the object was created, if its type was traced (``HeapCensus/traceCreation(of:)``)
     /// when it was and it is still alive.
@@ -136,7 +141,7 @@ public struct HeapSnapshot: Sendable {
 }
 
 /// An object's identity in one ``HeapSnapshot``: its node number in the snapshot's
-/// ``HeapSnapshot/graph`` (dense; objects one reaches from another are numbered near each other).
+/// ``HeapSnapshot/graph`` (dense; below ``HeapSnapshot/objectCount``).
 public struct HeapObjectID: Hashable, Comparable, Sendable {
     /// The object's node number in its snapshot's graph.
     public let rawValue: Int32
@@ -165,35 +170,20 @@ public struct HeapObjectRecord: Hashable, Sendable {
 
 /// A reference between two objects of a ``HeapSnapshot``.
 public struct HeapReference: Hashable, Sendable {
-    /// How a reference holds its target.
-    public enum Ownership: String, Hashable, Sendable {
-        case strong, weak, unowned
-        case unownedUnsafe = "unowned(unsafe)"
-
-        init(_ kind: CompactGraph.EdgeKind) {
-            switch kind {
-            case .strong: self = .strong
-            case .weak: self = .weak
-            case .unowned: self = .unowned
-            case .unownedUnsafe: self = .unownedUnsafe
-            }
-        }
-    }
+    /// How a reference holds its target: ``/ObjectGraph/Ownership``.
+    @available(*, deprecated, renamed: "Ownership")
+    public typealias Ownership = ObjectGraph.Ownership
 
     /// The holder.
     public let from: HeapObjectID
     /// The held.
     public let to: HeapObjectID
     /// How `from` holds `to`.
-    public let ownership: Ownership
-    /// The property path, capture or element: `timer`, `captures Owner`, `element of [Entry]`.
-    public let label: String
-}
+    public let ownership: ObjectGraph.Ownership
+    /// Why `from` holds `to`: a property path, a capture, an element.
+    public let role: ReferenceRole
 
-/// A global variable's storage that holds a census object.
-struct GlobalReference: Sendable {
-    /// The object's index.
-    var object: Int32
-    /// Where the word lies, in an image's writable data.
-    var slot: UInt
+    /// The role in words, as reports print it: `.timer`, `captures Owner`,
+    /// `element of [Entry]`.
+    public var label: String { role.description }
 }

@@ -1,4 +1,4 @@
-import RetainGraph
+import RuntimeLayouts
 
 /// Growable columns the heap scan appends to: one per field of an object and of a reference.
 ///
@@ -49,12 +49,13 @@ final class ScanColumns {
         var retainCounts: Column<UInt32>
         var sizes: Column<UInt32>
         var entryKinds: Column<UInt8>
-        // References: holder, word read, kind, label.
+        // References: holder, word read, ownership (bits 0–2, its byte) and whether the word is
+        // a function's context (bit 3), role (its number in the layout registry).
         var referenceCount = 0
         var sources: Column<UInt32>
         var words: Column<UInt>
         var kinds: Column<UInt8>
-        var labels: Column<UInt32>
+        var roles: Column<UInt32>
     }
 
     /// The columns; read them only while this object is alive.
@@ -70,7 +71,7 @@ final class ScanColumns {
                 retainCounts: Column(capacity: objects), sizes: Column(capacity: objects),
                 entryKinds: Column(capacity: objects), sources: Column(capacity: references),
                 words: Column(capacity: references), kinds: Column(capacity: references),
-                labels: Column(capacity: references)))
+                roles: Column(capacity: references)))
     }
 
     deinit {
@@ -83,10 +84,13 @@ final class ScanColumns {
         columns.sources.free()
         columns.words.free()
         columns.kinds.free()
-        columns.labels.free()
+        columns.roles.free()
         storage.deinitialize(count: 1)
         storage.deallocate()
     }
+
+    /// The bit of a reference's kind that marks a function's context word.
+    static let functionContextBit: UInt8 = 8
 
     var objectCount: Int { storage.pointee.objectCount }
     var referenceCount: Int { storage.pointee.referenceCount }
@@ -113,22 +117,21 @@ final class ScanColumns {
         return UInt32(index)
     }
 
-    /// Appends a reference from object `source` to whatever `word` is.
+    /// Appends a reference from object `source` to whatever `word` is (`kind`: the ownership's
+    /// byte, with ``functionContextBit`` set for a function's context word).
     @inline(__always)
-    func appendReference(
-        from source: UInt32, word: UInt, kind: CompactGraph.EdgeKind, label: UInt32
-    ) {
+    func appendReference(from source: UInt32, word: UInt, kind: UInt8, role: UInt32) {
         let index = storage.pointee.referenceCount
         if index == storage.pointee.sources.capacity {
             storage.pointee.sources.grow(to: index + 1, keeping: index)
             storage.pointee.words.grow(to: index + 1, keeping: index)
             storage.pointee.kinds.grow(to: index + 1, keeping: index)
-            storage.pointee.labels.grow(to: index + 1, keeping: index)
+            storage.pointee.roles.grow(to: index + 1, keeping: index)
         }
         storage.pointee.sources.base[index] = source
         storage.pointee.words.base[index] = word
-        storage.pointee.kinds.base[index] = kind.rawValue
-        storage.pointee.labels.base[index] = label
+        storage.pointee.kinds.base[index] = kind
+        storage.pointee.roles.base[index] = role
         storage.pointee.referenceCount = index + 1
     }
 

@@ -1,4 +1,5 @@
 import HeapCensus
+import RetainGraphReports
 
 /// Comparing census snapshots by type.
 enum GrowthAnalysis {

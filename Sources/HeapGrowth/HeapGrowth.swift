@@ -1,5 +1,8 @@
 import Foundation
 import HeapCensus
+// The growth report is plain data in RetainGraphReports (so the CLI and a debug endpoint read
+// it without linking the census): code that measures with HeapGrowth gets it too.
+@_exported import RetainGraphReports
 
 /// What a piece of work leaves behind on the heap: repeat it, and report the types whose live
 /// count grows with the repetitions, each with the path from what holds a new instance.

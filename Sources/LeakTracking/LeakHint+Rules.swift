@@ -20,7 +20,10 @@ enum HintRules {
             rootNote = root.note
         }
 
-        if let entry = all.first(where: { $0.role.name == "registryEntry" }) {
+        if let entry = all.first(where: { reference in
+            if case .registryEntry = reference.role { return true }
+            return false
+        }) {
             let key = entry.role.detail ?? "?"
             return LeakHint(
                 code: .registryEntry,
@@ -33,20 +36,24 @@ enum HintRules {
                 holder, description: description, path: path, snapshot: snapshot,
                 subject: subject)
         }
-        if let capture = all.first(where: { $0.kind == .strong && $0.role.name == "capture" }) {
-            // The timer holding the closure: a declared action closure, or one reflection
-            // found inside a timer (RunLoopTimer ⇒ .state.action ⇒ closure).
-            let timer =
-                snapshot.references(to: capture.from)
-                .first { $0.role == .actionClosure || snapshot.node($0.from)?.kind == .timer }
-                .map { name($0.from) } ?? "the timer"
-            // A raw Foundation.Timer holds what its block captures only through a discovered
-            // closure, so this rule sees it first: its hint is the Foundation one.
-            if snapshot.references(to: capture.from).contains(where: {
-                snapshot.node($0.from)?.typeName == ReportBuilder.foundationTimer
-            }) {
+        if let capture = all.first(where: { $0.ownership.retainsTarget && $0.role.isCapture }) {
+            // The timer that runs the closure: the capture's holder itself when the closure's
+            // only capture is its context (`.action (a closure capturing Owner)`), otherwise
+            // what holds the closure's context (a declared action closure, or one reflection
+            // found inside a timer).
+            let holders: [ObjectID]
+            if case .closureCapture = capture.role {
+                holders = [capture.from]
+            } else {
+                holders = snapshot.references(to: capture.from)
+                    .filter { $0.role == .actionClosure || snapshot.node($0.from)?.kind == .timer }
+                    .map(\.from)
+            }
+            // A raw Foundation.Timer's block: its hint is the Foundation one.
+            if holders.contains(where: { isFoundationTimer(snapshot.node($0)) }) {
                 return foundationTimer(subject: subject)
             }
+            let timer = holders.first.map(name) ?? "the timer"
             let viaQueue: Bool
             if case .dispatchQueue? = rootKind { viaQueue = true } else { viaQueue = false }
             if viaQueue || all.contains(where: { $0.role == .resumed }) {
@@ -63,19 +70,17 @@ enum HintRules {
                     + "[weak self], and invalidate the timer in stop() or deinit")
         }
         if let target = all.first(where: { reference in
-            guard reference.kind == .strong,
+            guard reference.ownership.retainsTarget,
                 reference.role == .target || reference.role == .proxyTarget,
                 let holder = snapshot.node(reference.from)
             else { return false }
-            return holder.kind == .timer || holder.kind == .proxy
-                || holder.typeName == ReportBuilder.foundationTimer
+            return holder.kind == .timer || holder.kind == .proxy || isFoundationTimer(holder)
         }), let holder = snapshot.node(target.from) {
             return timerTarget(
                 holder: holder, path: path, cycle: cycle, rootKind: rootKind, rootNote: rootNote,
                 subject: subject)
         }
-        if all.contains(where: { snapshot.node($0.from)?.typeName == ReportBuilder.foundationTimer }
-        ) {
+        if all.contains(where: { isFoundationTimer(snapshot.node($0.from)) }) {
             return foundationTimer(subject: subject)
         }
         if path.isEmpty && cycle == nil {
@@ -105,7 +110,10 @@ enum HintRules {
                 "\(snapshot.node($0.from)?.shortTypeName ?? "?") ⇒ "
                     + "\($0.role.description) ⇒ \(subject)"
             } ?? subject
-        if path.contains(where: { isNotificationCenter(snapshot.node($0.from)?.typeName) }) {
+        if path.contains(where: {
+            snapshot.node($0.from).flatMap { KnownType(typeName: $0.typeName) }
+                == .notificationCenter
+        }) {
             return LeakHint(
                 code: .notificationObserverCapture,
                 text: "a NotificationCenter observer block captures \(subject) strongly "
@@ -133,6 +141,13 @@ enum HintRules {
                 code: .globalVariable,
                 text: "\(description) holds \(subject) (\(last)): remove it from there when "
                     + "\(subject) is done, or hold it weakly")
+        case .thread:
+            return LeakHint(
+                code: .threadCapture,
+                text: "\(description) runs a closure that captures \(subject) strongly "
+                    + "(\(last)), and a thread keeps its closure until it exits: end the "
+                    + "thread's loop when \(subject) is done (a flag it checks, or "
+                    + "Thread.cancel() and isCancelled), or capture [weak self]")
         case .outside:
             return LeakHint(
                 code: .heldFromOutside,
@@ -142,11 +157,9 @@ enum HintRules {
         }
     }
 
-    /// Whether a type name is Foundation's `NotificationCenter` (FoundationEssentials defines
-    /// it on Linux; Foundation re-exports it).
-    private static func isNotificationCenter(_ typeName: String?) -> Bool {
-        typeName == "FoundationEssentials.NotificationCenter"
-            || typeName == "Foundation.NotificationCenter"
+    /// Whether a node is a `Foundation.Timer` (``/ObjectGraph/KnownType``).
+    static func isFoundationTimer(_ node: Node?) -> Bool {
+        node.flatMap { KnownType(typeName: $0.typeName) } == .foundationTimer
     }
 
     private static func timerTarget(
@@ -154,7 +167,7 @@ enum HintRules {
         rootNote: String?, subject: String
     ) -> LeakHint {
         let timer = holder.shortTypeName
-        if holder.typeName == ReportBuilder.foundationTimer {
+        if isFoundationTimer(holder) {
             return foundationTimer(subject: subject)
         }
         if timer.contains("FrameTimer") || timer.contains("DisplayLink") {

@@ -39,6 +39,8 @@ public struct LeakHint: Sendable, Hashable, Codable {
         case notificationObserverCapture
         /// A global or static variable holds the object (found by the heap census).
         case globalVariable
+        /// A running `Thread`'s closure captures the object strongly (found by the heap census).
+        case threadCapture
         /// The heap census found the object held from outside the Swift heap by something it
         /// cannot name (a thread's stack, C code).
         case heldFromOutside
@@ -65,6 +67,7 @@ public struct LeakHint: Sendable, Hashable, Codable {
             case .dispatchBlockCapture: return "dispatch block captures self"
             case .notificationObserverCapture: return "observer block captures self"
             case .globalVariable: return "global variable"
+            case .threadCapture: return "Thread captures self"
             case .heldFromOutside: return "held from outside the heap"
             case .unexplained: return "unexplained"
             case .generic: return "strong reference"

@@ -84,7 +84,7 @@ extension LeakReport {
         var signature = "zombie:\(subject.typeName)|timer:\(node?.typeName ?? "?")|path:"
         for reference in path {
             signature += "\(snapshot.node(reference.from)?.typeName ?? "?")-"
-            signature += "\(reference.kind.rawValue):\(reference.role.description)>"
+            signature += "\(reference.ownership.rawValue):\(reference.role.description)>"
         }
         let mentioned = (path + (cycle ?? [])).flatMap { [$0.from, $0.to] } + [timer]
         return LeakReport(
@@ -104,7 +104,7 @@ extension LeakReport {
 
     private static func notes(objects: [ReportObject], references: [ReportReference]) -> [String] {
         var notes: [String] = []
-        for object in objects where object.typeName == ReportBuilder.foundationTimer {
+        for object in objects where KnownType(typeName: object.typeName) == .foundationTimer {
             notes.append(
                 "raw Foundation.Timer\(object.address.map { " at \($0)" } ?? ""): on Linux it is "
                     + "never freed and keeps what its block captures strongly")

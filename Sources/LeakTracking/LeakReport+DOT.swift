@@ -25,7 +25,7 @@ extension LeakReport {
         for reference in path + (cycle ?? []) + context where drawn.insert(key(reference)).inserted
         {
             var attributes = ["label=\(quoted(edgeLabel(reference)))"]
-            attributes.append(reference.kind == .strong ? "style=solid" : "style=dashed")
+            attributes.append(reference.ownership.retainsTarget ? "style=solid" : "style=dashed")
             if cycleKeys.contains(key(reference)) {
                 attributes += ["color=red", "penwidth=2.5"]
             } else if pathKeys.contains(key(reference)) {
@@ -46,7 +46,7 @@ extension LeakReport {
     }
 
     private func edgeLabel(_ reference: ReportReference) -> String {
-        var label = "\(reference.kind.rawValue): \(reference.description)"
+        var label = "\(reference.ownership.rawValue): \(reference.description)"
         if reference.isSuspect { label += "\nsuspect" }
         return label
     }

@@ -125,7 +125,7 @@ extension LeakReport: CustomStringConvertible {
             }
             let reference = chain[position]
             lines.append("├─ \(describe(reference.from, index))")
-            let head = "│    ↓ \(reference.kind.rawValue) · "
+            let head = "│    ↓ \(reference.ownership.rawValue) · "
             lines.append(
                 head + reference.description + reference.discoveryMark)
             if reference.isSuspect {

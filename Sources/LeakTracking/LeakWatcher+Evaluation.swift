@@ -5,15 +5,16 @@ extension LeakWatcher {
     /// The current verdict on every watch, in the order the watches were made.
     ///
     /// Nothing is forgotten or reported: call ``check()`` for that. A graph snapshot is taken
-    /// only if some watched object is alive past its deadline, or died while timers called it,
-    /// and it copies only what can hold those objects
-    /// (``/RetainGraph/SnapshotScope/retention(of:)``), unless discoverers (``discovery``) need
-    /// the whole graph.
+    /// only if some watched object is alive past its deadline, or died while timers called it;
+    /// the discoverers (``discovery``) add what they find to one builder first, and the
+    /// snapshot copies only what can hold those objects and the nodes the discoveries mention
+    /// (``/RetainGraph/SnapshotScope/retention(of:)``).
     ///
     /// - Returns: One verdict per watch.
-    /// - Complexity: O(*w*) for *w* watches when none needs analysis; otherwise a snapshot and
-    ///   analysis of the holders of the objects in question (the whole graph, O(*n* + *r*),
-    ///   plus the discoverers' work, when ``discovery`` has any), plus a report per leak.
+    /// - Complexity: O(*w*) for *w* watches when none needs analysis; otherwise the
+    ///   discoverers' work, a snapshot and analysis of the holders of the objects in question
+    ///   (and of what the discoveries mention), plus a report per leak, each in the size of its
+    ///   own path and cycle.
     public func verdicts() -> [WatchVerdict] {
         let watches = state.withLock { $0.watches.values.sorted { $0.id < $1.id } }
         return evaluate(watches)
@@ -70,25 +71,25 @@ extension LeakWatcher {
         guard needsAnalysis else {
             return watches.map { $0.verdict($0.reference.isAlive ? .pending : .ok) }
         }
-        var snapshot: GraphSnapshot
+        // What the discoverers find goes into one builder; the snapshot copies only what can
+        // hold the objects in question (and the nodes the discoveries mention, whose recorded
+        // holders a discovered reference joins), and is built once with the discoveries.
+        var additions = GraphSnapshot.Builder()
         let discoverers = discovery.steps()
-        if discoverers.isEmpty {
-            // Only the holders of the objects in question can explain them.
-            snapshot = graph.snapshot(.retention(of: Self.nodesToExplain(watches, now: now)))
-        } else {
-            // Discovered references may join objects the graph does not connect yet, so the
-            // discoverers get the whole graph to place them in.
-            snapshot = graph.snapshot()
-            discover(into: &snapshot, with: discoverers, watches: watches)
+        if !discoverers.isEmpty {
+            discover(into: &additions, with: discoverers, watches: watches)
         }
+        let explained = Self.nodesToExplain(watches, now: now) + additions.mentionedIDs
+        let snapshot = graph.snapshot(.retention(of: explained), adding: additions)
         let analysis = snapshot.analyze()
         return watches.map { judge($0, now: now, analysis: analysis) }
     }
 
-    /// Runs `steps` on `snapshot` with the watched objects still alive, held strongly only for
-    /// the call (the watches keep weak references).
+    /// Runs `steps` with the watched objects still alive, held strongly only for the call (the
+    /// watches keep weak references), each adding what it finds to `additions`.
     private func discover(
-        into snapshot: inout GraphSnapshot, with steps: [DiscoveryStep], watches: [Watch]
+        into additions: inout GraphSnapshot.Builder, with steps: [DiscoveryStep],
+        watches: [Watch]
     ) {
         let alive = watches.compactMap { watch -> WatchedObject? in
             guard let id = watch.objectID, let object = watch.reference.object else { return nil }
@@ -96,7 +97,7 @@ extension LeakWatcher {
         }
         let request = DiscoveryRequest(graph: graph, watched: alive)
         for step in steps {
-            step.discoverer.discoverReferences(into: &snapshot, for: request)
+            step.discoverer.discoverReferences(into: &additions, for: request)
         }
     }
 

@@ -37,13 +37,15 @@ struct ReportBuilder {
         localIDs[id] = local
         let node = snapshot.node(id)
         var root: String?
+        var rootShortName: String?
         if case .root(let kind)? = node?.kind {
             root = kind.description + (node?.note.map { " (\($0))" } ?? "")
+            rootShortName = kind.shortName
         }
         objects.append(
             ReportObject(
                 id: local, typeName: node?.typeName ?? "?", label: node?.label ?? label,
-                kind: node?.kind.name ?? "object", root: root,
+                kind: node?.kind.name ?? "object", root: root, rootShortName: rootShortName,
                 address: node?.address.map(Self.hex), timer: node?.timer.map(ReportTimer.init)))
         return local
     }
@@ -62,8 +64,9 @@ struct ReportBuilder {
         let from = localID(of: reference.from)
         let to = localID(of: reference.to)
         return ReportReference(
-            from: from, to: to, kind: reference.kind, role: reference.role.name,
-            detail: reference.role.detail, description: reference.role.description,
+            from: from, to: to, ownership: reference.ownership, role: reference.role.name,
+            detail: reference.role.detail, path: reference.role.path,
+            description: reference.role.description,
             isSuspect: isSuspect(reference), isDiscovered: reference.isDiscovered,
             foundIn: reference.isFoundInHeap ? "heap" : nil)
     }
@@ -72,37 +75,48 @@ struct ReportBuilder {
     /// (unless a one-shot timer will drop it when it fires), a strong closure capture, a
     /// registry entry, or a raw Foundation timer's discovered reference.
     func isSuspect(_ reference: Reference) -> Bool {
-        guard reference.kind == .strong else { return false }
+        guard reference.ownership.retainsTarget else { return false }
         let holder = snapshot.node(reference.from)
         switch reference.role {
         case .target, .proxyTarget:
             if let timer = holder?.timer, !timer.repeats, timer.isScheduled { return false }
             return holder?.kind == .timer || holder?.kind == .proxy
-                || holder?.typeName == Self.foundationTimer
-        case .capture, .registryEntry:
+                || HintRules.isFoundationTimer(holder)
+        case .capture, .closureCapture, .registryEntry:
             return true
         default:
-            return reference.isDiscovered && holder?.typeName == Self.foundationTimer
+            return reference.isDiscovered && HintRules.isFoundationTimer(holder)
         }
     }
 
     /// References among the mentioned nodes (and weak references into `subject`) that the path
     /// and cycle do not already show.
+    ///
+    /// Read from the mentioned nodes' holders, never from what they hold: a run loop on the
+    /// path may hold thousands of timers, while a mentioned node has few holders.
+    ///
+    /// - Complexity: O(the in-degree of the mentioned nodes), whatever the graph's size.
     mutating func context(
         around subject: ObjectID?, excluding shown: [Reference], limit: Int = 40
     ) -> [ReportReference] {
-        let shownIDs = Set(shown.map { "\($0.from)>\($0.to)>\($0.role)" })
+        struct Key: Hashable {
+            let from: ObjectID, to: ObjectID, role: ReferenceRole
+        }
+        let shownKeys = Set(shown.map { Key(from: $0.from, to: $0.to, role: $0.role) })
         let mentioned = Set(localIDs.keys)
-        var result: [ReportReference] = []
         var candidates: [Reference] = []
-        for id in mentioned.sorted() {
-            candidates += snapshot.references(from: id).filter { mentioned.contains($0.to) }
+        for id in mentioned {
+            candidates += snapshot.references(to: id).filter {
+                mentioned.contains($0.from) || id == subject
+            }
         }
-        if let subject {
-            candidates += snapshot.references(to: subject).filter { !mentioned.contains($0.from) }
-        }
+        // In the order of the holders, then of the held (as before, by identity).
+        candidates.sort { ($0.from, $0.to) < ($1.from, $1.to) }
+        var result: [ReportReference] = []
         for reference in candidates where result.count < limit {
-            guard !shownIDs.contains("\(reference.from)>\(reference.to)>\(reference.role)")
+            guard
+                !shownKeys.contains(
+                    Key(from: reference.from, to: reference.to, role: reference.role))
             else { continue }
             result.append(self.reference(reference))
         }
@@ -129,8 +143,6 @@ struct ReportBuilder {
         }
         return traces
     }
-
-    static let foundationTimer = "Foundation.Timer"
 
     static func hex(_ address: UInt) -> String {
         let digits = String(address, radix: 16)

@@ -13,6 +13,9 @@ public struct ReportObject: Sendable, Hashable, Codable {
     public var kind: String
     /// For a root, what it is, such as `run loop of thread "main"`.
     public var root: String?
+    /// For a root, its short name for chains and tables (``/ObjectGraph/RootKind/shortName``),
+    /// such as `run loop`; absent in reports written before it existed.
+    public var rootShortName: String?
     /// The object's address when the report was made, such as `0x00005581c2a0`, for display
     /// only: addresses differ from run to run, so tools compare fingerprints instead.
     public var address: String?
@@ -24,13 +27,15 @@ public struct ReportObject: Sendable, Hashable, Codable {
     /// Creates a report object.
     public init(
         id: String, typeName: String, label: String? = nil, kind: String, root: String? = nil,
-        address: String? = nil, timer: ReportTimer? = nil, isDeallocated: Bool = false
+        rootShortName: String? = nil, address: String? = nil, timer: ReportTimer? = nil,
+        isDeallocated: Bool = false
     ) {
         self.id = id
         self.typeName = typeName
         self.label = label
         self.kind = kind
         self.root = root
+        self.rootShortName = rootShortName
         self.address = address
         self.timer = timer
         self.isDeallocated = isDeallocated
@@ -38,11 +43,7 @@ public struct ReportObject: Sendable, Hashable, Codable {
 
     /// The type name without its module, or for a root a short name such as `run loop`.
     public var shortName: String {
-        if let root {
-            if root.hasPrefix("run loop") { return "run loop" }
-            if root.hasPrefix("dispatch queue") { return "queue" }
-            return root
-        }
+        if let root { return rootShortName ?? root }
         guard let dot = typeName.firstIndex(of: "."), !typeName[..<dot].contains("<") else {
             return typeName
         }
@@ -102,12 +103,14 @@ public struct ReportReference: Sendable, Hashable, Codable {
     public var from: String
     /// The held object's ``ReportObject/id``.
     public var to: String
-    /// How strongly it is held.
-    public var kind: ReferenceKind
-    /// The role's machine name (``/RetainGraph/ReferenceRole/name``), such as `target`.
+    /// How it is held (written as `kind` in JSON).
+    public var ownership: Ownership
+    /// The role's machine name (``/ObjectGraph/ReferenceRole/name``), such as `target`.
     public var role: String
-    /// The role's payload (property name, mode, key), if any.
+    /// The role's payload (property name, mode, key, captured type), if any.
     public var detail: String?
+    /// The role's second payload (``/ObjectGraph/ReferenceRole/path``), if any.
+    public var path: String?
     /// The role in words, such as `scheduled in mode "kCFRunLoopDefaultMode"` or `.timer`.
     public var description: String
     /// Whether this is a reference to suspect: one that usually should not be strong.
@@ -118,21 +121,37 @@ public struct ReportReference: Sendable, Hashable, Codable {
     /// reading the whole heap), absent otherwise (declared, or found by reflection).
     public var foundIn: String?
 
+    enum CodingKeys: String, CodingKey {
+        case from, to, role, detail, path, description, isSuspect, isDiscovered, foundIn
+        case ownership = "kind"
+    }
+
     /// Creates a report reference.
     public init(
-        from: String, to: String, kind: ReferenceKind, role: String, detail: String? = nil,
-        description: String, isSuspect: Bool = false, isDiscovered: Bool = false,
-        foundIn: String? = nil
+        from: String, to: String, ownership: Ownership, role: String, detail: String? = nil,
+        path: String? = nil, description: String, isSuspect: Bool = false,
+        isDiscovered: Bool = false, foundIn: String? = nil
     ) {
         self.from = from
         self.to = to
-        self.kind = kind
+        self.ownership = ownership
         self.role = role
         self.detail = detail
+        self.path = path
         self.description = description
         self.isSuspect = isSuspect
         self.isDiscovered = isDiscovered
         self.foundIn = foundIn
+    }
+
+    /// How it is held (``ownership``).
+    @available(*, deprecated, renamed: "ownership")
+    public var kind: Ownership { ownership }
+
+    /// The role as a value, read back from ``role``, ``detail`` and ``path``; `nil` for a role
+    /// this version does not know.
+    public var referenceRole: ReferenceRole? {
+        ReferenceRole(name: role, detail: detail, path: path)
     }
 
     /// How reports mark where a discovered reference came from.
@@ -141,8 +160,9 @@ public struct ReportReference: Sendable, Hashable, Codable {
         return foundIn == "heap" ? " (found in the heap)" : " (discovered)"
     }
 
-    /// `⇒` for a strong reference, `→` otherwise (the notation of the seed scenarios).
-    public var arrow: String { kind == .strong ? "⇒" : "→" }
+    /// `⇒` for a reference that retains its target, `→` otherwise (the notation of the seed
+    /// scenarios).
+    public var arrow: String { ownership.arrow }
 }
 
 /// Where one timer or proxy in a report was created.

@@ -22,7 +22,7 @@ enum TimerChains {
         var found = Set<ObjectID>()
         // `chain` runs from `node` to `id`.
         func visit(_ node: ObjectID, chain: [Reference]) {
-            if let first = chain.first, let last = chain.last, last.kind != .strong,
+            if let first = chain.first, let last = chain.last, !last.ownership.retainsTarget,
                 isCallingRole(first.role), let holder = snapshot.node(node), isTimer(holder)
             {
                 found.insert(node)
@@ -44,18 +44,24 @@ enum TimerChains {
     /// reference to it and its target and action references; if `id` is then held by nothing,
     /// the latest-firing of those timers on its path or cycle is returned.
     ///
-    /// - Complexity: O((*n* + *r*) log *n*) when scheduled one-shot timers exist, O(*n*) otherwise.
+    /// - Complexity: O(length of `id`'s path and cycle) when no scheduled one-shot timer is on
+    ///   them (a leak check's common case, once per leaking watch); O((*n* + *r*) log *n*)
+    ///   otherwise.
     static func releasingOneShot(of id: ObjectID, in analysis: RetentionAnalysis) -> ObjectID? {
         let snapshot = analysis.snapshot
         let retention = analysis.retention(of: id)
         let shown = (retention.rootPath ?? []) + (retention.cycle ?? [])
         guard !shown.isEmpty else { return nil }
-        var pending = Set<ObjectID>()
-        for node in snapshot.nodes where node.kind == .timer {
-            if let timer = node.timer, timer.isScheduled, !timer.repeats { pending.insert(node.id) }
+        func isPendingOneShot(_ node: ObjectID) -> Bool {
+            guard let timer = snapshot.node(node)?.timer else { return false }
+            return timer.isScheduled && !timer.repeats
         }
-        let involved = Set(shown.flatMap { [$0.from, $0.to] }).intersection(pending)
+        let involved = Set(shown.flatMap { [$0.from, $0.to] }.filter(isPendingOneShot))
         guard !involved.isEmpty else { return nil }
+        var pending = Set<ObjectID>()
+        for node in snapshot.nodes where node.kind == .timer && isPendingOneShot(node.id) {
+            pending.insert(node.id)
+        }
         let remaining = snapshot.references.filter { reference in
             if pending.contains(reference.to), isRootEdge(reference) { return false }
             // Firing invalidates the timer, which releases its action: declared calling edges,
@@ -86,20 +92,10 @@ enum TimerChains {
     }
 
     static func isTimer(_ node: Node) -> Bool {
-        node.kind == .timer || node.typeName == "Foundation.Timer"
+        node.kind == .timer || KnownType(typeName: node.typeName)?.isTimer == true
     }
 
-    static func isRootEdge(_ reference: Reference) -> Bool {
-        switch reference.role {
-        case .scheduled, .resumed: return true
-        default: return false
-        }
-    }
+    static func isRootEdge(_ reference: Reference) -> Bool { reference.role.isScheduling }
 
-    static func isCallingRole(_ role: ReferenceRole) -> Bool {
-        switch role {
-        case .target, .actionClosure, .proxyTarget: return true
-        default: return false
-        }
-    }
+    static func isCallingRole(_ role: ReferenceRole) -> Bool { role.isCalling }
 }

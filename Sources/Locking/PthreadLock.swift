@@ -102,3 +102,23 @@ public struct Locked<Value>: @unchecked Sendable {
         }
     }
 }
+
+/// What the package's readers of memory ask of a lock's storage: whether an object is one.
+///
+/// The reflection walk looks through the buffer behind a `Locked` value (an instrumented
+/// timer's thread-safe state), so reports read `RunLoopTimer ⇒ .state.action ⇒ closure`
+/// rather than naming the buffer.
+package enum LockStorageIdentity {
+    /// Whether `object` is the storage of a `Locked` value.
+    package static func isLockStorage(_ object: AnyObject) -> Bool {
+        object is any LockStorageMarker
+    }
+
+    /// The class of `Locked<Int>`'s storage, whose nominal descriptor all of them share.
+    package static var sampleStorageClass: AnyClass { LockStorage<Int>.self }
+}
+
+/// Marks ``LockStorage`` for ``LockStorageIdentity``.
+protocol LockStorageMarker: AnyObject {}
+
+extension LockStorage: LockStorageMarker {}

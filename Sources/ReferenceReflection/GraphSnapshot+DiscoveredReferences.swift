@@ -16,22 +16,12 @@ extension GraphSnapshot {
     ///
     /// - Parameter result: A walk over objects of the graph this snapshot was taken from.
     /// - Returns: The enriched snapshot.
-    /// - Complexity: O((*n* + *r*) log (*n* + *r*)).
+    /// - Complexity: O(*n* + *r*) (the compact graph is built again).
     public func addingDiscoveredReferences(from result: WalkResult) -> GraphSnapshot {
-        let known = Set(nodes.map(\.id))
-        var seenNodes: Set<ObjectID> = []
-        let newNodes = result.nodes.filter {
-            !known.contains($0.id) && seenNodes.insert($0.id).inserted
-        }
-        struct Key: Hashable {
-            let from: ObjectID, to: ObjectID, kind: ReferenceKind, role: ReferenceRole
-        }
-        var present = Set(
-            references.map { Key(from: $0.from, to: $0.to, kind: $0.kind, role: $0.role) })
-        let newReferences = result.references.filter {
-            present.insert(Key(from: $0.from, to: $0.to, kind: $0.kind, role: $0.role)).inserted
-        }
-        guard !newNodes.isEmpty || !newReferences.isEmpty else { return self }
-        return adding(nodes: newNodes, references: newReferences)
+        var additions = GraphSnapshot.Builder(
+            expectedNodes: result.nodes.count, expectedReferences: result.references.count)
+        for node in result.nodes { additions.addNode(node) }
+        for reference in result.references { additions.addReference(reference) }
+        return adding(additions)
     }
 }

@@ -1,4 +1,5 @@
 import RetainGraph
+import RuntimeLayouts
 
 /// Discovers the references nobody declared — stored properties and closure captures — by
 /// reading objects' runtime metadata, with their kind (strong, weak, unowned).
@@ -36,7 +37,7 @@ public struct ReferenceWalker: Sendable {
     /// runtime entry points the walker uses). When `false`, walks return only their roots and
     /// a ``WalkDiagnostic/Kind/runtimeUnsupported`` diagnostic.
     public static var isSupported: Bool {
-        RuntimeABI.isSupportedPlatform && RuntimeABI.canLoadWeakAndUnowned
+        ObjectMemory.isSupportedPlatform && ObjectMemory.canLoadWeakAndUnowned
     }
 
     /// Creates a walker.
@@ -73,7 +74,8 @@ public struct ReferenceWalker: Sendable {
         return WalkResult(
             nodes: session.nodes, references: session.references,
             diagnostics: session.diagnostics, rootIDs: rootIDs,
-            objectsRead: session.expandedCount, isComplete: !session.isTruncated)
+            objectsRead: session.expandedCount, isComplete: !session.isTruncated,
+            lockStorages: session.lockStorages)
         // `session` (and every object it retained) is released here.
     }
 

@@ -31,11 +31,14 @@ import RetainGraph
 ///
 /// The discoverer keeps weak references only, and every method may be called from any thread.
 public final class ReflectionDiscoverer: ReferenceDiscoverer {
-    /// The default bounds on each walk: 2,000 objects, 12 references deep, enough for an
-    /// owner, its timer, the timer's action and the action's captures.
+    /// The default bounds, per object a walk starts from: 2,000 objects, 12 references deep,
+    /// enough for an owner, its timer, the timer's action and the action's captures.
     public static let defaultLimits = WalkLimits(maxObjects: 2_000, maxDepth: 12)
 
-    /// The bounds on each walk.
+    /// The bounds per object a walk starts from: a check of *w* watched objects reads at most
+    /// *w* × ``WalkLimits/maxObjects`` objects for at most *w* × ``WalkLimits/maxDuration``
+    /// (so a thousand leaking watches are explained like one), each object at most
+    /// ``WalkLimits/maxDepth`` references from a watched one.
     public let limits: WalkLimits
     private let state = Locked(State())
 
@@ -78,25 +81,32 @@ public final class ReflectionDiscoverer: ReferenceDiscoverer {
     }
 
     /// Walks from the request's watched objects (and the objects given to ``walkAlso(from:)``)
-    /// and adds what the walk found to `snapshot`.
+    /// and adds what the walk found to `additions`.
     ///
     /// - Parameters:
-    ///   - snapshot: The graph to enrich.
+    ///   - additions: What the check's discoverers found so far.
     ///   - request: The watched objects still alive; unknown objects get the request's
     ///     identities.
-    /// - Complexity: One walk bounded by ``limits``, then O((*n* + *r*) log (*n* + *r*)) to add
-    ///   its result to a snapshot of *n* nodes and *r* references.
+    /// - Complexity: One walk bounded by ``limits``, then O(*n* + *r*) for the *n* nodes and
+    ///   *r* references it found.
     public func discoverReferences(
-        into snapshot: inout GraphSnapshot, for request: DiscoveryRequest
+        into additions: inout GraphSnapshot.Builder, for request: DiscoveryRequest
     ) {
         let extra = state.withLock { $0.extra.compactMap(\.object) }
         let roots = request.watched.map(\.object) + extra
         guard !roots.isEmpty else { return }
-        let walker = ReferenceWalker(graph: request.graph, limits: limits)
+        var scaled = limits
+        let starts = roots.count
+        scaled.maxObjects =
+            limits.maxObjects.multipliedReportingOverflow(by: starts).overflow
+            ? .max : limits.maxObjects * starts
+        scaled.maxDuration = limits.maxDuration * starts
+        let walker = ReferenceWalker(graph: request.graph, limits: scaled)
         let walked = walker.walk(from: roots, identities: request.id(of:))
-        let result = Self.withoutBookkeeping(walked, declared: snapshot)
+        let result = Self.withoutBookkeeping(walked, graph: request.graph)
         state.withLock { $0.lastResult = result }
-        snapshot = snapshot.addingDiscoveredReferences(from: result)
+        for node in result.nodes { additions.addNode(node) }
+        for reference in result.references { additions.addReference(reference) }
     }
 }
 

@@ -24,6 +24,9 @@ public struct WalkResult: Sendable {
     public let objectsRead: Int
     /// Whether the walk ran to the end, rather than stopping at a limit.
     public let isComplete: Bool
+    /// The nodes that are the storage of a lock (the package's `Locked`), which the
+    /// reflection discoverer looks through.
+    let lockStorages: Set<ObjectID>
 
     /// Creates a result. Walks make their own; use this for synthetic results in tests.
     public init(
@@ -36,6 +39,20 @@ public struct WalkResult: Sendable {
         self.rootIDs = rootIDs
         self.objectsRead = objectsRead
         self.isComplete = isComplete
+        self.lockStorages = []
+    }
+
+    init(
+        nodes: [Node], references: [Reference], diagnostics: [WalkDiagnostic],
+        rootIDs: [ObjectID], objectsRead: Int, isComplete: Bool, lockStorages: Set<ObjectID>
+    ) {
+        self.nodes = nodes
+        self.references = references
+        self.diagnostics = diagnostics
+        self.rootIDs = rootIDs
+        self.objectsRead = objectsRead
+        self.isComplete = isComplete
+        self.lockStorages = lockStorages
     }
 
     /// The node with identity `id`, if the walk reached it.

@@ -6,7 +6,8 @@ import Locking
 /// A watcher made with the default ``ReferenceDiscovery/registered`` reads
 /// ``DiscoveryRegistry/shared`` at each check, so a discoverer registered now is used by every
 /// watcher's next check, including watchers made before, and one unregistered is not. A heap
-/// census registers itself when started and unregisters when stopped:
+/// census linked into the program is registered from the start; stopping it unregisters it,
+/// starting it again registers it:
 ///
 /// ```swift
 /// DiscoveryRegistry.shared.register(census, named: "HeapCensus", order: .heapCensus)
@@ -19,7 +20,15 @@ import Locking
 /// while a discoverer runs.
 public final class DiscoveryRegistry: Sendable {
     /// The registry watchers consult by default.
-    public static let shared = DiscoveryRegistry()
+    ///
+    /// It starts with the discoverers of the optional modules linked into the program: a
+    /// program that links HeapCensus has the census's discoverer registered from the start (it
+    /// finds nothing while the census does not record).
+    public static let shared: DiscoveryRegistry = {
+        let registry = DiscoveryRegistry()
+        LinkedModules.registerDiscoverers(in: registry)
+        return registry
+    }()
 
     private let registered = Locked<[DiscoveryStep]>([])
 

@@ -10,11 +10,12 @@ extension GraphSnapshot {
         case .proxy: kind = .proxy
         case .closure: kind = .closure
         case .root:
-            kind = .root(rootKinds[node] ?? .custom(name: graph.rootName(of: node) ?? "root"))
+            kind = .root(graph.rootKind(of: node) ?? .custom(name: "root"))
         }
         return Node(
             id: id(at: node), typeName: graph.typeName(of: node), label: graph.label(of: node),
-            kind: kind, address: graph.address(of: node), creationTrace: nodeTraces[node],
+            kind: kind, address: graph.address(of: node), size: graph.size(of: node),
+            creationTrace: nodeTraces[node],
             timer: nodeTimers[node], note: nodeNotes[node])
     }
 
@@ -22,20 +23,12 @@ extension GraphSnapshot {
     ///
     /// - Complexity: O(1).
     func reference(at edge: UInt32, from holder: UInt32) -> Reference {
-        let kind: ReferenceKind
-        switch graph.kind(ofEdge: edge) {
-        case .strong: kind = .strong
-        case .weak: kind = .weak
-        case .unowned, .unownedUnsafe: kind = .unowned
-        }
         let id = Int(edge) < referenceIDs.count ? referenceIDs[Int(edge)] : nil
-        let roleNumber = Int(graph.labelNumber(ofEdge: edge))
         return Reference(
             id: id?.slot == GraphStorage.noSlot ? nil : id, from: self.id(at: holder),
-            to: self.id(at: graph.target(of: edge)), kind: kind,
-            role: roleNumber < roles.count ? roles[roleNumber] : .declared("?"),
-            creationTrace: referenceTraces[Int(edge)], isDiscovered: graph.isDiscovered(edge),
-            isFoundInHeap: graph.isFoundInHeap(edge))
+            to: self.id(at: graph.target(of: edge)), ownership: graph.ownership(ofEdge: edge),
+            role: graph.role(ofEdge: edge), creationTrace: referenceTraces[Int(edge)],
+            origin: graph.origin(ofEdge: edge), isLowPriority: graph.isLowPriority(edge))
     }
 
     /// The references of a path or cycle of the compact graph.

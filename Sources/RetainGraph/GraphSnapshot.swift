@@ -11,10 +11,11 @@ import StackTraces
 /// for cycle in snapshot.stronglyConnectedComponents().cycles { print(cycle) }
 /// ```
 ///
-/// A snapshot is a view over a ``CompactGraph``: nodes are numbered by identity, references
-/// are stored by holder in compressed sparse rows (strong ones first) with a reverse index by
-/// target, type names, labels and roles are interned, and creation traces and timer state sit
-/// in sparse side tables. ``Node`` and ``Reference`` values are made when asked for, so a
+/// A snapshot is a view over a ``/ObjectGraph/CompactGraph``, the representation every view of
+/// the heap shares: nodes are numbered by identity, references are stored by holder in
+/// compressed sparse rows (retaining ones first) with a reverse index by target, type names,
+/// labels and roles are interned, and creation traces and timer state sit in sparse side
+/// tables. ``Node`` and ``Reference`` values are made when asked for, so a
 /// snapshot of a million objects holds no `String` or `Node` per object; ``nodes`` and
 /// ``references`` build whole arrays and cost O(*n*) and O(*r*) per call.
 public struct GraphSnapshot: Sendable {
@@ -24,10 +25,7 @@ public struct GraphSnapshot: Sendable {
     public let graph: CompactGraph
     /// Identity to node number.
     let nodeIndex: NodeIndex
-    /// Roles by the number of their key in the graph's strings.
-    let roles: [ReferenceRole]
     /// Sparse node data, by node number.
-    let rootKinds: [UInt32: RootKind]
     let nodeTraces: [UInt32: StackTrace]
     let nodeTimers: [UInt32: TimerInfo]
     /// Notes on roots (a run loop whose thread has exited), by node number.
@@ -37,15 +35,12 @@ public struct GraphSnapshot: Sendable {
     let referenceTraces: [Int: StackTrace]
 
     init(
-        graph: CompactGraph, nodeIndex: NodeIndex, roles: [ReferenceRole],
-        rootKinds: [UInt32: RootKind], nodeTraces: [UInt32: StackTrace],
+        graph: CompactGraph, nodeIndex: NodeIndex, nodeTraces: [UInt32: StackTrace],
         nodeTimers: [UInt32: TimerInfo], nodeNotes: [UInt32: String], referenceIDs: [ReferenceID],
         referenceTraces: [Int: StackTrace]
     ) {
         self.graph = graph
         self.nodeIndex = nodeIndex
-        self.roles = roles
-        self.rootKinds = rootKinds
         self.nodeTraces = nodeTraces
         self.nodeTimers = nodeTimers
         self.nodeNotes = nodeNotes
@@ -61,11 +56,10 @@ public struct GraphSnapshot: Sendable {
     /// - Complexity: O(*n* + *r*) for *n* nodes with dense identities and *r* references;
     ///   O(*n* log *n* + *r* log *n*) when identities are sparse.
     public init(nodes: [Node], references: [Reference]) {
-        var parts = SnapshotParts(
-            expectedNodes: nodes.count, expectedReferences: references.count)
-        for node in nodes { parts.addNode(node) }
-        for reference in references { parts.addReference(reference) }
-        self = parts.finish()
+        var builder = Builder(expectedNodes: nodes.count, expectedReferences: references.count)
+        for node in nodes { builder.addNode(node) }
+        for reference in references { builder.addReference(reference) }
+        self = builder.build()
     }
 
     /// Every node, sorted by identity.
@@ -115,7 +109,7 @@ public struct GraphSnapshot: Sendable {
         index(of: id).map { graph.typeName(of: UInt32($0)) }
     }
 
-    /// The references that `id` holds, of every kind, strong ones first.
+    /// The references that `id` holds, of every kind, retaining ones first.
     ///
     /// - Complexity: O(out-degree), plus O(log *n*) when identities are sparse.
     public func references(from id: ObjectID) -> ArraySlice<Reference> {
@@ -125,7 +119,7 @@ public struct GraphSnapshot: Sendable {
             graph.outEdges(of: holder).map { reference(at: UInt32($0), from: holder) })
     }
 
-    /// The references that point at `id`, of every kind, strong ones first.
+    /// The references that point at `id`, of every kind, retaining ones first.
     ///
     /// - Complexity: O(in-degree), plus O(log *n*) when identities are sparse.
     public func references(to id: ObjectID) -> [Reference] {
@@ -139,19 +133,36 @@ public struct GraphSnapshot: Sendable {
     public var roots: [Node] { graph.roots.map { node(at: $0.node) } }
 
     /// A snapshot with `extra` references added, such as references discovered by inspecting
-    /// memory.
+    /// memory; one that repeats a reference already present (same ends, ownership and role) is
+    /// dropped.
     ///
-    /// - Complexity: O(*n* + *r*) (see ``init(nodes:references:)``).
+    /// - Complexity: O(*n* + *r*): the compact graph is built again (a leak check gathers its
+    ///   discoveries in one ``Builder`` instead, see ``LiveGraph/snapshot(_:adding:)``).
     public func adding(_ extra: [Reference]) -> GraphSnapshot {
-        GraphSnapshot(nodes: nodes, references: references + extra)
+        adding(nodes: [], references: extra)
     }
 
-    /// A snapshot with `extraNodes` and `extraReferences` added.
+    /// A snapshot with `extraNodes` and `extraReferences` added (nodes already present keep
+    /// their data; see ``adding(_:)``).
     ///
-    /// - Complexity: O(*n* + *r*) (see ``init(nodes:references:)``).
+    /// - Complexity: O(*n* + *r*) (see ``adding(_:)``).
     public func adding(nodes extraNodes: [Node], references extraReferences: [Reference])
         -> GraphSnapshot
     {
-        GraphSnapshot(nodes: nodes + extraNodes, references: references + extraReferences)
+        var additions = Builder()
+        for node in extraNodes { additions.addNode(node) }
+        for reference in extraReferences { additions.addReference(reference) }
+        return adding(additions)
+    }
+
+    /// A snapshot with what `additions` collected added (nodes already present keep their data;
+    /// see ``adding(_:)``).
+    ///
+    /// - Complexity: O(*n* + *r*) (see ``adding(_:)``).
+    public func adding(_ additions: Builder) -> GraphSnapshot {
+        guard !additions.isEmpty else { return self }
+        var builder = Builder(self)
+        builder.merge(additions)
+        return builder.build()
     }
 }

@@ -1,4 +1,3 @@
-import CSwiftRuntime
 import StackTraces
 
 extension GraphStorage {
@@ -99,7 +98,7 @@ extension GraphStorage {
     @inline(__always)
     func objectIsAlive(_ node: NodeSlot) -> Bool {
         guard let object = node.pinnedObject else { return false }
-        return !swift_isDeallocating(object)
+        return ObjectPin(pinnedAt: object).isAlive
     }
 
     static func rootTypeName(_ kind: RootKind) -> String {

@@ -10,26 +10,28 @@ extension GraphStorage {
         var to: UInt32 = GraphStorage.noSlot
         /// The role's number in ``GraphTables/roles``.
         var role: UInt32 = 0
-        /// The kind (bits 0–1, ``ReferenceKind`` in declaration order, as
-        /// ``CompactGraph/EdgeKind``), discovered (bit 2), has a trace (bit 3) and the
-        /// generation (bits 4–31).
+        /// The ownership (bits 0–2, its ``/ObjectGraph/Ownership/byte``), discovered (bit 3),
+        /// has a trace (bit 4) and the generation (bits 5–31).
         var meta: UInt32 = 0
         /// The previous reference to the same node, or ``GraphStorage/noSlot`` at the head.
         var previousIncoming: UInt32 = GraphStorage.noSlot
         /// The next reference to the same node, or ``GraphStorage/noSlot``.
         var nextIncoming: UInt32 = GraphStorage.noSlot
 
-        static let discovered: UInt32 = 1 << 2
-        static let hasTrace: UInt32 = 1 << 3
+        static let discovered: UInt32 = 1 << 3
+        static let hasTrace: UInt32 = 1 << 4
+        static let generationShift: UInt32 = 5
 
-        var generation: UInt32 { meta >> 4 }
+        var generation: UInt32 { meta >> Self.generationShift }
 
-        var kind: ReferenceKind {
-            switch meta & 3 {
-            case 0: return .strong
-            case 1: return .weak
-            default: return .unowned
-            }
+        var ownership: Ownership { Ownership(byte: UInt8(meta & 7)) }
+
+        /// Whether the reference keeps its target alive (strong or conservative).
+        var isRetaining: Bool { meta & 7 < 2 }
+
+        /// The compact graph's edge flags of this reference.
+        var edgeFlags: UInt8 {
+            CompactGraph.flags(ownership, meta & Self.discovered != 0 ? .reflection : .declared)
         }
 
         /// Frees the slot and bumps its generation (28 bits, wrapping).
@@ -38,12 +40,12 @@ extension GraphStorage {
             to = GraphStorage.noSlot
             previousIncoming = GraphStorage.noSlot
             nextIncoming = GraphStorage.noSlot
-            meta = (generation &+ 1) << 4
+            meta = (generation &+ 1) << Self.generationShift
         }
     }
 
     mutating func addReference(
-        from: ObjectID, to: ObjectID, kind: ReferenceKind, role: ReferenceRole,
+        from: ObjectID, to: ObjectID, ownership: Ownership, role: ReferenceRole,
         trace: StackTrace?, isDiscovered: Bool
     ) -> ReferenceID? {
         guard let source = slot(of: from), let target = slot(of: to) else { return nil }
@@ -57,13 +59,7 @@ extension GraphStorage {
             slots.append(Slot())
         }
         let index = Int(slot)
-        let kindBits: UInt32
-        switch kind {
-        case .strong: kindBits = 0
-        case .weak: kindBits = 1
-        case .unowned: kindBits = 2
-        }
-        var meta = slots[index].generation << 4 | kindBits
+        var meta = slots[index].generation << Slot.generationShift | UInt32(ownership.byte)
         if isDiscovered { meta |= Slot.discovered }
         if let trace {
             referenceTraces[slot] = trace
@@ -77,7 +73,7 @@ extension GraphStorage {
         if head != Self.noSlot { slots[Int(head)].previousIncoming = slot }
         nodes[Int(target)].firstIncoming = slot
         liveReferenceCount += 1
-        return ReferenceID(slot: slot, generation: meta >> 4)
+        return ReferenceID(slot: slot, generation: meta >> Slot.generationShift)
     }
 
     mutating func removeReference(_ id: ReferenceID) {
@@ -138,11 +134,11 @@ extension GraphStorage {
         return Reference(
             id: ReferenceID(slot: UInt32(index), generation: slot.generation),
             from: ObjectID(rawValue: nodes[Int(slot.from)].id),
-            to: ObjectID(rawValue: nodes[Int(slot.to)].id), kind: slot.kind,
+            to: ObjectID(rawValue: nodes[Int(slot.to)].id), ownership: slot.ownership,
             role: tables.roles[Int(slot.role)],
             creationTrace: slot.meta & Slot.hasTrace != 0
                 ? referenceTraces[UInt32(index)] : nil,
-            isDiscovered: slot.meta & Slot.discovered != 0)
+            origin: slot.meta & Slot.discovered != 0 ? .reflection : .declared)
     }
 }
 

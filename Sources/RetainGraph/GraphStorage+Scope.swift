@@ -19,9 +19,9 @@ extension GraphStorage {
     ///   and into the nodes reached on the way.
     mutating func collectScopedSnapshot(
         _ scope: SnapshotScope, notes: [UInt: String], parkingIn survivors: inout [AnyObject]
-    ) -> SnapshotParts {
+    ) -> GraphSnapshot.Builder {
         let (rows, references) = scopedSelection(scope, parkingIn: &survivors)
-        var parts = SnapshotParts(expectedNodes: 0, expectedReferences: references.count)
+        var parts = GraphSnapshot.Builder(expectedNodes: 0, expectedReferences: references.count)
         collectNodes(rows: rows, into: &parts, notes: notes)
         // Each selected row's position is kept in its search mark while the references are
         // copied (the search is over), then every mark written is reset to 0, which no search
@@ -39,22 +39,21 @@ extension GraphStorage {
                 parts.timers.append((position, timer))
             }
         }
-        // Builder string numbers of the roles met, interned on first use.
-        var roleStrings = [UInt32](repeating: .max, count: tables.roles.count)
+        // Builder role numbers of the roles met, interned on first use.
+        var roleNumbers = [UInt32](repeating: .max, count: tables.roles.count)
         for index in references {
             let slot = slots[index]
-            var role = roleStrings[Int(slot.role)]
+            var role = roleNumbers[Int(slot.role)]
             if role == .max {
-                role = parts.internRole(tables.roles[Int(slot.role)])
-                roleStrings[Int(slot.role)] = role
+                role = parts.builder.intern(tables.roles[Int(slot.role)])
+                roleNumbers[Int(slot.role)] = role
             }
             if slot.meta & Slot.hasTrace != 0 {
                 parts.referenceTraces[parts.referenceIDs.count] = referenceTraces[UInt32(index)]
             }
             parts.sourcePositions.append(nodes[Int(slot.from)].mark)
             parts.targetPositions.append(nodes[Int(slot.to)].mark)
-            parts.edgeFlags.append(
-                UInt8(slot.meta & 3) | (slot.meta & Slot.discovered != 0 ? 0x80 : 0))
+            parts.edgeFlags.append(slot.edgeFlags)
             parts.edgeRoles.append(role)
             parts.referenceIDs.append(ReferenceID(slot: UInt32(index), generation: slot.generation))
         }
@@ -98,7 +97,7 @@ extension GraphStorage {
                 head += 1
                 liveHolders(of: target, epoch: epoch, into: &holders)
                 for (reference, holder) in holders
-                where slots[reference].kind == .strong {
+                where slots[reference].isRetaining {
                     select(holder, epoch, into: &order)
                 }
             }

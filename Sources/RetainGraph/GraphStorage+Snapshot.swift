@@ -11,8 +11,8 @@ extension GraphStorage {
     ///
     /// - Complexity: O(*n* + *r*), plus a hash lookup per label, trace, timer and note.
     /// - Parameter notes: Notes on root objects by address (``RootNotes``), read before the lock.
-    func collectSnapshot(notes: [UInt: String] = [:]) -> SnapshotParts {
-        var parts = SnapshotParts(expectedNodes: 0, expectedReferences: 0)
+    func collectSnapshot(notes: [UInt: String] = [:]) -> GraphSnapshot.Builder {
+        var parts = GraphSnapshot.Builder(expectedNodes: 0, expectedReferences: 0)
         // Each node slot's position in the snapshot (the order added, then the node's number).
         var positions = [UInt32](repeating: .max, count: nodes.count)
         collectNodes(into: &parts, positions: &positions, notes: notes)
@@ -37,7 +37,7 @@ extension GraphStorage {
     /// Writes the node columns of every live row into `parts`, in table order, and each row's
     /// position to `positions`.
     private func collectNodes(
-        into parts: inout SnapshotParts, positions: inout [UInt32], notes: [UInt: String]
+        into parts: inout GraphSnapshot.Builder, positions: inout [UInt32], notes: [UInt: String]
     ) {
         let count = nodeCount
         collectNodeColumns(count: count, into: &parts, notes: notes) { add in
@@ -56,7 +56,9 @@ extension GraphStorage {
     }
 
     /// Writes the node columns of `rows` (all of them live) into `parts`, in their order.
-    func collectNodes(rows: [UInt32], into parts: inout SnapshotParts, notes: [UInt: String]) {
+    func collectNodes(
+        rows: [UInt32], into parts: inout GraphSnapshot.Builder, notes: [UInt: String]
+    ) {
         collectNodeColumns(count: rows.count, into: &parts, notes: notes) { add in
             for row in rows { add(nodes[Int(row)]) }
         }
@@ -65,7 +67,7 @@ extension GraphStorage {
     /// Writes node columns into `parts` for the nodes `forEachNode` hands to its argument,
     /// in that order (at most `count`, the columns' size).
     private func collectNodeColumns(
-        count: Int, into parts: inout SnapshotParts, notes: [UInt: String],
+        count: Int, into parts: inout GraphSnapshot.Builder, notes: [UInt: String],
         _ forEachNode: ((NodeSlot) -> Void) -> Void
     ) {
         // Builder string numbers of the graph's types, filled as they are met.
@@ -125,7 +127,7 @@ extension GraphStorage {
     }
 
     private func addRoot(
-        _ kind: UInt32, address: UInt64, at position: Int, to parts: inout SnapshotParts,
+        _ kind: UInt32, address: UInt64, at position: Int, to parts: inout GraphSnapshot.Builder,
         notes: [UInt: String]
     ) {
         guard case .root(let rootKind) = tables.kinds[Int(kind)] else { return }
@@ -139,8 +141,8 @@ extension GraphStorage {
     /// over the slab: strong references first in each row, each part in slab order.
     ///
     /// - Parameter numbers: Each node slot's number in the snapshot (`UInt32.max` for none).
-    private func placeReferences(into parts: inout SnapshotParts, numbers: [UInt32]) {
-        let roleStrings = tables.roles.map { parts.internRole($0) }
+    private func placeReferences(into parts: inout GraphSnapshot.Builder, numbers: [UInt32]) {
+        let roleNumbers = tables.roles.map { parts.builder.intern($0) }
         let nodeCount = parts.ids.count
         var outStart = [UInt32](repeating: 0, count: nodeCount + 1)
         var strongEnd = [UInt32](repeating: 0, count: nodeCount)
@@ -153,7 +155,7 @@ extension GraphStorage {
                             guard source != Int(UInt32.max), numbers[Int(slot.to)] != .max
                             else { continue }
                             start[source + 1] &+= 1
-                            if slot.meta & 3 == 0 { strongEnd[source] &+= 1 }
+                            if slot.isRetaining { strongEnd[source] &+= 1 }
                         }
                     }
                     EdgePlacement.accumulateRows(start: start, strongEnd: strongEnd)
@@ -183,7 +185,7 @@ extension GraphStorage {
                                             let target = numbers[Int(slot.to)]
                                             guard source != .max, target != .max else { continue }
                                             let edge: Int
-                                            if slot.meta & 3 == 0 {
+                                            if slot.isRetaining {
                                                 edge = Int(strongCursor[Int(source)])
                                                 strongCursor[Int(source)] &+= 1
                                             } else {
@@ -196,10 +198,8 @@ extension GraphStorage {
                                                     referenceTraces[UInt32(index)]
                                             }
                                             targets[edge] = target
-                                            flags[edge] =
-                                                UInt8(slot.meta & 3)
-                                                | (slot.meta & Slot.discovered != 0 ? 0x80 : 0)
-                                            roles[edge] = roleStrings[Int(slot.role)]
+                                            flags[edge] = slot.edgeFlags
+                                            roles[edge] = roleNumbers[Int(slot.role)]
                                             identities[edge] = ReferenceID(
                                                 slot: UInt32(index), generation: slot.generation)
                                         }
@@ -211,7 +211,7 @@ extension GraphStorage {
                 }
             }
         }
-        parts.placedRows = SnapshotParts.PlacedRows(
+        parts.placedRows = GraphSnapshot.Builder.PlacedRows(
             outStart: outStart, strongOutEnd: strongEnd, targets: targets, flags: flags,
             roles: roles)
         parts.referenceIDs = identities

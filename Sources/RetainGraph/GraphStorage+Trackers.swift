@@ -106,11 +106,11 @@ extension GraphStorage {
     }
 
     private mutating func add(
-        from: ObjectID, to: ObjectID, _ kind: ReferenceKind, _ role: ReferenceRole,
+        from: ObjectID, to: ObjectID, _ kind: Ownership, _ role: ReferenceRole,
         into list: inout ReferenceIDList
     ) {
         if let reference = addReference(
-            from: from, to: to, kind: kind, role: role, trace: nil, isDiscovered: false)
+            from: from, to: to, ownership: kind, role: role, trace: nil, isDiscovered: false)
         {
             list.append(reference)
         }

@@ -1,4 +1,3 @@
-import CSwiftRuntime
 import StackTraces
 
 /// A recorded node, as the live graph keeps it: one 32-byte row of the node table (a test pins
@@ -167,7 +166,7 @@ struct GraphStorage {
         guard node.isLive else { return }
         byID.remove(slot, in: nodes)
         if node.address != 0 { byAddress.remove(slot, in: nodes) }
-        if let object = node.pinnedObject { swift_unownedRelease(object) }
+        if let object = node.pinnedObject { ObjectPin(pinnedAt: object).release() }
         if node.info & NodeSlot.hasLabel != 0 { labels[slot] = nil }
         if node.info & NodeSlot.hasTrace != 0 { traces[slot] = nil }
         if node.info & NodeSlot.hasTimer != 0 { timers[slot] = nil }
@@ -196,7 +195,9 @@ struct GraphStorage {
     /// generations, so identities handed out before stay unique and stale ``ReferenceID``s stay
     /// harmless. Releases every pin.
     mutating func removeAll() {
-        for node in nodes { if let object = node.pinnedObject { swift_unownedRelease(object) } }
+        for node in nodes {
+            if let object = node.pinnedObject { ObjectPin(pinnedAt: object).release() }
+        }
         nodes = ChunkedArray()
         freeNodes = []
         removedNodes = []

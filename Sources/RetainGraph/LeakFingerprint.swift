@@ -38,7 +38,8 @@ extension GraphSnapshot {
             signature += "|\(section):"
             for reference in references {
                 let holder = typeName(of: reference.from) ?? "?"
-                signature += "\(holder)-\(reference.kind.rawValue):\(reference.role.description)>"
+                signature +=
+                    "\(holder)-\(reference.ownership.rawValue):\(reference.role.description)>"
             }
         }
         if let path { append(path, as: "path") }

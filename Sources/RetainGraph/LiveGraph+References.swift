@@ -6,7 +6,7 @@ extension LiveGraph {
     /// - Parameters:
     ///   - from: The holder's identity.
     ///   - to: The held node's identity.
-    ///   - kind: How strongly it is held.
+    ///   - ownership: How it is held.
     ///   - role: Why it is held.
     ///   - creationTrace: Where the reference was made, if captured.
     ///   - isDiscovered: Whether the reference was found by inspection rather than declared.
@@ -15,21 +15,35 @@ extension LiveGraph {
     /// - Complexity: O(1) amortised.
     @discardableResult
     public func addReference(
-        from: ObjectID, to: ObjectID, kind: ReferenceKind, role: ReferenceRole,
+        from: ObjectID, to: ObjectID, ownership: Ownership, role: ReferenceRole,
         creationTrace: StackTrace? = nil, isDiscovered: Bool = false
     ) -> ReferenceID? {
         guard isEnabled, from != .disabled, to != .disabled else { return nil }
         return withSyncedStorage { graph in
             graph.addReference(
-                from: from, to: to, kind: kind, role: role, trace: creationTrace,
+                from: from, to: to, ownership: ownership, role: role, trace: creationTrace,
                 isDiscovered: isDiscovered)
         }
+    }
+
+    /// Records that `from` holds `to` (the ownership vocabulary of earlier versions).
+    @available(
+        *, deprecated, renamed: "addReference(from:to:ownership:role:creationTrace:isDiscovered:)"
+    )
+    @discardableResult
+    public func addReference(
+        from: ObjectID, to: ObjectID, kind: Ownership, role: ReferenceRole,
+        creationTrace: StackTrace? = nil, isDiscovered: Bool = false
+    ) -> ReferenceID? {
+        addReference(
+            from: from, to: to, ownership: kind, role: role, creationTrace: creationTrace,
+            isDiscovered: isDiscovered)
     }
 
     /// Records that object `holder` holds object `held`, registering either if needed.
     ///
     /// ```swift
-    /// LiveGraph.shared.addReference(from: self, to: timer, kind: .strong,
+    /// LiveGraph.shared.addReference(from: self, to: timer, ownership: .strong,
     ///                               role: .storedProperty(name: "timer"))
     /// ```
     ///
@@ -37,14 +51,26 @@ extension LiveGraph {
     /// - Complexity: O(1) amortised.
     @discardableResult
     public func addReference(
-        from holder: AnyObject, to held: AnyObject, kind: ReferenceKind, role: ReferenceRole,
+        from holder: AnyObject, to held: AnyObject, ownership: Ownership, role: ReferenceRole,
         creationTrace: StackTrace? = nil
     ) -> ReferenceID? {
         guard isEnabled else { return nil }
         let from = register(holder)
         let to = register(held)
         return addReference(
-            from: from, to: to, kind: kind, role: role, creationTrace: creationTrace)
+            from: from, to: to, ownership: ownership, role: role, creationTrace: creationTrace)
+    }
+
+    /// Records that object `holder` holds object `held` (the ownership vocabulary of earlier
+    /// versions).
+    @available(*, deprecated, renamed: "addReference(from:to:ownership:role:creationTrace:)")
+    @discardableResult
+    public func addReference(
+        from holder: AnyObject, to held: AnyObject, kind: Ownership, role: ReferenceRole,
+        creationTrace: StackTrace? = nil
+    ) -> ReferenceID? {
+        addReference(
+            from: holder, to: held, ownership: kind, role: role, creationTrace: creationTrace)
     }
 
     /// Removes a recorded reference. Removing it twice, or after one of its nodes was removed,
@@ -131,10 +157,41 @@ extension LiveGraph {
     /// - Complexity: O(*h* + *e*) for the *h* nodes copied and the *e* references into them,
     ///   all under the graph's lock.
     public func snapshot(_ scope: SnapshotScope) -> GraphSnapshot {
+        snapshot(scope, adding: GraphSnapshot.Builder())
+    }
+
+    /// Takes an immutable copy of the part of the living graph that `scope` asks for, with
+    /// what `additions` collected (a leak check's discoveries) added: one compact graph, built
+    /// once.
+    ///
+    /// A leak check gathers what its discoverers find in one ``GraphSnapshot/Builder`` and
+    /// asks for the retention of the watched objects and of every node the discoveries
+    /// mention, so that a discovered reference from a recorded timer joins the timer's
+    /// recorded holders:
+    ///
+    /// ```swift
+    /// var additions = GraphSnapshot.Builder()
+    /// discoverers.discoverReferences(into: &additions, for: request)
+    /// let snapshot = graph.snapshot(
+    ///     .retention(of: watched + additions.mentionedIDs), adding: additions)
+    /// ```
+    ///
+    /// Nodes the graph records keep their recorded data; an added reference that repeats a
+    /// recorded one (same ends, ownership and role) is dropped.
+    ///
+    /// - Parameters:
+    ///   - scope: The nodes to start from and how far to follow their holders.
+    ///   - additions: Nodes and references to add.
+    /// - Complexity: O(*h* + *e*) under the graph's lock (see ``snapshot(_:)``), then
+    ///   O((*h* + *e*) + *a*) for the *a* additions after it.
+    public func snapshot(_ scope: SnapshotScope, adding additions: GraphSnapshot.Builder)
+        -> GraphSnapshot
+    {
         let notes = RootNotes.current()
-        let parts = withLockParkingLoads { graph, survivors in
+        var parts = withLockParkingLoads { graph, survivors in
             graph.collectScopedSnapshot(scope, notes: notes, parkingIn: &survivors)
         }
+        parts.merge(additions)
         return parts.finish()
     }
 

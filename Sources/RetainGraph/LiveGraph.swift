@@ -38,7 +38,7 @@ import Darwin
 /// let graph = LiveGraph.shared
 /// let owner = graph.register(viewController, label: "clock screen")
 /// let timer = graph.register(myTimer, kind: .timer)
-/// graph.addReference(from: owner, to: timer, kind: .strong, role: .storedProperty(name: "timer"))
+/// graph.addReference(from: owner, to: timer, ownership: .strong, role: .storedProperty(name: "timer"))
 /// ```
 ///
 /// Instrumented timers and proxies do not write into the graph's tables as events happen: each
@@ -189,6 +189,17 @@ public final class LiveGraph: Sendable {
     /// - Complexity: O(1).
     public func id(of object: AnyObject) -> ObjectID? {
         withSyncedStorage { graph in graph.liveID(of: object) }
+    }
+
+    /// Whether `id` is a recorded root (a run loop, a queue, a declared root).
+    ///
+    /// - Complexity: O(1).
+    package func isRoot(_ id: ObjectID) -> Bool {
+        guard id != .disabled else { return false }
+        return withSyncedStorage { graph in
+            guard let slot = graph.slot(of: id) else { return false }
+            return graph.nodes[Int(slot)].kind >= 4
+        }
     }
 
     /// Removes a node and every reference from or to it; call it when an object dies or stops

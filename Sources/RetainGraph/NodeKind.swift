@@ -29,52 +29,6 @@ public enum NodeKind: Hashable, Sendable {
     }
 }
 
-/// The kinds of roots: things that outlive the objects they hold.
-public enum RootKind: Hashable, Sendable {
-    /// A thread's run loop, holding the timers scheduled on it.
-    case runLoop(thread: String)
-    /// A dispatch queue, holding the dispatch sources resumed on it.
-    case dispatchQueue(label: String)
-    /// A type used as a target: types never die (the Objective-C "timer class as target").
-    case immortalType(name: String)
-    /// The process itself: globals and singletons.
-    case process
-    /// A root the user declared, with their name for it.
-    case custom(name: String)
-    /// What a heap census found holding an object from outside the Swift heap: a global
-    /// variable, a `Task`, a `Foundation.Timer`, a block libdispatch keeps, or references it
-    /// cannot attribute.
-    case heapHolder(HeapHolderKind, description: String)
-
-    /// A short human-readable description, such as `run loop of thread "main"`.
-    public var description: String {
-        switch self {
-        case .runLoop(let thread): return "run loop of thread \"\(thread)\""
-        case .dispatchQueue(let label): return "dispatch queue \"\(label)\""
-        case .immortalType(let name): return "type \(name) (immortal)"
-        case .process: return "process"
-        case .custom(let name): return name
-        case .heapHolder(_, let description): return description
-        }
-    }
-}
-
-/// The kinds of holders a heap census names (see ``RootKind/heapHolder(_:description:)``).
-public enum HeapHolderKind: String, Hashable, Sendable, Codable {
-    /// A global or static variable.
-    case globalVariable
-    /// A `Foundation.Timer` that is still valid (scheduled on a run loop).
-    case scheduledTimer
-    /// A `Foundation.Timer` that was invalidated or never scheduled (never freed on Linux).
-    case foundationTimer
-    /// A `Task` the concurrency runtime keeps while it runs or sleeps.
-    case task
-    /// A block libdispatch keeps: a dispatch source's handler, or work on a queue.
-    case dispatchBlock
-    /// References from outside the Swift heap the census cannot attribute.
-    case outside
-}
-
 /// What the graph knows about a timer node: enough to tell a pending one-shot timer (a
 /// transient retention) from a repeating one (a leak), and a zombie from a healthy timer.
 public struct TimerInfo: Hashable, Sendable {

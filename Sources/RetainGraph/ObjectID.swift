@@ -73,15 +73,7 @@ public struct ReferenceID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "ref\(slot).\(generation)" }
 }
 
-/// How strongly one object holds another.
-public enum ReferenceKind: String, Hashable, Sendable, CaseIterable, Codable {
-    /// Keeps the target alive (a `let`, a `var`, a strong capture, a timer's target).
-    case strong
-    /// Does not keep the target alive and becomes `nil` when it dies.
-    case weak
-    /// Does not keep the target alive and is expected to outlive it never.
-    case unowned
-
-    /// Whether references of this kind keep their target alive.
-    public var retainsTarget: Bool { self == .strong }
-}
+/// How strongly one object holds another: ``/ObjectGraph/Ownership``, the project's one
+/// ownership vocabulary.
+@available(*, deprecated, renamed: "Ownership")
+public typealias ReferenceKind = Ownership

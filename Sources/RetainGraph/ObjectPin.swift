@@ -1,4 +1,4 @@
-import CSwiftRuntime
+internal import CSwiftRuntime
 
 /// A reference that keeps an object's memory allocated, not the object alive, and hands out
 /// the object only while it lives: a weak reference without the weak reference's side table.
@@ -34,6 +34,12 @@ package struct ObjectPin: @unchecked Sendable {
     package init(_ object: AnyObject) {
         address = Unmanaged.passUnretained(object).toOpaque()
         _ = swift_unownedRetain(address)
+    }
+
+    /// The pin already taken on the object at `address` (the graph keeps the addresses of the
+    /// objects it pinned in its node table, not the pins).
+    package init(pinnedAt address: UnsafeMutableRawPointer) {
+        self.address = address
     }
 
     /// The object if it is alive, retained for the caller; `nil` once it began deinitialising.

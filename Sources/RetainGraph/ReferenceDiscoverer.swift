@@ -1,24 +1,28 @@
 import Locking
 
-/// Something that finds references the live graph was never told about, and adds them to a
-/// snapshot before it is analysed.
+/// Something that finds references the live graph was never told about, and adds them to the
+/// check's snapshot before it is built.
 ///
 /// Instrumented timers record their own edges; a property that stores a timer, a closure that
 /// captures its owner, a run loop or a `Task` that holds a closure are invisible to the graph
 /// unless someone discovers them. A discoverer does: ReferenceReflection's walks the watched
 /// objects' memory from their runtime metadata, a heap census explains who holds any live
 /// object. A leak watcher runs its discoverers (see ``ReferenceDiscovery``) at each check, in
-/// their ``DiscoveryOrder``, each one seeing what the ones before it added.
+/// their ``DiscoveryOrder``, each adding nodes and references to one
+/// ``GraphSnapshot/Builder`` (and seeing what the ones before it added); the check then builds
+/// one snapshot of the live graph with those additions (``LiveGraph/snapshot(_:adding:)``).
 ///
 /// ```swift
 /// struct GlobalsDiscoverer: ReferenceDiscoverer {
-///     func discoverReferences(into snapshot: inout GraphSnapshot, for request: DiscoveryRequest) {
+///     func discoverReferences(
+///         into additions: inout GraphSnapshot.Builder, for request: DiscoveryRequest
+///     ) {
 ///         let root = request.graph.registerRoot(.process)
-///         let held = request.watched.filter { Globals.holds($0.object) }
-///         snapshot = snapshot.adding(held.map { watched in
-///             Reference(from: root, to: watched.id, kind: .strong,
-///                       role: .storedProperty(name: "Globals.cache"), isDiscovered: true)
-///         })
+///         for watched in request.watched where Globals.holds(watched.object) {
+///             additions.addReference(from: root, to: watched.id, ownership: .strong,
+///                                    role: .storedProperty(name: "Globals.cache"),
+///                                    origin: .reflection)
+///         }
 ///     }
 /// }
 /// DiscoveryRegistry.shared.register(GlobalsDiscoverer(), named: "globals", order: .custom)
@@ -28,19 +32,21 @@ import Locking
 /// be called from several threads at once (one call per check). It must not keep the request's
 /// objects beyond the call, and should bound its own work: a check waits for it.
 public protocol ReferenceDiscoverer: Sendable {
-    /// Adds the references (and the nodes they need) found for `request` to `snapshot`.
+    /// Adds the references (and the nodes they need) found for `request` to `additions`.
     ///
-    /// Mark every added reference `isDiscovered: true`, so reports say it was found rather
-    /// than declared. Give objects the snapshot already has their existing identity, and new
-    /// ones an identity from ``DiscoveryRequest/id(of:)``, so that what several discoverers find
-    /// about the same object joins up.
+    /// Give every added reference an origin other than `.declared` (`.reflection` for what
+    /// reading the watched objects found, `.heap` for what reading the whole heap found), so
+    /// reports say it was found rather than declared. Give objects the live graph knows their
+    /// existing identity, and new ones an identity from ``DiscoveryRequest/id(of:)``, so that
+    /// what several discoverers find about the same object joins up; add a node for each new
+    /// one (a node the graph already has keeps the graph's data).
     ///
     /// - Parameters:
-    ///   - snapshot: The graph to analyse: the live graph's snapshot with what earlier
-    ///     discoverers added. Replace it with the enriched one; leave it alone to add nothing.
+    ///   - additions: What this check's discoverers found so far; add to it.
     ///   - request: The watched objects still alive (held strongly for the call), the graph
     ///     and shared identities for objects it does not know.
-    func discoverReferences(into snapshot: inout GraphSnapshot, for request: DiscoveryRequest)
+    func discoverReferences(
+        into additions: inout GraphSnapshot.Builder, for request: DiscoveryRequest)
 }
 
 /// A watched object handed to discoverers: the object itself and its node in the graph.
@@ -75,8 +81,9 @@ public struct WatchedObject {
 ///
 /// ```swift
 /// let request = DiscoveryRequest(graph: graph, watched: [WatchedObject(id: ownerID, object: owner)])
-/// var snapshot = graph.snapshot()
-/// ReferenceDiscovery.registered.discoverReferences(into: &snapshot, for: request)
+/// var additions = GraphSnapshot.Builder()
+/// ReferenceDiscovery.registered.discoverReferences(into: &additions, for: request)
+/// let snapshot = graph.snapshot(.retention(of: [ownerID] + additions.mentionedIDs), adding: additions)
 /// ```
 public final class DiscoveryRequest {
     /// The graph whose snapshot is being enriched.

@@ -71,16 +71,16 @@ public struct ReferenceDiscovery: ReferenceDiscoverer {
     /// Whether this value would run no discoverer if a check ran now.
     public var isEmpty: Bool { added.isEmpty && (registry?.steps.isEmpty ?? true) }
 
-    /// Runs every step of ``steps()`` in order on `snapshot`.
+    /// Runs every step of ``steps()`` in order, each adding to `additions`.
     ///
     /// - Parameters:
-    ///   - snapshot: The graph to enrich.
+    ///   - additions: What the check's discoverers found.
     ///   - request: The check's request, shared by every step.
     public func discoverReferences(
-        into snapshot: inout GraphSnapshot, for request: DiscoveryRequest
+        into additions: inout GraphSnapshot.Builder, for request: DiscoveryRequest
     ) {
         for step in steps() {
-            step.discoverer.discoverReferences(into: &snapshot, for: request)
+            step.discoverer.discoverReferences(into: &additions, for: request)
         }
     }
 }

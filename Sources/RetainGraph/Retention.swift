@@ -53,8 +53,8 @@ public struct RetentionAnalysis: Sendable {
         let graph = snapshot.graph
         let (components, tree) =
             graph.nodeCount >= Self.concurrentAnalysisThreshold
-            ? graph.componentsAndRootPathsConcurrently()
-            : (graph.strongComponents(), graph.rootPaths())
+            ? graph.componentsAndPathsConcurrently()
+            : (graph.strongComponents(), graph.paths())
         self.components = StrongComponents(components: components, snapshot: snapshot)
         self.rootPaths = RootPaths(tree: tree, snapshot: snapshot)
     }

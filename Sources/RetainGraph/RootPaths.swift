@@ -1,10 +1,12 @@
-/// The shortest strong path from any root to every node a root reaches.
+/// The path from a root to every node a root reaches, as the project's one path finder chooses
+/// it (``/ObjectGraph/CompactGraph/PathTree``).
 ///
-/// Made by one breadth-first search from all roots at once over strong references; each path
-/// it gives has the fewest references of any strong path from any root.
+/// Made by one breadth-first search from all roots at once over retaining references, paths
+/// with a low-priority step (a conservative word, a root nothing names) explored last: each
+/// path it gives has the fewest references among the paths of its priority.
 public struct RootPaths: Sendable {
-    /// The breadth-first tree over the snapshot's compact graph.
-    let tree: CompactGraph.RootPathTree
+    /// The path tree of the snapshot's compact graph.
+    let tree: CompactGraph.PathTree
     let snapshot: GraphSnapshot
 
     /// Whether some root reaches `id` through strong references (roots reach themselves).
@@ -13,7 +15,7 @@ public struct RootPaths: Sendable {
         return tree.isReachable(UInt32(index))
     }
 
-    /// The shortest strong path from a root to `id`, root first, `id` last.
+    /// The path from a root to `id`, root first, `id` last.
     ///
     /// - Returns: The references along the path; `[]` when `id` is itself a root; `nil` when no
     ///   root reaches it or it is unknown.
@@ -25,19 +27,19 @@ public struct RootPaths: Sendable {
 }
 
 extension GraphSnapshot {
-    /// Finds the shortest strong path from any root to every reachable node.
+    /// Finds the path from a root to every reachable node (see ``RootPaths``).
     ///
-    /// - Complexity: O(*n* + *r*) time and O(*n*) extra memory.
+    /// - Complexity: O(*n* + *r*) time and O(*n*) extra memory, once per snapshot (copies
+    ///   share the result).
     public func shortestRootPaths() -> RootPaths {
-        RootPaths(tree: graph.rootPaths(), snapshot: self)
+        RootPaths(tree: graph.paths(), snapshot: self)
     }
 
-    /// The shortest strong path from any root to `id`, root first.
-    ///
-    /// To ask for many nodes, call ``shortestRootPaths()`` once instead.
+    /// The path from a root to `id`, root first (see ``RootPaths``).
     ///
     /// - Returns: `[]` when `id` is a root, `nil` when no root reaches it.
-    /// - Complexity: O(*n* + *r*).
+    /// - Complexity: O(*n* + *r*) for the snapshot's first path question, O(length of the
+    ///   path) afterwards.
     public func shortestStrongPath(to id: ObjectID) -> [Reference]? {
         shortestRootPaths().path(to: id)
     }

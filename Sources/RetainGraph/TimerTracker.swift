@@ -124,7 +124,7 @@ package final class TimerTracker: @unchecked Sendable {
     // MARK: Events
 
     /// Records that the timer holds `target` in `role` (`.target` or `.proxyTarget`).
-    package func recordTarget(_ target: AnyObject, kind: ReferenceKind, role: ReferenceRole) {
+    package func recordTarget(_ target: AnyObject, ownership kind: Ownership, role: ReferenceRole) {
         guard isActive else { return }
         update { wanted in
             wanted.calls.append(
@@ -136,7 +136,7 @@ package final class TimerTracker: @unchecked Sendable {
     /// Records that the timer holds a root as its target, such as a type used as the target
     /// (`.immortalType(name:)`, the Objective-C "timer class as target" trampoline). The edge
     /// goes with the other target edges on invalidation.
-    package func recordTarget(root: RootKind, kind: ReferenceKind, role: ReferenceRole) {
+    package func recordTarget(root: RootKind, ownership kind: Ownership, role: ReferenceRole) {
         guard isActive else { return }
         update { wanted in
             wanted.calls.append(CallEdge(object: nil, root: root, kind: kind, role: role))
@@ -149,7 +149,8 @@ package final class TimerTracker: @unchecked Sendable {
     ///
     /// Without a declared `owner` nothing is recorded: a closure node with no outgoing
     /// reference lies on no path and in no cycle, so reports are the same without it.
-    package func recordClosure(capturing owner: AnyObject?, kind: ReferenceKind, name: String) {
+    package func recordClosure(capturing owner: AnyObject?, ownership kind: Ownership, name: String)
+    {
         guard isActive, let owner else { return }
         update { wanted in
             wanted.closure?.owner.release()
@@ -222,12 +223,12 @@ package final class TimerTracker: @unchecked Sendable {
     ///
     /// - Returns: The edge, or `nil` when tracking is off.
     @discardableResult
-    package func recordOwner(_ owner: AnyObject, property: String, kind: ReferenceKind)
+    package func recordOwner(_ owner: AnyObject, property: String, ownership kind: Ownership)
         -> ReferenceID?
     {
         guard isActive else { return nil }
         return graph.addReference(
-            from: graph.register(owner), to: id, kind: kind,
+            from: graph.register(owner), to: id, ownership: kind,
             role: .storedProperty(name: property))
     }
 
@@ -342,7 +343,7 @@ extension TimerTracker {
     struct CallEdge {
         let object: ObjectPin?
         let root: RootKind?
-        let kind: ReferenceKind
+        let kind: Ownership
         let role: ReferenceRole
     }
 
@@ -350,7 +351,7 @@ extension TimerTracker {
     /// like a ``CallEdge``'s object.
     struct ClosureCapture {
         let owner: ObjectPin
-        let kind: ReferenceKind
+        let kind: Ownership
         let name: String
     }
 

@@ -78,14 +78,14 @@ extension DispatchTimer {
     public convenience init(
         interval: TimeInterval, tolerance: TimeInterval = 0, repeats: Bool,
         queue: DispatchQueue = .main, label: borrowing String? = nil,
-        capturing owner: AnyObject, as kind: ReferenceKind, graph: borrowing LiveGraph = .shared,
+        capturing owner: AnyObject, as kind: Ownership, graph: borrowing LiveGraph = .shared,
         handler: @escaping @Sendable (DispatchTimer) -> Void
     ) throws {
         try self.init(
             interval: interval, tolerance: tolerance, repeats: repeats, queue: queue,
             label: label, graph: graph, stopsWhenTargetDies: false,
             action: .always(handler))
-        tracker?.recordClosure(capturing: owner, kind: kind, name: "self")
+        tracker?.recordClosure(capturing: owner, ownership: kind, name: "self")
     }
 
     /// Creates an unscheduled timer that calls `action` with a target it does **not** retain
@@ -124,7 +124,7 @@ extension DispatchTimer {
                 action(target, timer)
                 return true
             })
-        tracker?.recordTarget(target, kind: .weak, role: .target)
+        tracker?.recordTarget(target, ownership: .weak, role: .target)
     }
 
     /// Creates an unscheduled timer that retains `target` until it is invalidated and calls
@@ -152,6 +152,6 @@ extension DispatchTimer {
             interval: interval, tolerance: tolerance, repeats: repeats, queue: queue,
             label: label, graph: graph, stopsWhenTargetDies: false,
             action: .always { timer in action(box.value, timer) })
-        tracker?.recordTarget(target, kind: .strong, role: .target)
+        tracker?.recordTarget(target, ownership: .strong, role: .target)
     }
 }

@@ -237,9 +237,9 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
     /// - Parameters:
     ///   - owner: The object storing the timer.
     ///   - property: The stored property's name.
-    ///   - kind: How the property holds the timer.
-    public func recordHeld(by owner: AnyObject, property: String, kind: ReferenceKind) {
-        tracker?.recordOwner(owner, property: property, kind: kind)
+    ///   - ownership: How the property holds the timer.
+    public func recordHeld(by owner: AnyObject, property: String, ownership: Ownership) {
+        tracker?.recordOwner(owner, property: property, ownership: ownership)
     }
 
     /// The timer's node in the graph it records into, or `nil` when tracking was off at

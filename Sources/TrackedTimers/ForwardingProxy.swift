@@ -66,10 +66,11 @@ public final class ForwardingProxy: @unchecked Sendable {
     ///   - target: The target.
     ///   - kind: `.strong` (default) retains it; `.weak` or `.unowned` hold it weakly (a dead
     ///     weak target is skipped).
-    public func addTarget(_ target: AnyObject, holding kind: ReferenceKind = .strong) {
+    public func addTarget(_ target: AnyObject, holding kind: Ownership = .strong) {
         let slot = kind == .strong ? Slot(strongTarget: target) : Slot(weakTarget: target)
         lock.withLock { slots.append(slot) }
-        tracker?.recordTarget(target, kind: kind == .strong ? .strong : .weak, role: .proxyTarget)
+        tracker?.recordTarget(
+            target, ownership: kind == .strong ? .strong : .weak, role: .proxyTarget)
     }
 
     /// The living targets, in order.

@@ -31,7 +31,7 @@ extension FrameTimer {
             clock: clock, label: label, graph: graph, stopsWhenTargetDies: false,
             action: .always { timer in action(target, timer) }
         )
-        tracker?.recordTarget(target, kind: .strong, role: .target)
+        tracker?.recordTarget(target, ownership: .strong, role: .target)
     }
 
     /// Creates a frame timer that holds `target` **weakly** and invalidates itself at the first
@@ -61,7 +61,7 @@ extension FrameTimer {
                 return true
             }
         )
-        tracker?.recordTarget(weakTarget, kind: .weak, role: .target)
+        tracker?.recordTarget(weakTarget, ownership: .weak, role: .target)
     }
 
     /// Creates a frame timer whose target is a ``WeakProxy`` (held strongly) forwarding each
@@ -88,7 +88,7 @@ extension FrameTimer {
             clock: clock, label: label, graph: graph, stopsWhenTargetDies: false,
             action: .reporting { timer in proxy.forward { target in action(target, timer) } }
         )
-        tracker?.recordTarget(proxy, kind: .strong, role: .target)
+        tracker?.recordTarget(proxy, ownership: .strong, role: .target)
     }
 
     /// Creates a frame timer that runs a closure, optionally declaring what it captures
@@ -106,7 +106,7 @@ extension FrameTimer {
     /// - Throws: ``TimerError/invalidFrameRate(_:)``.
     public convenience init(
         refreshRate: Double = 60, preferredFramesPerSecond: Int = 0, clock: FrameClock = .system,
-        capturing captured: AnyObject? = nil, as kind: ReferenceKind = .strong,
+        capturing captured: AnyObject? = nil, as kind: Ownership = .strong,
         label: borrowing String? = nil, graph: borrowing LiveGraph = .shared,
         action: @escaping (FrameTimer) -> Void
     ) throws(TimerError) {
@@ -115,6 +115,6 @@ extension FrameTimer {
             clock: clock, label: label, graph: graph, stopsWhenTargetDies: false,
             action: .always(action)
         )
-        tracker?.recordClosure(capturing: captured, kind: kind, name: "self")
+        tracker?.recordClosure(capturing: captured, ownership: kind, name: "self")
     }
 }

@@ -84,9 +84,9 @@ extension FrameTimer {
     /// - Parameters:
     ///   - owner: The object storing the timer.
     ///   - property: The stored property's name.
-    ///   - kind: How the property holds the timer.
-    public func recordHeld(by owner: AnyObject, property: String, kind: ReferenceKind) {
-        tracker?.recordOwner(owner, property: property, kind: kind)
+    ///   - ownership: How the property holds the timer.
+    public func recordHeld(by owner: AnyObject, property: String, ownership: Ownership) {
+        tracker?.recordOwner(owner, property: property, ownership: ownership)
     }
 
     // MARK: Refreshes

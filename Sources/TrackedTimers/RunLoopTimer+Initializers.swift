@@ -33,7 +33,7 @@ extension RunLoopTimer {
             stopsWhenTargetDies: false,
             action: .always { timer in action(target, timer) }
         )
-        tracker?.recordTarget(target, kind: .strong, role: .target)
+        tracker?.recordTarget(target, ownership: .strong, role: .target)
     }
 
     /// Creates an unscheduled timer that holds `target` **weakly** and invalidates itself at
@@ -63,7 +63,7 @@ extension RunLoopTimer {
                 return true
             }
         )
-        tracker?.recordTarget(weakTarget, kind: .weak, role: .target)
+        tracker?.recordTarget(weakTarget, ownership: .weak, role: .target)
     }
 
     /// Creates an unscheduled timer that holds `target` strongly and whose action reports
@@ -101,7 +101,7 @@ extension RunLoopTimer {
             stopsWhenTargetDies: false,
             action: .reporting { timer in forward(target, timer) }
         )
-        tracker?.recordTarget(target, kind: .strong, role: .target)
+        tracker?.recordTarget(target, ownership: .strong, role: .target)
     }
 
     /// Creates an unscheduled timer whose target is a ``WeakProxy`` (held strongly) that
@@ -129,7 +129,7 @@ extension RunLoopTimer {
             stopsWhenTargetDies: false,
             action: .reporting { timer in proxy.forward { target in action(target, timer) } }
         )
-        tracker?.recordTarget(proxy, kind: .strong, role: .target)
+        tracker?.recordTarget(proxy, ownership: .strong, role: .target)
     }
 
     /// Creates an unscheduled timer that runs a closure, like `Timer(timeInterval:repeats:block:)`.
@@ -157,7 +157,7 @@ extension RunLoopTimer {
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init(
         interval: TimeInterval, repeats: Bool, capturing captured: borrowing AnyObject? = nil,
-        as kind: ReferenceKind = .strong, captureName: borrowing String = "self",
+        as kind: Ownership = .strong, captureName: borrowing String = "self",
         label: borrowing String? = nil, graph: borrowing LiveGraph = .shared,
         action: @escaping (RunLoopTimer) -> Void
     ) throws(TimerError) {
@@ -166,7 +166,7 @@ extension RunLoopTimer {
             stopsWhenTargetDies: false,
             action: .always(action)
         )
-        tracker?.recordClosure(capturing: captured, kind: kind, name: captureName)
+        tracker?.recordClosure(capturing: captured, ownership: kind, name: captureName)
     }
 
     /// Creates an unscheduled timer whose target is a **type**, with the closure as its
@@ -196,7 +196,7 @@ extension RunLoopTimer {
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<T>(
         interval: TimeInterval, repeats: Bool, typeTarget: T.Type,
-        capturing captured: AnyObject? = nil, as kind: ReferenceKind = .strong,
+        capturing captured: AnyObject? = nil, as kind: Ownership = .strong,
         label: borrowing String? = nil, graph: borrowing LiveGraph = .shared,
         action: @escaping (T.Type, RunLoopTimer) -> Void
     ) throws(TimerError) {
@@ -206,8 +206,8 @@ extension RunLoopTimer {
             action: .always { timer in action(typeTarget, timer) }
         )
         tracker?.recordTarget(
-            root: .immortalType(name: String(reflecting: typeTarget)), kind: .strong,
+            root: .immortalType(name: String(reflecting: typeTarget)), ownership: .strong,
             role: .target)
-        tracker?.recordClosure(capturing: captured, kind: kind, name: "self")
+        tracker?.recordClosure(capturing: captured, ownership: kind, name: "self")
     }
 }

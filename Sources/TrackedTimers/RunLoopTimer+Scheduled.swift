@@ -77,7 +77,7 @@ extension RunLoopTimer {
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public static func scheduled(
         interval: TimeInterval, repeats: Bool, capturing captured: AnyObject? = nil,
-        as kind: ReferenceKind = .strong, label: String? = nil, graph: LiveGraph = .shared,
+        as kind: Ownership = .strong, label: String? = nil, graph: LiveGraph = .shared,
         action: @escaping (RunLoopTimer) -> Void
     ) throws(TimerError) -> RunLoopTimer {
         try RunLoopTimer(

@@ -41,7 +41,7 @@ extension TimerRegistry {
     public func schedule(
         named name: String? = nil, start: TimeInterval = 0, interval: TimeInterval,
         repeats: Bool, queue: Queue = .background, tolerance: TimeInterval = 0,
-        capturing owner: AnyObject? = nil, as kind: ReferenceKind = .strong,
+        capturing owner: AnyObject? = nil, as kind: Ownership = .strong,
         task: (@Sendable () -> Void)?
     ) throws -> String {
         guard let task else { throw TimerError.missingAction }
@@ -66,7 +66,7 @@ extension TimerRegistry {
             interval: repeats ? interval : start, tolerance: tolerance, repeats: repeats,
             queue: queue.dispatchQueue, label: name, graph: graph, stopsWhenTargetDies: false,
             startDelay: start, action: action)
-        timer.tracker?.recordClosure(capturing: owner, kind: kind, name: "self")
+        timer.tracker?.recordClosure(capturing: owner, ownership: kind, name: "self")
 
         let registered = try entries.withLock { state -> String in
             var chosen: String
@@ -81,7 +81,7 @@ extension TimerRegistry {
             }
             slot.name = chosen
             let edge = graph.addReference(
-                from: nodeID, to: timer.graphID ?? .disabled, kind: .strong,
+                from: nodeID, to: timer.graphID ?? .disabled, ownership: .strong,
                 role: .registryEntry(name: chosen))
             state.live[chosen] = Entry(timer: timer, edge: edge)
             return chosen

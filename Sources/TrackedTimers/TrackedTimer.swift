@@ -29,24 +29,31 @@ public protocol TrackedTimer: AnyObject, Sendable {
     /// - Parameters:
     ///   - owner: The object storing the timer. Not retained by the timer or the graph.
     ///   - property: The property's name, printed in reports (`.timer`).
-    ///   - kind: How the property holds the timer (`.strong` unless it is `weak var`).
-    func recordHeld(by owner: AnyObject, property: String, kind: ReferenceKind)
+    ///   - ownership: How the property holds the timer (`.strong` unless it is `weak var`).
+    func recordHeld(by owner: AnyObject, property: String, ownership: Ownership)
 }
 
 extension TrackedTimer {
-    /// Declares that `owner` holds this timer strongly (or as `kind`) in `property`, and returns
-    /// the timer, so the declaration fits in the assignment.
+    /// Declares that `owner` holds this timer strongly (or with `ownership`) in `property`, and
+    /// returns the timer, so the declaration fits in the assignment.
     ///
     /// - Parameters:
     ///   - owner: The object storing the timer.
     ///   - property: The stored property's name.
-    ///   - kind: How the property holds the timer; `.strong` by default.
+    ///   - ownership: How the property holds the timer; `.strong` by default.
     /// - Returns: `self`.
     @discardableResult
-    public func held(by owner: AnyObject, as property: String, kind: ReferenceKind = .strong)
+    public func held(by owner: AnyObject, as property: String, ownership: Ownership = .strong)
         -> Self
     {
-        recordHeld(by: owner, property: property, kind: kind)
+        recordHeld(by: owner, property: property, ownership: ownership)
         return self
+    }
+
+    /// Declares that `owner` holds this timer in `property` (the label of earlier versions).
+    @available(*, deprecated, renamed: "held(by:as:ownership:)")
+    @discardableResult
+    public func held(by owner: AnyObject, as property: String, kind: Ownership) -> Self {
+        held(by: owner, as: property, ownership: kind)
     }
 }

@@ -33,7 +33,7 @@ import Synchronization
 ///
 /// An ordinary intermediate object that keeps a weak target and forwards (S9) needs no special
 /// type: use it as a strong target and declare its weak edge with
-/// `LiveGraph.addReference(from:to:kind:role:creationTrace:)`.
+/// `LiveGraph.addReference(from:to:ownership:role:creationTrace:)`.
 ///
 /// - Complexity: A forwarded call costs one pin load (a conditional retain) and one closure call;
 ///   it allocates nothing.
@@ -59,7 +59,7 @@ public final class WeakProxy<Target: AnyObject>: @unchecked Sendable {
             ? TimerTracker(kind: .proxy, label: label, timer: nil, graph: graph, traceSkipping: 1)
             : nil
         tracker?.attach(identifier: ObjectIdentifier(self), type: WeakProxy<Target>.self)
-        tracker?.recordTarget(target, kind: .weak, role: .proxyTarget)
+        tracker?.recordTarget(target, ownership: .weak, role: .proxyTarget)
     }
 
     /// The target, or `nil` once it died (began deinitialising).

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import HeapGrowth
 import LeakTracking
+import RetainGraphReports
 
 /// `retain-graph`: renders and compares the JSON leak reports that `LeakTracking` writes.
 ///
@@ -12,7 +12,7 @@ import LeakTracking
 struct RetainGraphCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "retain-graph",
-        abstract: "Render and compare RetainGraph leak reports (JSON).",
+        abstract: "Render and compare RetainGraph leak reports (JSON); look at saved heap graphs.",
         discussion: """
             Reports are the JSON files written by LeakTracking's DirectorySink or by \
             LeakReport.jsonData(). Every PATH may be a report file, a collection file \
@@ -21,7 +21,7 @@ struct RetainGraphCommand: ParsableCommand {
             Exit codes: 0 success (compare: no new leaks); 1 compare found new leaks; \
             2 a report could not be read.
             """,
-        subcommands: [Render.self, Compare.self, Attach.self])
+        subcommands: [Render.self, Compare.self, Heap.self, Attach.self])
 }
 
 /// Reads reports, turning failures into exit code 2 with a message on standard error.

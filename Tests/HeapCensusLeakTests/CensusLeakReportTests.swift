@@ -25,6 +25,12 @@ import Testing
         watcher.expectDeallocation(of: make(), reason: reason)
     }
 
+    /// What the report's path starts from: its root's description.
+    private func root(_ verdict: WatchVerdict?) -> String? {
+        guard let report = verdict?.report, let first = report.path.first else { return nil }
+        return report.object(first.from)?.root
+    }
+
     private func leakPath(_ verdict: WatchVerdict?) throws -> [ReportReference] {
         let verdict = try #require(verdict)
         #expect(verdict.verdict == .leak)
@@ -43,7 +49,7 @@ import Testing
         }
         let path = try leakPath(result)
         #expect(path.first?.description == "valid until invalidated, never freed on Linux")
-        #expect(path.last?.description == "._fire")
+        #expect(path.last?.description == "._fire (a closure capturing TimerOwner)")
         #expect(path.allSatisfy { $0.foundIn == "heap" })
         #expect(result?.report?.hint.code == .foundationTimer)
     }
@@ -71,9 +77,10 @@ import Testing
             return owner
         }
         let path = try leakPath(result)
-        #expect(path.first?.description.contains("_defaultCenter") == true)
-        #expect(path.contains { $0.description == ".registrar (read conservatively)" })
-        #expect(path.last?.description == "captures ObserverOwner (read conservatively)")
+        #expect(root(result)?.contains("_defaultCenter") == true)
+        // The center's Mutex is read with its type (named from its accessor's symbol).
+        #expect(path.contains { $0.description == ".registrar" })
+        #expect(path.last?.description == "captures ObserverOwner")
         #expect(path.allSatisfy { $0.foundIn == "heap" })
         let hint = try #require(result?.report?.hint)
         #expect(hint.code == .notificationObserverCapture)
@@ -143,8 +150,9 @@ import Testing
             return entry
         }
         let path = try leakPath(result)
-        #expect(path.first?.description.contains("entryCache") == true)
-        #expect(path.last?.description == ".element of an array")
+        #expect(root(result)?.contains("entryCache") == true)
+        #expect(path.first?.description == "stores")
+        #expect(path.last?.description == "element of an array")
         #expect(result?.report?.hint.code == .globalVariable)
     }
 
@@ -156,9 +164,11 @@ import Testing
             return entry
         }
         let path = try leakPath(result)
-        #expect(path.first?.description.contains("Callbacks.shared") == true)
+        #expect(root(result)?.contains("Callbacks.shared") == true)
         #expect(path.map(\.description).contains(".byName"))
-        #expect(path.last?.description == ".value of [String: () -> ()]")
+        // The closure captures only the entry: the dictionary's value captures it.
+        #expect(path.last?.description == "value of [String: () -> ()]")
+        #expect(path.last?.isSuspect == false)
     }
 
     @Test func aWorkItemOnAQueueIsExplainedFromLibdispatch() throws {

@@ -37,7 +37,10 @@ import Testing
         let path = try #require(retentionPath(toObjectAt: address))
         #expect(path.holder == .scheduledTimer)
         #expect(path.objects.first?.typeName == "Foundation.Timer")
-        #expect(path.references.last?.label == "_fire")
+        // The block's only capture is its context: the timer's `_fire` captures the owner.
+        #expect(
+            path.references.last?.role == .closureCapture(property: "_fire", captured: "TimerOwner")
+        )
         #expect(path.target?.typeName == "HeapCensusTests.TimerOwner")
     }
 
@@ -49,7 +52,9 @@ import Testing
         }
         let path = try #require(retentionPath(toObjectAt: address))
         #expect(path.holder == .foundationTimer)
-        #expect(path.references.last?.label == "_fire")
+        #expect(
+            path.references.last?.role == .closureCapture(property: "_fire", captured: "TimerOwner")
+        )
     }
 
     @Test func aTaskSleepLoopHoldsTheOwnerItCaptures() throws {
@@ -74,9 +79,9 @@ import Testing
         }
         defer { source?.cancel() }
         let path = try #require(retentionPath(toObjectAt: address))
-        #expect(path.holder == .dispatchBlock)
+        #expect(path.holder == .dispatchBlock, "\(path.description)")
         #expect(path.objects.first?.typeName == "block")
-        #expect(path.references.last?.label == "captures")
+        #expect(path.references.last?.role.isCapture == true)
         #expect(path.target?.typeName == "HeapCensusTests.DispatchOwner")
     }
 
@@ -91,7 +96,7 @@ import Testing
             return
         }
         #expect(name.contains("CallbackRegistry.shared"))
-        #expect(path.references.map(\.label) == ["callbacks", "value of [String: () -> ()]"])
+        #expect(path.references.map(\.label) == [".callbacks", "value of [String: () -> ()]"])
         #expect(path.target?.typeName == "HeapCensusTests.Owner")
     }
 
@@ -99,8 +104,8 @@ import Testing
         let queue = DispatchQueue(label: "census.work")
         let (_, address) = makeOwner(WorkItemOwner.init) { $0.start(on: queue) }
         let path = try #require(retentionPath(toObjectAt: address))
-        #expect(path.holder == .dispatchBlock)
-        #expect(path.references.last?.label == "captures")
+        #expect(path.holder == .dispatchBlock, "\(path.description)")
+        #expect(path.references.last?.role.isCapture == true)
         #expect(path.target?.typeName == "HeapCensusTests.WorkItemOwner")
     }
 }
@@ -123,13 +128,13 @@ extension RetentionPathTests {
         }
         #expect(name.contains("_defaultCenter"))
         #expect(path.objects.first?.typeName == "FoundationEssentials.NotificationCenter")
-        #expect(path.references.first?.label == "registrar (read conservatively)")
+        #expect(path.references.first?.label == ".registrar")
         #expect(
             path.objects.contains {
                 $0.typeName == "[UInt64: @Sendable (MessageBox) -> ()] storage"
             }
         )
-        #expect(path.references.last?.label == "captures (read conservatively)")
+        #expect(path.references.last?.label == "captures Owner")
         #expect(path.target?.typeName == "HeapCensusTests.Owner")
     }
 
@@ -152,7 +157,7 @@ extension RetentionPathTests {
         }
         let path = try #require(retentionPath(toObjectAt: address))
         #expect(path.objects.first?.typeName == "HeapCensusTests.MutexHolder")
-        #expect(path.references.map(\.label) == ["owners.value", "element of an array"])
+        #expect(path.references.map(\.label) == [".owners.value", "element of an array"])
         #expect(path.target?.typeName == "HeapCensusTests.Owner")
         withExtendedLifetime(holder) {}
     }
@@ -166,7 +171,7 @@ extension RetentionPathTests {
         #expect(
             path.objects.first?.typeName
                 == "HeapCensusTests.GenericMutexHolder<HeapCensusTests.Owner>")
-        #expect(path.references.map(\.label) == ["items.value", "element of an array"])
+        #expect(path.references.map(\.label) == [".items.value", "element of an array"])
         withExtendedLifetime(holder) {}
     }
 
@@ -175,8 +180,9 @@ extension RetentionPathTests {
         let (_, address) = makeOwner(Owner.init) { holder.keep($0) }
         let path = try #require(retentionPath(toObjectAt: address))
         #expect(path.objects.first?.typeName == "HeapCensusTests.PrivateStateHolder")
-        #expect(
-            path.references.map(\.label) == ["state (read conservatively)", "element of an array"])
+        #expect(path.references.map(\.label) == [".state", "element of an array"])
+        // A field whose type cannot be named is read word by word: a conservative reference.
+        #expect(path.references.first?.ownership == .conservative)
         withExtendedLifetime(holder) {}
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HeapCensus
 import HeapGrowth
+import RetainGraphTesting
 import Testing
 
 final class Request: @unchecked Sendable {

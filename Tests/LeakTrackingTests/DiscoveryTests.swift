@@ -77,18 +77,17 @@ struct DiscoveryTests {
         let root = harness.graph.registerRoot(.process)
         // Registered first, but ordered after reflection.
         registry.register(
-            ClosureDiscoverer { snapshot, _ in
-                let seen = snapshot.references(from: root).count
+            ClosureDiscoverer { additions, _ in
+                let seen = additions.references(from: root).count
                 log.append("census sees \(seen)")
             }, named: "census", order: .heapCensus)
-        let reflection = ClosureDiscoverer { snapshot, request in
+        let reflection = ClosureDiscoverer { additions, request in
             log.append("reflection")
-            snapshot = snapshot.adding(
-                request.watched.map {
-                    Reference(
-                        from: root, to: $0.id, kind: .strong, role: .declared("found"),
-                        isDiscovered: true)
-                })
+            for watched in request.watched {
+                additions.addReference(
+                    from: root, to: watched.id, ownership: .strong, role: .declared("found"),
+                    origin: .reflection)
+            }
         }
         let discovery = ReferenceDiscovery.registered(in: registry)
             .adding(reflection, named: "reflection", order: .reflection)

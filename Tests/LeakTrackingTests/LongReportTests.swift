@@ -17,7 +17,7 @@ struct LongReportTests {
         let ids = links.map { harness.graph.register($0) }
         for index in ids.indices {
             harness.graph.addReference(
-                from: ids[index], to: ids[(index + 1) % count], kind: .strong,
+                from: ids[index], to: ids[(index + 1) % count], ownership: .strong,
                 role: .storedProperty(name: "next"))
         }
         harness.watcher.expectDeallocation(of: links[0], reason: "ring closed")

@@ -44,7 +44,7 @@ struct RenderingTests {
         #expect(dot.contains("doubleoctagon"))
         #expect(dot.contains("color=red"))
         #expect(dot.contains("color=blue"))
-        #expect(dot.contains("style=dashed") == report.context.contains { $0.kind != .strong })
+        #expect(dot.contains("style=dashed") == report.context.contains { $0.ownership != .strong })
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("lt-dot-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -76,11 +76,11 @@ struct RenderingTests {
         var owner: Owner? = harness.makeS1(on: loop)
         let observer = Owner()
         harness.graph.addReference(
-            from: observer, to: owner!, kind: .weak, role: .storedProperty(name: "delegate"))
+            from: observer, to: owner!, ownership: .weak, role: .storedProperty(name: "delegate"))
         _ = harness.expectDeath(of: &owner)
         harness.expireGrace()
         let report = try #require(harness.onlyVerdict()?.report)
-        #expect(report.context.contains { $0.kind == .weak && $0.detail == "delegate" })
+        #expect(report.context.contains { $0.ownership == .weak && $0.detail == "delegate" })
         #expect(report.dot.contains("style=dashed"))
         withExtendedLifetime((loop, observer)) {}
     }

@@ -24,9 +24,9 @@ struct ReportTests {
         let second = try #require(report.path.last)
         #expect(report.object(first.from)?.kind == "root")
         #expect(report.object(first.from)?.root == "run loop of thread \"main\"")
-        #expect(first.role == "scheduled" && first.kind == .strong && !first.isSuspect)
+        #expect(first.role == "scheduled" && first.ownership == .strong && !first.isSuspect)
         #expect(report.object(second.from)?.kind == "timer")
-        #expect(second.role == "target" && second.kind == .strong && second.isSuspect)
+        #expect(second.role == "target" && second.ownership == .strong && second.isSuspect)
         #expect(second.to == report.subject.id)
         #expect(report.subject.typeName.hasSuffix(".Owner"))
         #expect(report.subject.label == "S1")
@@ -152,15 +152,14 @@ struct ReportTests {
         let graph = plain.graph
         let holderID = graph.register(holder)
         let rootID = graph.registerRoot(.process)
-        let discoverer = ClosureDiscoverer { snapshot, request in
-            snapshot = snapshot.adding(
-                request.watched.map {
-                    Reference(
-                        from: holderID, to: $0.id, kind: .strong,
-                        role: .storedProperty(name: "cache"), isDiscovered: true)
-                } + [
-                    Reference(from: rootID, to: holderID, kind: .strong, role: .declared("global"))
-                ])
+        let discoverer = ClosureDiscoverer { additions, request in
+            for watched in request.watched {
+                additions.addReference(
+                    from: holderID, to: watched.id, ownership: .strong,
+                    role: .storedProperty(name: "cache"), origin: .reflection)
+            }
+            additions.addReference(
+                from: rootID, to: holderID, ownership: .strong, role: .declared("global"))
         }
         // The same graph, watched through the discoverer.
         let watcher = LeakWatcher(

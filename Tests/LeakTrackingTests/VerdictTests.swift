@@ -140,14 +140,14 @@ struct VerdictTests {
         wrapper.target = owner
         owner.wrapper = wrapper
         graph.addReference(
-            from: owner, to: wrapper, kind: .strong, role: .storedProperty(name: "wrapper"))
+            from: owner, to: wrapper, ownership: .strong, role: .storedProperty(name: "wrapper"))
         graph.addReference(
-            from: wrapper, to: owner, kind: .weak, role: .storedProperty(name: "target"))
+            from: wrapper, to: owner, ownership: .weak, role: .storedProperty(name: "target"))
         let timer = harness.timer()
         timer.target(wrapper, strongly: true)
         wrapper.timer = timer
         graph.addReference(
-            from: graph.register(wrapper), to: timer.id, kind: .strong,
+            from: graph.register(wrapper), to: timer.id, ownership: .strong,
             role: .storedProperty(name: "timer"))
         loop.schedule(timer, now: harness.clock.now)
         return wrapper

@@ -39,12 +39,16 @@ struct ForgottenStopTests {
         #expect(lines.first?.hasPrefix("LEAK: ReadmeTests.Ticker at 0x") == true)
         #expect(text.contains("kept alive by a strong path from a root and a strong cycle"))
         #expect(text.contains("├─ TrackedTimers.RunLoopTimer"))
-        #expect(text.contains("↓ strong · captures Ticker (discovered)"))
+        #expect(
+            text.contains(
+                "↓ strong · .state.action.always (a closure capturing Ticker) (discovered)"))
         #expect(text.contains("╰→ ReadmeTests.Ticker at 0x"))
         #expect(text.contains("ReadmeTests.Ticker ⇒ .timer"))
         #expect(text.contains("was found by inspecting memory, not declared"))
         #expect(text.contains("Watched at ReadmeTests/ForgottenStopTests.swift:"))
-        let note = "closure ⇒ Ticker (captures Ticker) was found by inspecting memory"
+        let note =
+            "RunLoopTimer ⇒ Ticker (.state.action.always (a closure capturing Ticker)) was found "
+            + "by inspecting memory"
         #expect(text.components(separatedBy: note).count == 2, "the note appears once")
     }
 

@@ -1,7 +1,7 @@
 // The census code of README.md's "Use it in your package", verbatim between the markers
 // (RepositoryTests checks that README.md shows exactly this).
 // README:begin
-import HeapCensus
+import HeapCensus  // linked: the census records from launch in a test process
 import LeakTracking
 import RetainGraphTesting
 import Testing
@@ -28,7 +28,6 @@ final class Session: @unchecked Sendable {
 
 @Test(.detectsLeaks)
 func closingTheSessionReleasesIt() {
-    HeapCensus.start()  // or run the tests with RETAINGRAPH_CENSUS=1
     let session = Session()
     session.start()
     session.close()

@@ -38,7 +38,10 @@ final class ForgottenStopXCTests: XCTestCase {
         XCTAssertEqual(caught.count, 1, "the teardown check reports the leak once")
         XCTAssertEqual(caught.first?.line, watchLine, "at the trackForLeaks line")
         let text = caught.first?.text ?? ""
-        XCTAssertTrue(text.contains("↓ strong · captures Ticker (discovered)"), text)
+        XCTAssertTrue(
+            text.contains(
+                "↓ strong · .state.action.always (a closure capturing Ticker) (discovered)"),
+            text)
         XCTAssertTrue(text.contains("ReadmeTests.Ticker ⇒ .timer"), text)
         leaked?.stop()
         super.tearDown()

@@ -15,7 +15,7 @@ struct EnrichmentAndLimitsTests {
         let zooID = graph.register(zoo)
         let leafID = graph.register(declaredLeaf)
         graph.addReference(
-            from: zooID, to: leafID, kind: .strong, role: .storedProperty(name: "strong"),
+            from: zooID, to: leafID, ownership: .strong, role: .storedProperty(name: "strong"),
             creationTrace: nil, isDiscovered: false)
         let snapshot = graph.snapshot()
         let enriched = ReferenceWalker(graph: graph).enrich(snapshot, objects: [zoo])
@@ -32,7 +32,7 @@ struct EnrichmentAndLimitsTests {
         #expect(enriched.nodes.count == snapshot.nodes.count + 1)
         #expect(
             enriched.references(from: zooID).contains {
-                $0.role == .storedProperty(name: "unownedRef") && $0.kind == .unowned
+                $0.role == .storedProperty(name: "unownedRef") && $0.ownership == .unowned
             })
     }
 
@@ -87,7 +87,7 @@ struct EnrichmentAndLimitsTests {
         let link = WeakLink(chain)
         let byDefault = ReferenceWalker(graph: nil).walk(from: [link])
         #expect(byDefault.objectsRead == 1)
-        #expect(byDefault.references.map(\.kind) == [.weak])
+        #expect(byDefault.references.map(\.ownership) == [.weak])
         let following = ReferenceWalker(graph: nil, limits: WalkLimits(followsWeakReferences: true))
             .walk(from: [link])
         #expect(following.objectsRead == 4)

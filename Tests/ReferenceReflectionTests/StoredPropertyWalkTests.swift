@@ -32,7 +32,7 @@ struct StoredPropertyWalkTests {
             inherited: nil)
         let walked = Walked([zoo], known: [target, other])
         #expect(walked.holds(zoo, target, named: "weakRef", .weak))
-        #expect(walked.reference(from: zoo, named: "weakRef")?.kind == .weak)
+        #expect(walked.reference(from: zoo, named: "weakRef")?.ownership == .weak)
         #expect(walked.references(from: zoo, named: "weakToNobody").isEmpty)
     }
 
@@ -45,7 +45,7 @@ struct StoredPropertyWalkTests {
         let walked = Walked([zoo], known: [target])
         #expect(walked.holds(zoo, target, named: "unownedRef", .unowned))
         // The unowned(unsafe) word is matched with an object the walk holds, not dereferenced.
-        #expect(walked.holds(zoo, target, named: "unsafeRef", .unowned))
+        #expect(walked.holds(zoo, target, named: "unsafeRef", .unownedUnsafe))
         #expect(!walked.holds(zoo, target, named: "unsafeRef", .strong))
     }
 
@@ -82,7 +82,7 @@ struct StoredPropertyWalkTests {
         let child = GenericChild(base: base, own: own)
         let walked = Walked([box, arrayBox, intBox, child], known: [leaf, base, own])
         #expect(walked.holds(box, leaf, named: "value", .strong))
-        #expect(walked.holds(arrayBox, own, named: "value[1]", .strong))
+        #expect(walked.reaches(arrayBox, own, through: "value", .strong))
         #expect(walked.result.references(from: walked.id(intBox)).isEmpty)
         #expect(walked.holds(child, base, named: "baseValue", .strong))
         #expect(walked.holds(child, own, named: "own", .strong))

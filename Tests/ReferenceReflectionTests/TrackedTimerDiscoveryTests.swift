@@ -52,8 +52,12 @@ struct TrackedTimerDiscoveryTests {
         #expect(components.isInCycle(ownerID))
         let cycle = try #require(enriched.cycle(through: ownerID, components: components))
         #expect(cycle.contains { $0.role == .storedProperty(name: "timer") && $0.isDiscovered })
+        // The closure's only capture is the owner: the timer's action captures it.
         #expect(
-            cycle.contains { $0.role == .capture(name: "UndeclaredOwner") && $0.kind == .strong })
+            cycle.contains {
+                $0.role == .closureCapture(property: "action.always", captured: "UndeclaredOwner")
+                    && $0.ownership == .strong && $0.to == ownerID
+            }, "\(cycle.map { "\($0.role)" })")
     }
 
     @Test("S6a: the same closure capturing [weak self] makes no cycle")
@@ -71,7 +75,9 @@ struct TrackedTimerDiscoveryTests {
             graph.snapshot(), objects: [owner, timer])
         #expect(!enriched.stronglyConnectedComponents().isInCycle(ownerID))
         #expect(
-            enriched.references.contains { $0.to == ownerID && $0.kind == .weak && $0.isDiscovered }
+            enriched.references.contains {
+                $0.to == ownerID && $0.ownership == .weak && $0.isDiscovered
+            }
         )
     }
 }

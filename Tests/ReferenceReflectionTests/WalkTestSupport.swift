@@ -35,10 +35,30 @@ struct Walked {
     }
 
     /// Whether `holder` holds `target` under `name` with `kind`.
-    func holds(_ holder: AnyObject, _ target: AnyObject, named name: String, _ kind: ReferenceKind)
+    func holds(_ holder: AnyObject, _ target: AnyObject, named name: String, _ kind: Ownership)
         -> Bool
     {
-        references(from: holder, named: name).contains { $0.to == id(target) && $0.kind == kind }
+        references(from: holder, named: name).contains {
+            $0.to == id(target) && $0.ownership == kind
+        }
+    }
+
+    /// Whether `holder` reaches `target` through its reference named `name` and the containers
+    /// behind it (a collection's storage, a box the compiler made for a value held out of
+    /// line), the last reference having `kind`: `.array` ⇒ `[Leaf] storage` ⇒ `Leaf`.
+    func reaches(
+        _ holder: AnyObject, _ target: AnyObject, through name: String, _ kind: Ownership
+    ) -> Bool {
+        var frontier = references(from: holder, named: name)
+        var seen = Set<ObjectID>()
+        while let reference = frontier.popLast() {
+            if reference.to == id(target) { return reference.ownership == kind }
+            guard let node = node(reference.to), node.isContainer,
+                seen.insert(reference.to).inserted
+            else { continue }
+            frontier += result.references(from: reference.to)
+        }
+        return false
     }
 
     /// The references out of the closure stored in `holder`'s property `property`.
@@ -67,9 +87,7 @@ extension Walked {
             for reference in result.references(from: next) {
                 found.append(reference)
                 let isInner =
-                    node(reference.to).map {
-                        $0.kind == .closure || $0.typeName == "captured var"
-                    } ?? false
+                    node(reference.to).map { $0.kind == .closure || $0.isContainer } ?? false
                 if isInner, seen.insert(reference.to).inserted { frontier.append(reference.to) }
             }
         }
@@ -79,10 +97,10 @@ extension Walked {
     /// Whether the closure in `holder.property` reaches `target` with `kind`.
     func closure(
         of holder: AnyObject, property: String, reaches target: AnyObject,
-        _ kind: ReferenceKind
+        _ kind: Ownership
     ) -> Bool {
         referencesInsideClosure(of: holder, property: property).contains {
-            $0.to == id(target) && $0.kind == kind
+            $0.to == id(target) && $0.ownership == kind
         }
     }
 }
@@ -96,8 +114,17 @@ extension Walked: CustomReflectable, CustomStringConvertible {
             let from = result.node(reference.from)?.shortTypeName ?? "?"
             let to = result.node(reference.to)?.shortTypeName ?? "?"
             return
-                "\(from)\(reference.from) -[\(reference.role.description), \(reference.kind)]-> \(to)\(reference.to)"
+                "\(from)\(reference.from) -[\(reference.role.description), \(reference.ownership)]-> \(to)\(reference.to)"
         }
         return (lines + result.diagnostics.map(\.description)).joined(separator: "\n")
+    }
+}
+
+extension Node {
+    /// Whether the node is a container a path goes through to reach a value: a collection's
+    /// storage, a box the compiler made (for a captured `var`, an indirect enum payload, an
+    /// existential's value).
+    var isContainer: Bool {
+        typeName.hasSuffix(" storage") || typeName.hasPrefix("box")
     }
 }

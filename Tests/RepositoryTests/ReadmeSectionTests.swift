@@ -88,12 +88,15 @@ struct ReadmeSectionTests {
         #expect(section.contains("trackForLeaks(ticker)"))
     }
 
-    @Test("It shows how to turn the heap census on, with a real report")
+    @Test("It leads with the census that needs no code, then the other ways, with a real report")
     func censusSection() throws {
         let section = try Self.section()
         #expect(section.contains("### Who holds it: the heap census"))
-        #expect(section.contains("HeapCensus.start()"))
+        let noCode = try #require(section.range(of: "product to your test target; that is all"))
+        let start = try #require(section.range(of: "HeapCensus.start()"))
+        #expect(noCode.lowerBound < start.lowerBound)
         #expect(section.contains("RETAINGRAPH_CENSUS=1"))
+        #expect(!section.contains("HeapCensus.start()  //"))
         #expect(
             section.contains(
                 "│ GC root: a Task (the concurrency runtime holds it while it runs or sleeps)"))

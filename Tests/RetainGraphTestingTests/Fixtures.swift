@@ -15,7 +15,7 @@ final class TickingScreen {
         let timer = try RunLoopTimer.scheduled(
             interval: 60, repeats: true, target: self, label: "tick", graph: testingGraph
         ) { _, _ in }
-        timer.recordHeld(by: self, property: "timer", kind: .strong)
+        timer.recordHeld(by: self, property: "timer", ownership: .strong)
         self.timer = timer
     }
 

@@ -14,22 +14,22 @@ struct AnalysisAtScaleTests {
         let root = ObjectID(rawValue: UInt64(count + 1))
         var nodes = ids.map { Node(id: $0, typeName: "App.Item") }
         nodes.append(Node(id: root, typeName: "RunLoop", kind: .root(.runLoop(thread: "main"))))
-        var references = [Reference(from: root, to: ids[0], kind: .strong, role: .target)]
+        var references = [Reference(from: root, to: ids[0], ownership: .strong, role: .target)]
         for index in 1..<(count - 2) {
             references.append(
                 Reference(
-                    from: ids[index - 1], to: ids[index], kind: .strong,
+                    from: ids[index - 1], to: ids[index], ownership: .strong,
                     role: .storedProperty(name: "next")))
         }
         references.append(
             Reference(
-                from: ids[count - 3], to: ids[count - 12], kind: .strong,
+                from: ids[count - 3], to: ids[count - 12], ownership: .strong,
                 role: .storedProperty(name: "back")))
         // The last two nodes hold each other and nothing holds them.
         references.append(
-            Reference(from: ids[count - 2], to: ids[count - 1], kind: .strong, role: .target))
+            Reference(from: ids[count - 2], to: ids[count - 1], ownership: .strong, role: .target))
         references.append(
-            Reference(from: ids[count - 1], to: ids[count - 2], kind: .strong, role: .target))
+            Reference(from: ids[count - 1], to: ids[count - 2], ownership: .strong, role: .target))
         return (GraphSnapshot(nodes: nodes, references: references), ids)
     }
 
@@ -52,9 +52,9 @@ struct AnalysisAtScaleTests {
     func concurrentAnalysisMatchesSequential() {
         let (snapshot, _) = Self.chain(count: 5_000)
         let graph = snapshot.graph
-        let (components, tree) = graph.componentsAndRootPathsConcurrently()
+        let (components, tree) = graph.componentsAndPathsConcurrently()
         let sequential = graph.strongComponents()
-        let sequentialTree = graph.rootPaths()
+        let sequentialTree = graph.paths()
         #expect(components.count == sequential.count)
         let nodes = 0..<UInt32(graph.nodeCount)
         let differentComponents = nodes.filter {
@@ -76,10 +76,11 @@ struct AnalysisAtScaleTests {
         let items = (0..<3).map { _ in Item() }
         let ids = items.map { graph.register($0) }
         graph.addReference(
-            from: ids[0], to: ids[1], kind: .strong, role: .storedProperty(name: "a"))
+            from: ids[0], to: ids[1], ownership: .strong, role: .storedProperty(name: "a"))
         graph.addReference(
-            from: ids[1], to: ids[0], kind: .strong, role: .storedProperty(name: "b"))
-        graph.addReference(from: ids[1], to: ids[2], kind: .weak, role: .storedProperty(name: "c"))
+            from: ids[1], to: ids[0], ownership: .strong, role: .storedProperty(name: "b"))
+        graph.addReference(
+            from: ids[1], to: ids[2], ownership: .weak, role: .storedProperty(name: "c"))
         let compact = graph.snapshot().graph
         let components = compact.strongComponents()
         let cycles = components.cycles.map { cycle in
@@ -88,8 +89,8 @@ struct AnalysisAtScaleTests {
         #expect(cycles == [[ids[0], ids[1]]])
         let node = try #require(
             (0..<UInt32(compact.nodeCount)).first { compact.key(of: $0) == ids[2].rawValue })
-        #expect(compact.incoming(to: node).map { compact.kind(ofEdge: $0.edge) } == [.weak])
-        #expect(compact.strongPathFromRoot(to: node) == nil)
+        #expect(compact.incoming(to: node).map { compact.ownership(ofEdge: $0.edge) } == [.weak])
+        #expect(compact.pathFromRoot(to: node) == nil)
         withExtendedLifetime(items) {}
     }
 }

@@ -8,20 +8,23 @@ struct CompactGraphAnalysisTests {
     /// in `roots` are roots named `root N<k>`. Numbered as added, so node `k` is `N<k>`.
     static func graph(
         _ count: Int, strong edges: [(UInt32, UInt32)],
-        other: [(UInt32, UInt32, CompactGraph.EdgeKind)] = [],
-        roots: [UInt32] = [], locality: Bool = false
+        other: [(UInt32, UInt32, Ownership)] = [],
+        roots: [UInt32] = [], sizes: [Int] = [], locality: Bool = false
     ) -> CompactGraph {
         var builder = CompactGraph.Builder()
         for node in 0..<count {
             builder.addNode(
-                kind: roots.contains(UInt32(node)) ? .root : .object, typeName: "N\(node)")
+                kind: roots.contains(UInt32(node)) ? .root : .object, typeName: "N\(node)",
+                size: node < sizes.count ? sizes[node] : 0)
         }
         for root in roots { builder.addRoot(root, name: "root N\(root)") }
         for (from, to) in edges {
-            builder.addEdge(from: from, to: to, kind: .strong, label: "N\(from)->N\(to)")
+            builder.addEdge(
+                from: from, to: to, ownership: .strong, role: .declared("N\(from)->N\(to)"))
         }
         for (from, to, kind) in other {
-            builder.addEdge(from: from, to: to, kind: kind, label: "N\(from)~>N\(to)")
+            builder.addEdge(
+                from: from, to: to, ownership: kind, role: .declared("N\(from)~>N\(to)"))
         }
         return builder.build(numberingForLocality: locality)
     }
@@ -59,7 +62,7 @@ struct CompactGraphAnalysisTests {
 
     @Test("Weak, unowned and unowned(unsafe) edges never close a cycle")
     func nonStrongEdgesAreIgnored() {
-        for kind in [CompactGraph.EdgeKind.weak, .unowned, .unownedUnsafe] {
+        for kind in [Ownership.weak, .unowned, .unownedUnsafe] {
             let graph = Self.graph(3, strong: [(0, 1), (1, 2)], other: [(2, 0, kind)])
             let components = graph.strongComponents()
             #expect(components.cycles.isEmpty, "\(kind)")
@@ -88,29 +91,29 @@ struct CompactGraphAnalysisTests {
         // root 0 -> 1 -> 2 -> 3 -> 4 (long way); root 5 -> 6 -> 4 (short way); 7 -> 4 (no root)
         let graph = Self.graph(
             8, strong: [(0, 1), (1, 2), (2, 3), (3, 4), (5, 6), (6, 4), (7, 4)], roots: [0, 5])
-        let backwards = graph.strongPathFromRoot(to: 4)
-        let forwards = graph.rootPaths().path(to: 4)
+        let backwards = graph.pathFromRoot(to: 4)
+        let forwards = graph.paths().path(to: 4)
         for path in [backwards, forwards] {
             #expect(path?.map { graph.label(ofEdge: $0.edge) } == ["N5->N6", "N6->N4"])
             #expect(path?.first?.from == 5)
             #expect(path?.first.map { graph.rootName(of: $0.from) } == "root N5")
         }
-        #expect(graph.strongPathFromRoot(to: 0) == [])
-        #expect(graph.rootPaths().path(to: 5) == [])
-        #expect(graph.strongPathFromRoot(to: 7) == nil)
-        #expect(graph.rootPaths().path(to: 7) == nil)
-        #expect(!graph.rootPaths().isReachable(7))
+        #expect(graph.pathFromRoot(to: 0) == [])
+        #expect(graph.paths().path(to: 5) == [])
+        #expect(graph.pathFromRoot(to: 7) == nil)
+        #expect(graph.paths().path(to: 7) == nil)
+        #expect(!graph.paths().isReachable(7))
     }
 
     @Test("A node reachable only through a weak or unowned edge has no strong root path")
     func weaklyHeldNodeHasNoRootPath() {
-        for kind in [CompactGraph.EdgeKind.weak, .unowned, .unownedUnsafe] {
+        for kind in [Ownership.weak, .unowned, .unownedUnsafe] {
             // root 0 -> 1 strongly, 1 -> 2 with `kind`, 2 -> 3 strongly.
             let graph = Self.graph(4, strong: [(0, 1), (2, 3)], other: [(1, 2, kind)], roots: [0])
-            #expect(graph.strongPathFromRoot(to: 1)?.count == 1)
-            #expect(graph.strongPathFromRoot(to: 2) == nil, "\(kind)")
-            #expect(graph.strongPathFromRoot(to: 3) == nil, "\(kind)")
-            #expect(graph.rootPaths().path(to: 3) == nil, "\(kind)")
+            #expect(graph.pathFromRoot(to: 1)?.count == 1)
+            #expect(graph.pathFromRoot(to: 2) == nil, "\(kind)")
+            #expect(graph.pathFromRoot(to: 3) == nil, "\(kind)")
+            #expect(graph.paths().path(to: 3) == nil, "\(kind)")
             #expect(graph.incoming(to: 2).map(\.from) == [1])
         }
     }
@@ -141,7 +144,7 @@ struct CompactGraphAnalysisTests {
                 ])
             let n2 = (0..<5).first { graph.typeName(of: $0) == "N2" } ?? 0
             #expect(
-                graph.strongPathFromRoot(to: n2)?.map { graph.label(ofEdge: $0.edge) } == [
+                graph.pathFromRoot(to: n2)?.map { graph.label(ofEdge: $0.edge) } == [
                     "N0->N3", "N3->N1", "N1->N2",
                 ])
         }
@@ -175,13 +178,13 @@ struct CompactGraphAnalysisTests {
         for _ in 0..<(count * 2) {
             let from = next(count)
             let to = next(count)
-            let kind: CompactGraph.EdgeKind = next(4) == 0 ? .weak : .strong
+            let kind: Ownership = next(4) == 0 ? .weak : .strong
             references.append(
                 Reference(
                     from: ObjectID(rawValue: UInt64(from + 1)),
                     to: ObjectID(rawValue: UInt64(to + 1)),
-                    kind: kind == .strong ? .strong : .weak, role: .declared("e")))
-            builder.addEdge(from: UInt32(from), to: UInt32(to), kind: kind)
+                    ownership: kind == .strong ? .strong : .weak, role: .declared("e")))
+            builder.addEdge(from: UInt32(from), to: UInt32(to), ownership: kind)
         }
         let snapshot = GraphSnapshot(nodes: nodes, references: references)
         let graph = builder.build()
@@ -194,14 +197,14 @@ struct CompactGraphAnalysisTests {
             snapshot.stronglyConnectedComponents().cycles.map { $0.map(\.rawValue) })
         #expect(compactCycles == snapshotCycles)
         #expect(!compactCycles.isEmpty)
-        let tree = graph.rootPaths()
+        let tree = graph.paths()
         let snapshotPaths = snapshot.shortestRootPaths()
         for added in UInt32(0)..<UInt32(count) {
             let node = graph.node(added: added)
             let id = ObjectID(rawValue: UInt64(added) + 1)
             let expected = snapshotPaths.path(to: id)?.count
             #expect(tree.path(to: node)?.count == expected)
-            #expect(graph.strongPathFromRoot(to: node)?.count == expected)
+            #expect(graph.pathFromRoot(to: node)?.count == expected)
         }
     }
 
@@ -222,7 +225,7 @@ struct CompactGraphAnalysisTests {
                 let to = next(count)
                 let isStrong = next(3) != 0
                 builder.addEdge(
-                    from: UInt32(from), to: UInt32(to), kind: isStrong ? .strong : .weak)
+                    from: UInt32(from), to: UInt32(to), ownership: isStrong ? .strong : .weak)
                 if isStrong { strongTargets[from].append(to) }
             }
         }

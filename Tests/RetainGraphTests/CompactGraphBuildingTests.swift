@@ -10,8 +10,8 @@ struct CompactGraphBuildingTests {
         let owner = builder.addNode(
             kind: .object, typeName: "App.Owner", label: "owner", address: 0x10, key: 10)
         let queue = builder.addNode(kind: .root, typeName: "Queue", key: 1)
-        builder.addRoot(queue, name: "dispatch queue \"main\"")
-        builder.addEdge(from: queue, to: owner, kind: .strong, label: "handler")
+        builder.addRoot(queue, kind: .dispatchQueue(label: "main"))
+        builder.addEdge(from: queue, to: owner, ownership: .strong, role: .declared("handler"))
         let graph = builder.build()
 
         #expect(graph.nodeCount == 3)
@@ -27,27 +27,29 @@ struct CompactGraphBuildingTests {
         #expect(graph.kind(of: ownerNode) == .object)
         #expect(graph.label(of: graph.node(added: loose)) == nil)
         #expect(graph.address(of: graph.node(added: queue)) == nil)
-        #expect(graph.roots.map(\.name) == ["dispatch queue \"main\""])
+        #expect(graph.roots.map(\.kind.description) == ["dispatch queue \"main\""])
         #expect(graph.rootName(of: graph.node(added: queue)) == "dispatch queue \"main\"")
         #expect(!graph.isRoot(ownerNode))
     }
 
-    @Test("Type names and labels are interned: a thousand nodes of one type store one name")
+    @Test("Type names and roles are interned: a thousand nodes of one type store one name")
     func namesAreInterned() {
         var builder = CompactGraph.Builder(expectedNodes: 1_000, expectedEdges: 999)
         let type = builder.intern("App.Entry")
-        let role = builder.intern("element of [Entry]")
+        let role = builder.intern(ReferenceRole.element(collection: "[Entry]", path: ""))
         for node in 0..<1_000 {
             builder.addNode(kind: .object, typeNameNumber: type)
             if node > 0 {
-                builder.addEdge(from: 0, to: UInt32(node), kind: .strong, labelNumber: role)
+                builder.addEdge(from: 0, to: UInt32(node), ownership: .strong, roleNumber: role)
             }
         }
         let graph = builder.build()
-        #expect(graph.strings.count == 3)  // "", the type, the role
+        #expect(graph.strings.count == 2)  // "" and the type
+        #expect(graph.roles.count == 2)  // the empty role and the element
         #expect(graph.typeName(of: 999) == "App.Entry")
         #expect(graph.outgoing(from: 0).count == 999)
-        #expect(graph.outgoing(from: 0).allSatisfy { graph.labelNumber(ofEdge: $0.edge) == role })
+        #expect(graph.outgoing(from: 0).allSatisfy { graph.roleNumber(ofEdge: $0.edge) == role })
+        #expect(graph.role(ofEdge: 0) == .element(collection: "[Entry]", path: ""))
         #expect(graph.label(ofEdge: 0) == "element of [Entry]")
     }
 
@@ -55,17 +57,19 @@ struct CompactGraphBuildingTests {
     func edgesAreSortedByHolderStrongFirst() {
         var builder = CompactGraph.Builder()
         for _ in 0..<4 { builder.addNode(kind: .object, typeName: "T") }
-        builder.addEdge(from: 2, to: 3, kind: .weak, label: "weak")
-        builder.addEdge(from: 0, to: 1, kind: .unowned, label: "unowned")
-        builder.addEdge(from: 2, to: 0, kind: .strong, label: "strong")
-        builder.addEdge(from: 0, to: 2, kind: .strong, label: "a", discovered: true)
-        builder.addEdge(from: 1, to: 9, kind: .strong, label: "to a node that does not exist")
+        builder.addEdge(from: 2, to: 3, ownership: .weak, role: .declared("weak"))
+        builder.addEdge(from: 0, to: 1, ownership: .unowned, role: .declared("unowned"))
+        builder.addEdge(from: 2, to: 0, ownership: .strong, role: .declared("strong"))
+        builder.addEdge(
+            from: 0, to: 2, ownership: .strong, role: .declared("a"), origin: .reflection)
+        builder.addEdge(
+            from: 1, to: 9, ownership: .strong, role: .declared("to a node that does not exist"))
         let graph = builder.build(numberingForLocality: false)
 
         #expect(graph.edgeCount == 4)
         let fromTwo = graph.outgoing(from: 2)
         #expect(fromTwo.map(\.to) == [0, 3])
-        #expect(fromTwo.map { graph.kind(ofEdge: $0.edge) } == [.strong, .weak])
+        #expect(fromTwo.map { graph.ownership(ofEdge: $0.edge) } == [.strong, .weak])
         #expect(graph.strongOutEdges(of: 2).count == 1)
         let fromZero = graph.outgoing(from: 0)
         #expect(fromZero.map(\.to) == [2, 1])
@@ -80,14 +84,15 @@ struct CompactGraphBuildingTests {
     func incomingEdgesListEveryHolder() {
         var builder = CompactGraph.Builder()
         for _ in 0..<4 { builder.addNode(kind: .object, typeName: "T") }
-        builder.addEdge(from: 1, to: 0, kind: .weak, label: "delegate")
-        builder.addEdge(from: 3, to: 0, kind: .strong, label: "owner")
-        builder.addEdge(from: 2, to: 0, kind: .unownedUnsafe, label: "raw")
+        builder.addEdge(from: 1, to: 0, ownership: .weak, role: .declared("delegate"))
+        builder.addEdge(from: 3, to: 0, ownership: .strong, role: .declared("owner"))
+        builder.addEdge(from: 2, to: 0, ownership: .unownedUnsafe, role: .declared("raw"))
         let graph = builder.build(numberingForLocality: false)
         let holders = graph.incoming(to: 0)
         #expect(holders.map(\.from) == [3, 1, 2])
         #expect(holders.map { graph.label(ofEdge: $0.edge) } == ["owner", "delegate", "raw"])
-        #expect(holders.map { graph.kind(ofEdge: $0.edge) } == [.strong, .weak, .unownedUnsafe])
+        #expect(
+            holders.map { graph.ownership(ofEdge: $0.edge) } == [.strong, .weak, .unownedUnsafe])
         #expect(graph.incoming(to: 3).isEmpty)
     }
 
@@ -95,14 +100,14 @@ struct CompactGraphBuildingTests {
     func incomingRowsAreBuiltOnFirstUse() {
         var builder = CompactGraph.Builder()
         for _ in 0..<3 { builder.addNode(kind: .object, typeName: "T") }
-        builder.addEdge(from: 0, to: 2, kind: .strong, label: "a")
-        builder.addEdge(from: 1, to: 2, kind: .strong, label: "b")
+        builder.addEdge(from: 0, to: 2, ownership: .strong, role: .declared("a"))
+        builder.addEdge(from: 1, to: 2, ownership: .strong, role: .declared("b"))
         let graph = builder.build(numberingForLocality: false)
         let copy = graph
         let withoutRows = graph.arrayBytes
         // Components and root paths read out-edges only.
         _ = graph.strongComponents()
-        _ = graph.rootPaths()
+        _ = graph.paths()
         #expect(graph.arrayBytes == withoutRows)
         #expect(copy.incoming(to: 2).map(\.from) == [0, 1])
         // 8 bytes per node and 8 per edge, seen through the original too.
@@ -115,21 +120,19 @@ struct CompactGraphBuildingTests {
         func graph(bulk: Bool) -> CompactGraph {
             var builder = CompactGraph.Builder()
             for _ in 0..<5 { builder.addNode(kind: .object, typeName: "T") }
-            let label = builder.intern("next")
+            let role = builder.intern(ReferenceRole.storedProperty(name: "next"))
             let sources: [UInt32] = [4, 0, 1, 2, 3, 0]
             let targets: [UInt32] = [0, 1, 2, 3, 4, 3]
-            let kinds: [CompactGraph.EdgeKind] = [
-                .strong, .strong, .weak, .strong, .strong, .unowned,
-            ]
+            let ownerships: [Ownership] = [.strong, .strong, .weak, .strong, .strong, .unowned]
             if bulk {
                 builder.addEdges(
-                    sources: sources, targets: targets, kinds: kinds,
-                    labelNumbers: Array(repeating: label, count: 6), discovered: true)
+                    sources: sources, targets: targets, ownerships: ownerships,
+                    roleNumbers: Array(repeating: role, count: 6), origin: .reflection)
             } else {
                 for edge in 0..<6 {
                     builder.addEdge(
-                        from: sources[edge], to: targets[edge], kind: kinds[edge],
-                        labelNumber: label, discovered: true)
+                        from: sources[edge], to: targets[edge], ownership: ownerships[edge],
+                        roleNumber: role, origin: .reflection)
                 }
             }
             builder.addRoot(2, name: "root")
@@ -150,8 +153,8 @@ struct CompactGraphBuildingTests {
         var builder = CompactGraph.Builder()
         for _ in 0..<3 { builder.addNode(kind: .object, typeName: "T") }
         builder.addEdges(
-            sources: [0, 1, 2], targets: [1, 2], kinds: [.strong, .weak, .strong],
-            labelNumbers: [0, 0, 0, 0])
+            sources: [0, 1, 2], targets: [1, 2], ownerships: [.strong, .weak, .strong],
+            roleNumbers: [0, 0, 0, 0], origin: .declared)
         let graph = builder.build(numberingForLocality: false)
         #expect(graph.edgeCount == 2)
         #expect(graph.outgoing(from: 1).map(\.to) == [2])
@@ -162,8 +165,8 @@ struct CompactGraphBuildingTests {
     func edgeTagsAreKept() {
         var builder = CompactGraph.Builder()
         for _ in 0..<3 { builder.addNode(kind: .object, typeName: "T") }
-        builder.addEdge(from: 0, to: 1, kind: .strong)
-        builder.addEdge(from: 1, to: 2, kind: .strong, tag: 42)
+        builder.addEdge(from: 0, to: 1, ownership: .strong)
+        builder.addEdge(from: 1, to: 2, ownership: .strong, tag: 42)
         let graph = builder.build(numberingForLocality: false)
         #expect(graph.outgoing(from: 0).map { graph.tag(ofEdge: $0.edge) } == [0])
         #expect(graph.outgoing(from: 1).map { graph.tag(ofEdge: $0.edge) } == [42])

@@ -6,14 +6,15 @@ import Testing
         var bulk = CompactGraph.Builder()
         let owner = bulk.intern("App.Owner")
         let closure = bulk.intern("closure context")
-        let captures = bulk.intern("captures self")
+        let captures = bulk.intern(ReferenceRole.capture(name: "Owner"))
         let added = bulk.addNodes(
             kinds: [.object, .closure, .object], typeNameNumbers: [owner, closure, owner],
             addresses: [0x1000, 0x2000, 0x3000])
         #expect(added == 0..<3)
-        bulk.addDiscoveredEdges(
-            sources: [0, 1, 2], targets: [1, 0, 0], kinds: [.strong, .strong, .weak],
-            labelNumbers: [bulk.intern("handler"), captures, 0], foundInHeap: true)
+        bulk.addEdges(
+            sources: [0, 1, 2], targets: [1, 0, 0], ownerships: [.strong, .strong, .weak],
+            roleNumbers: [bulk.intern(ReferenceRole.storedProperty(name: "handler")), captures, 0],
+            origin: .heap)
         let graph = bulk.build(numberingForLocality: false)
 
         #expect(graph.nodeCount == 3)
@@ -24,10 +25,10 @@ import Testing
         #expect(graph.label(of: 0) == nil)
         let fromClosure = graph.outgoing(from: 1)
         #expect(fromClosure.map(\.to) == [0])
-        #expect(fromClosure.map { graph.label(ofEdge: $0.edge) } == ["captures self"])
+        #expect(fromClosure.map { graph.label(ofEdge: $0.edge) } == ["captures Owner"])
         #expect(
             fromClosure.allSatisfy { graph.isFoundInHeap($0.edge) && graph.isDiscovered($0.edge) })
-        #expect(graph.incoming(to: 0).map { graph.kind(ofEdge: $0.edge) } == [.strong, .weak])
+        #expect(graph.incoming(to: 0).map { graph.ownership(ofEdge: $0.edge) } == [.strong, .weak])
         let components = graph.strongComponents()
         #expect(components.isInCycle(0) && components.isInCycle(1) && !components.isInCycle(2))
     }
@@ -40,17 +41,18 @@ import Testing
             kinds: [.object, .object], typeNameNumbers: [type, type], addresses: [0x10, 0x20])
         #expect(first == 0)
         #expect(added == 1..<3)
-        builder.addEdge(from: first, to: 1, kind: .strong, label: "work")
-        builder.addDiscoveredEdges(
-            sources: [1], targets: [2], kinds: [.unowned], labelNumbers: [0], foundInHeap: false)
-        builder.addRoot(first, name: "main queue")
+        builder.addEdge(from: first, to: 1, ownership: .strong, role: .declared("work"))
+        builder.addEdges(
+            sources: [1], targets: [2], ownerships: [.unowned], roleNumbers: [0],
+            origin: .reflection)
+        builder.addRoot(first, kind: .dispatchQueue(label: "main"))
         let graph = builder.build()
         let entry = graph.node(added: 2)
-        let path = graph.strongPathFromRoot(to: graph.node(added: 1))
+        let path = graph.pathFromRoot(to: graph.node(added: 1))
         #expect(path?.count == 1)
-        #expect(graph.strongPathFromRoot(to: entry) == nil, "held only through an unowned edge")
+        #expect(graph.pathFromRoot(to: entry) == nil, "held only through an unowned edge")
         let unowned = graph.incoming(to: entry)
-        #expect(unowned.map { graph.kind(ofEdge: $0.edge) } == [.unowned])
+        #expect(unowned.map { graph.ownership(ofEdge: $0.edge) } == [.unowned])
         #expect(unowned.allSatisfy { graph.isDiscovered($0.edge) && !graph.isFoundInHeap($0.edge) })
     }
 }

@@ -18,11 +18,12 @@ struct CompactSnapshotTests {
         let queue = graph.registerRoot(.dispatchQueue(label: "work"))
         let held = try #require(
             graph.addReference(
-                from: queue, to: helperID, kind: .strong, role: .resumed, creationTrace: trace))
+                from: queue, to: helperID, ownership: .strong, role: .resumed, creationTrace: trace)
+        )
         graph.addReference(
-            from: helperID, to: ownerID, kind: .weak, role: .storedProperty(name: "x"))
-        graph.addReference(from: helperID, to: ownerID, kind: .strong, role: .declared(".x"))
-        graph.addReference(from: ownerID, to: helperID, kind: .unowned, role: .target)
+            from: helperID, to: ownerID, ownership: .weak, role: .storedProperty(name: "x"))
+        graph.addReference(from: helperID, to: ownerID, ownership: .strong, role: .declared(".x"))
+        graph.addReference(from: ownerID, to: helperID, ownership: .unowned, role: .target)
 
         let snapshot = graph.snapshot()
         #expect(snapshot.nodes.map(\.id) == [ownerID, helperID, queue])
@@ -37,7 +38,7 @@ struct CompactSnapshotTests {
         // Two roles with the same description stay two roles; strong references come first.
         let fromHelper = Array(snapshot.references(from: helperID))
         #expect(fromHelper.map(\.role) == [.declared(".x"), .storedProperty(name: "x")])
-        #expect(fromHelper.map(\.kind) == [.strong, .weak])
+        #expect(fromHelper.map(\.ownership) == [.strong, .weak])
         let fromQueue = try #require(snapshot.references(from: queue).first)
         #expect(fromQueue.id == held)
         #expect(fromQueue.creationTrace == trace)
@@ -70,16 +71,16 @@ struct CompactSnapshotTests {
         let trace = StackTrace.capture(depth: 4)
         let fromRoot = try #require(
             graph.addReference(
-                from: root, to: ids[0], kind: .strong, role: .resumed, creationTrace: trace))
+                from: root, to: ids[0], ownership: .strong, role: .resumed, creationTrace: trace))
         for index in 1..<ids.count {
             graph.addReference(
-                from: ids[index], to: ids[index - 1], kind: .weak,
+                from: ids[index], to: ids[index - 1], ownership: .weak,
                 role: .storedProperty(name: "previous"))
             graph.addReference(
-                from: ids[index - 1], to: ids[index], kind: .strong,
+                from: ids[index - 1], to: ids[index], ownership: .strong,
                 role: .storedProperty(name: "next"))
         }
-        graph.addReference(from: survivorID, to: ids[3], kind: .strong, role: .target)
+        graph.addReference(from: survivorID, to: ids[3], ownership: .strong, role: .target)
 
         let snapshot = graph.snapshot()
         #expect(snapshot.nodes.map(\.id) == ([survivorID, root] + ids).sorted())
@@ -88,7 +89,7 @@ struct CompactSnapshotTests {
         #expect(snapshot.references.count == 1 + 2 * 29 + 1)
         let middle = Array(snapshot.references(from: ids[10]))
         #expect(middle.map(\.to) == [ids[11], ids[9]])
-        #expect(middle.map(\.kind) == [.strong, .weak])
+        #expect(middle.map(\.ownership) == [.strong, .weak])
         #expect(
             snapshot.references(to: ids[3]).map(\.from).sorted()
                 == [survivorID, ids[2], ids[4]].sorted())
@@ -107,7 +108,7 @@ struct CompactSnapshotTests {
         let graph = LiveGraph()
         let owner = Owner()
         let helper = Helper()
-        graph.addReference(from: owner, to: helper, kind: .strong, role: .target)
+        graph.addReference(from: owner, to: helper, ownership: .strong, role: .target)
         let reference = try #require(graph.snapshot().references.first?.id)
         graph.removeReference(reference)
         #expect(graph.snapshot().references.isEmpty)

@@ -74,12 +74,12 @@ struct CycleDetectionTests {
     }
 
     @Test(
-        "Weak and unowned back-edges do not make cycles", arguments: [ReferenceKind.weak, .unowned])
-    func nonStrongBackEdges(kind: ReferenceKind) {
+        "Weak and unowned back-edges do not make cycles", arguments: [Ownership.weak, .unowned])
+    func nonStrongBackEdges(kind: Ownership) {
         var graph = GraphBuilder()
         let ids = graph.chain(10, typeName: "App.Parent")
-        graph.edge(ids[9], ids[0], kind: kind, .storedProperty(name: "parent"))
-        graph.edge(ids[1], ids[0], kind: kind, .capture(name: "self"))
+        graph.edge(ids[9], ids[0], ownership: kind, .storedProperty(name: "parent"))
+        graph.edge(ids[1], ids[0], ownership: kind, .capture(name: "self"))
         let snapshot = graph.snapshot
         let components = snapshot.stronglyConnectedComponents()
         #expect(components.cycles.isEmpty)

@@ -22,9 +22,9 @@ struct GraphStorageColumnsTests {
                     object, kind: .timer, label: "old \(index)",
                     creationTrace: StackTrace.capture())
                 graph.addReference(
-                    from: keeperID, to: id, kind: .weak, role: .storedProperty(name: "old"))
+                    from: keeperID, to: id, ownership: .weak, role: .storedProperty(name: "old"))
                 graph.addReference(
-                    from: id, to: keeperID, kind: .strong, role: .capture(name: "old"))
+                    from: id, to: keeperID, ownership: .strong, role: .capture(name: "old"))
                 graph.setTimerInfo(TimerInfo(repeats: true, interval: 1), for: id)
             }
             withExtendedLifetime(doomed) {}

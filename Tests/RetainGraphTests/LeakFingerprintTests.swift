@@ -64,7 +64,7 @@ struct LeakFingerprintTests {
             var graph = index == 0 ? strongGraph : weakGraph
             let root = graph.root()
             let leaked = graph.object("App.Leaked")
-            graph.edge(root, leaked, kind: index == 0 ? .strong : .weak, .target)
+            graph.edge(root, leaked, ownership: index == 0 ? .strong : .weak, .target)
             if index == 0 { strongGraph = graph } else { weakGraph = graph }
         }
         let leaked = ObjectID(rawValue: 2)

@@ -14,9 +14,10 @@ struct LiveGraphLifetimeTests {
             let victim = TestOwner()
             victimID = graph.register(victim)
             graph.addReference(
-                from: holderID, to: victimID, kind: .strong, role: .storedProperty(name: "victim"))
+                from: holderID, to: victimID, ownership: .strong,
+                role: .storedProperty(name: "victim"))
             graph.addReference(
-                from: victimID, to: holderID, kind: .weak, role: .capture(name: "self"))
+                from: victimID, to: holderID, ownership: .weak, role: .capture(name: "self"))
             #expect(counts(graph) == [2, 2])
             withExtendedLifetime(victim) {}
         }
@@ -40,10 +41,11 @@ struct LiveGraphLifetimeTests {
                 kind: .closure, typeName: "closure", anchor: timerID)
             let inner = graph.registerAnchored(kind: .closure, typeName: "closure", anchor: closure)
             closures = [closure, inner]
-            graph.addReference(from: timerID, to: closure, kind: .strong, role: .actionClosure)
-            graph.addReference(from: closure, to: inner, kind: .strong, role: .capture(name: "f"))
+            graph.addReference(from: timerID, to: closure, ownership: .strong, role: .actionClosure)
             graph.addReference(
-                from: inner, to: ownerID, kind: .strong, role: .capture(name: "self"))
+                from: closure, to: inner, ownership: .strong, role: .capture(name: "f"))
+            graph.addReference(
+                from: inner, to: ownerID, ownership: .strong, role: .capture(name: "self"))
             #expect(counts(graph) == [4, 3])
             withExtendedLifetime(timer) {}
         }
@@ -62,8 +64,9 @@ struct LiveGraphLifetimeTests {
         let ownerID = graph.register(owner)
         let timerID = graph.register(timer, kind: .timer)
         let closure = graph.registerAnchored(kind: .closure, typeName: "closure", anchor: timerID)
-        graph.addReference(from: timerID, to: closure, kind: .strong, role: .actionClosure)
-        graph.addReference(from: closure, to: ownerID, kind: .strong, role: .capture(name: "self"))
+        graph.addReference(from: timerID, to: closure, ownership: .strong, role: .actionClosure)
+        graph.addReference(
+            from: closure, to: ownerID, ownership: .strong, role: .capture(name: "self"))
         graph.removeNode(timerID)
         let snapshot = graph.snapshot()
         #expect(snapshot.node(closure) == nil)
@@ -88,7 +91,7 @@ struct LiveGraphLifetimeTests {
             let first = TestOwner(tag: 1)
             oldID = graph.register(first)
             address = UInt(bitPattern: ObjectIdentifier(first))
-            graph.addReference(from: holderID, to: oldID, kind: .strong, role: .target)
+            graph.addReference(from: holderID, to: oldID, ownership: .strong, role: .target)
         }
         // The graph pins the dead object's memory until a read prunes its node, so nothing can
         // be born at its address before then.
@@ -114,7 +117,8 @@ struct LiveGraphLifetimeTests {
         #expect(snapshot.node(oldID) == nil)
         #expect(snapshot.node(newID)?.address == address)
         #expect(snapshot.references(to: newID).isEmpty)
-        #expect(graph.addReference(from: holderID, to: oldID, kind: .strong, role: .target) == nil)
+        #expect(
+            graph.addReference(from: holderID, to: oldID, ownership: .strong, role: .target) == nil)
         withExtendedLifetime((holder, misses)) {}
     }
 
@@ -125,7 +129,7 @@ struct LiveGraphLifetimeTests {
         let b = TestHolder()
         let aID = graph.register(a)
         let oldReference = try #require(
-            graph.addReference(from: aID, to: aID, kind: .strong, role: .target))
+            graph.addReference(from: aID, to: aID, ownership: .strong, role: .target))
         graph.removeAll()
         #expect(counts(graph) == [0, 0])
         #expect(graph.id(of: a) == nil)
@@ -133,7 +137,7 @@ struct LiveGraphLifetimeTests {
         let aAgain = graph.register(a)
         #expect(bID != aID && aAgain != aID)
         let fresh = try #require(
-            graph.addReference(from: bID, to: aAgain, kind: .strong, role: .target))
+            graph.addReference(from: bID, to: aAgain, ownership: .strong, role: .target))
         graph.removeReference(oldReference)
         #expect(graph.snapshot().references.map(\.id) == [fresh])
         graph.removeNode(aID)
@@ -147,7 +151,7 @@ struct LiveGraphLifetimeTests {
         let objects = (0..<500).map { TestOwner(tag: $0) }
         let ids = objects.map { graph.register($0) }
         for (from, to) in zip(ids, ids.dropFirst()) {
-            graph.addReference(from: from, to: to, kind: .strong, role: .target)
+            graph.addReference(from: from, to: to, ownership: .strong, role: .target)
         }
         for id in ids where id.rawValue.isMultiple(of: 2) { graph.removeNode(id) }
         let snapshot = graph.snapshot()

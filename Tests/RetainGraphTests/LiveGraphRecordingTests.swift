@@ -50,7 +50,7 @@ struct LiveGraphRecordingTests {
         let holder = TestHolder()
         let reference = try #require(
             graph.addReference(
-                from: holder, to: owner, kind: .strong, role: .storedProperty(name: "owner")))
+                from: holder, to: owner, ownership: .strong, role: .storedProperty(name: "owner")))
         let snapshot = graph.snapshot()
         let recorded = try #require(snapshot.references.first)
         #expect(snapshot.references.count == 1)
@@ -66,20 +66,22 @@ struct LiveGraphRecordingTests {
         let a = graph.registerRoot(.custom(name: "a"))
         let b = graph.registerRoot(.custom(name: "b"))
         let c = graph.registerRoot(.custom(name: "c"))
-        let old = try #require(graph.addReference(from: a, to: b, kind: .strong, role: .target))
+        let old = try #require(
+            graph.addReference(from: a, to: b, ownership: .strong, role: .target))
         graph.removeReference(old)
         let fresh = try #require(
-            graph.addReference(from: a, to: b, kind: .weak, role: .proxyTarget))
+            graph.addReference(from: a, to: b, ownership: .weak, role: .proxyTarget))
         graph.removeReference(old)
         graph.removeReference(old)
         #expect(counts(graph) == [3, 1])
         #expect(graph.snapshot().references.map(\.id) == [fresh])
         // A reference whose node was removed is gone, and removing it again does nothing.
-        let toC = try #require(graph.addReference(from: a, to: c, kind: .strong, role: .target))
+        let toC = try #require(
+            graph.addReference(from: a, to: c, ownership: .strong, role: .target))
         graph.removeNode(c)
         graph.removeReference(toC)
         #expect(counts(graph) == [2, 1])
-        #expect(graph.addReference(from: a, to: c, kind: .strong, role: .target) == nil)
+        #expect(graph.addReference(from: a, to: c, ownership: .strong, role: .target) == nil)
     }
 
     @Test("removeReferences(from:where:) removes only the matching references of that holder")
@@ -88,10 +90,10 @@ struct LiveGraphRecordingTests {
         let root = graph.registerRoot(.custom(name: "root"))
         let other = graph.registerRoot(.custom(name: "other"))
         let timer = graph.registerRoot(.custom(name: "timer"))
-        graph.addReference(from: root, to: timer, kind: .strong, role: .scheduled(mode: "a"))
-        graph.addReference(from: root, to: timer, kind: .strong, role: .scheduled(mode: "b"))
-        graph.addReference(from: root, to: other, kind: .strong, role: .target)
-        graph.addReference(from: other, to: timer, kind: .strong, role: .scheduled(mode: "a"))
+        graph.addReference(from: root, to: timer, ownership: .strong, role: .scheduled(mode: "a"))
+        graph.addReference(from: root, to: timer, ownership: .strong, role: .scheduled(mode: "b"))
+        graph.addReference(from: root, to: other, ownership: .strong, role: .target)
+        graph.addReference(from: other, to: timer, ownership: .strong, role: .scheduled(mode: "a"))
         graph.removeReferences(from: root) { $0.role.name == "scheduled" }
         let left = graph.snapshot().references
         #expect(left.count == 2)
@@ -109,7 +111,8 @@ struct LiveGraphRecordingTests {
         #expect(
             graph.registerAnchored(kind: .closure, typeName: "closure", anchor: .disabled)
                 == .disabled)
-        #expect(graph.addReference(from: holder, to: owner, kind: .strong, role: .target) == nil)
+        #expect(
+            graph.addReference(from: holder, to: owner, ownership: .strong, role: .target) == nil)
         #expect(graph.id(of: owner) == nil)
         #expect(counts(graph) == [0, 0])
         graph.isEnabled = true
@@ -117,7 +120,7 @@ struct LiveGraphRecordingTests {
         #expect(id != .disabled)
         graph.isEnabled = false
         #expect(graph.register(holder) == .disabled)
-        #expect(graph.addReference(from: id, to: id, kind: .strong, role: .target) == nil)
+        #expect(graph.addReference(from: id, to: id, ownership: .strong, role: .target) == nil)
         #expect(graph.snapshot().nodes.map(\.id) == [id])
         withExtendedLifetime((owner, holder)) {}
     }

@@ -73,7 +73,7 @@ struct LiveGraphStressTests {
                     ? ledger.sharedIDs[Int(random.next() % UInt64(shared.count))]
                     : ids.randomElement(using: &random) ?? from
                 if let reference = graph.addReference(
-                    from: from, to: to, kind: random.next() % 4 == 0 ? .weak : .strong,
+                    from: from, to: to, ownership: random.next() % 4 == 0 ? .weak : .strong,
                     role: .storedProperty(name: "p"))
                 {
                     ledger.references[reference] = (from, to)

@@ -48,8 +48,8 @@ struct ObjectPinTests {
         tracker.recordScheduled(
             on: .custom(name: "loop"), rootObject: root, role: .scheduled(mode: "default"),
             nextFireDate: nil)
-        tracker.recordTarget(target, kind: .strong, role: .target)
-        tracker.recordClosure(capturing: owner, kind: .weak, name: "self")
+        tracker.recordTarget(target, ownership: .strong, role: .target)
+        tracker.recordClosure(capturing: owner, ownership: .weak, name: "self")
         // owner, root, target, timer, closure; root ⇒ timer, timer ⇒ target, timer ⇒ closure,
         // closure → owner
         #expect(graph.counts() == (nodes: 5, references: 4))
@@ -69,7 +69,7 @@ struct ObjectPinTests {
         var target: Pinned? = Pinned()
         weak let weakTarget = target
         let unowned = _getUnownedRetainCount(target!)
-        tracker.recordTarget(target!, kind: .weak, role: .target)
+        tracker.recordTarget(target!, ownership: .weak, role: .target)
         #expect(_getUnownedRetainCount(target!) == unowned + 1)
         #expect(graph.counts() == (nodes: 2, references: 1))
         target = nil

@@ -120,7 +120,7 @@ struct RetentionAnalysisTests {
         let hub = graph.object("App.Hub")
         let holders = (0..<5).map { _ in graph.object("App.Holder") }
         for (index, holder) in holders.enumerated() {
-            graph.edge(holder, hub, kind: index.isMultiple(of: 2) ? .strong : .weak)
+            graph.edge(holder, hub, ownership: index.isMultiple(of: 2) ? .strong : .weak)
         }
         graph.strong(hub, holders[0], .storedProperty(name: "owner"))
         let snapshot = graph.snapshot
@@ -139,8 +139,8 @@ struct RetentionAnalysisTests {
         let snapshot = GraphSnapshot(
             nodes: [a, b, duplicate],
             references: [
-                Reference(from: a.id, to: b.id, kind: .strong, role: .target),
-                Reference(from: a.id, to: ObjectID(rawValue: 7), kind: .strong, role: .target),
+                Reference(from: a.id, to: b.id, ownership: .strong, role: .target),
+                Reference(from: a.id, to: ObjectID(rawValue: 7), ownership: .strong, role: .target),
             ])
         #expect(snapshot.nodes.map(\.id) == [b.id, a.id])
         #expect(snapshot.node(a.id)?.typeName == "App.A")

@@ -24,18 +24,18 @@ private struct RandomLiveGraph {
         for root in 0..<rootCount {
             roots.append(graph.registerRoot(.custom(name: "root\(root)")))
         }
-        let kinds: [ReferenceKind] = [.strong, .strong, .strong, .weak, .unowned]
+        let kinds: [Ownership] = [.strong, .strong, .strong, .weak, .unowned]
         for (index, id) in ids.enumerated() {
             for slot in 0..<edgesPerNode {
                 let target = ids[Int(random.next() % UInt64(count))]
                 graph.addReference(
-                    from: id, to: target, kind: kinds[(index + slot) % kinds.count],
+                    from: id, to: target, ownership: kinds[(index + slot) % kinds.count],
                     role: .storedProperty(name: "field\(slot)"))
             }
         }
         for root in roots {
             graph.addReference(
-                from: root, to: ids[Int(random.next() % UInt64(count))], kind: .strong,
+                from: root, to: ids[Int(random.next() % UInt64(count))], ownership: .strong,
                 role: .declared("global"))
         }
     }
@@ -79,9 +79,9 @@ struct ScopedSnapshotTests {
         let runLoop = graph.registerRoot(.runLoop(thread: "main"))
         let scheduled = try #require(
             graph.addReference(
-                from: runLoop, to: timerID, kind: .strong, role: .scheduled(mode: "default"),
+                from: runLoop, to: timerID, ownership: .strong, role: .scheduled(mode: "default"),
                 creationTrace: trace))
-        graph.addReference(from: timerID, to: ownerID, kind: .strong, role: .target)
+        graph.addReference(from: timerID, to: ownerID, ownership: .strong, role: .target)
         // Each scoped snapshot borrows the search marks of the rows it copies; the next search
         // must find them as if untouched.
         for _ in 0..<3 {
@@ -106,15 +106,18 @@ struct ScopedSnapshotTests {
         let ids = objects.map { graph.register($0) }
         let root = graph.registerRoot(.runLoop(thread: "main"))
         // root ⇒ 0 ⇒ 1 ⇒ subject(2); 3 → 2 (weak); 4 → 3 (weak, two hops); 2 ⇒ 5 (held only).
-        graph.addReference(from: root, to: ids[0], kind: .strong, role: .declared("timer"))
-        graph.addReference(from: ids[0], to: ids[1], kind: .strong, role: .target)
+        graph.addReference(from: root, to: ids[0], ownership: .strong, role: .declared("timer"))
+        graph.addReference(from: ids[0], to: ids[1], ownership: .strong, role: .target)
         graph.addReference(
-            from: ids[1], to: ids[2], kind: .strong, role: .storedProperty(name: "a"))
-        graph.addReference(from: ids[3], to: ids[2], kind: .weak, role: .storedProperty(name: "b"))
-        graph.addReference(from: ids[4], to: ids[3], kind: .weak, role: .storedProperty(name: "c"))
+            from: ids[1], to: ids[2], ownership: .strong, role: .storedProperty(name: "a"))
         graph.addReference(
-            from: ids[2], to: ids[5], kind: .strong, role: .storedProperty(name: "d"))
-        graph.addReference(from: ids[2], to: ids[0], kind: .weak, role: .storedProperty(name: "e"))
+            from: ids[3], to: ids[2], ownership: .weak, role: .storedProperty(name: "b"))
+        graph.addReference(
+            from: ids[4], to: ids[3], ownership: .weak, role: .storedProperty(name: "c"))
+        graph.addReference(
+            from: ids[2], to: ids[5], ownership: .strong, role: .storedProperty(name: "d"))
+        graph.addReference(
+            from: ids[2], to: ids[0], ownership: .weak, role: .storedProperty(name: "e"))
 
         let snapshot = graph.snapshot(.retention(of: [ids[2]]))
         #expect(Set(snapshot.nodes.map(\.id)) == [root, ids[0], ids[1], ids[2], ids[3]])
@@ -134,7 +137,7 @@ struct ScopedSnapshotTests {
         for index in 1..<5 {
             graph.addReference(
                 from: ids[index], to: ids[index - 1],
-                kind: index.isMultiple(of: 2) ? .strong : .weak,
+                ownership: index.isMultiple(of: 2) ? .strong : .weak,
                 role: .storedProperty(name: "next"))
         }
         for distance in 0...5 {
@@ -156,9 +159,10 @@ struct ScopedSnapshotTests {
             let timer = Member()
             let timerID = graph.register(timer, kind: .timer)
             closureID = graph.registerAnchored(kind: .closure, typeName: "closure", anchor: timerID)
-            graph.addReference(from: timerID, to: closureID, kind: .strong, role: .actionClosure)
             graph.addReference(
-                from: closureID, to: subjectID, kind: .strong, role: .capture(name: "self"))
+                from: timerID, to: closureID, ownership: .strong, role: .actionClosure)
+            graph.addReference(
+                from: closureID, to: subjectID, ownership: .strong, role: .capture(name: "self"))
             #expect(graph.snapshot(.retention(of: [subjectID])).nodes.count == 3)
             withExtendedLifetime(timer) {}
         }
@@ -206,7 +210,7 @@ struct ScopedSnapshotTests {
             let from = survivors[Int(random.next() % UInt64(survivors.count))]
             let to = survivors[Int(random.next() % UInt64(survivors.count))]
             let reference = fixture.graph.addReference(
-                from: from, to: to, kind: .strong, role: .storedProperty(name: "late"))
+                from: from, to: to, ownership: .strong, role: .storedProperty(name: "late"))
             if random.next() % 4 == 0, let reference { fixture.graph.removeReference(reference) }
         }
         let full = fixture.graph.snapshot()

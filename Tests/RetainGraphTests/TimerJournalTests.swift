@@ -33,7 +33,7 @@ struct TimerJournalTests {
         let target = Target()
         let root = RootObject()
         var timer: FakeTimer? = FakeTimer(graph: graph)
-        timer?.tracker.recordTarget(target, kind: .strong, role: .target)
+        timer?.tracker.recordTarget(target, ownership: .strong, role: .target)
         timer?.tracker.recordScheduled(
             on: .custom(name: "loop"), rootObject: root, role: .scheduled(mode: "default"),
             nextFireDate: 1)
@@ -52,7 +52,7 @@ struct TimerJournalTests {
         let root = RootObject()
         let timer = FakeTimer(graph: graph)
         let id = timer.tracker.id
-        timer.tracker.recordTarget(target, kind: .strong, role: .target)
+        timer.tracker.recordTarget(target, ownership: .strong, role: .target)
         timer.tracker.recordScheduled(
             on: .custom(name: "loop"), rootObject: root, role: .scheduled(mode: "default"),
             nextFireDate: 5)
@@ -84,7 +84,7 @@ struct TimerJournalTests {
         #expect(graph.id(of: timer) == timer.tracker.id)
         #expect(graph.register(timer) == timer.tracker.id)
         let owner = Target()
-        let edge = timer.tracker.recordOwner(owner, property: "timer", kind: .strong)
+        let edge = timer.tracker.recordOwner(owner, property: "timer", ownership: .strong)
         #expect(edge != nil)
         #expect(graph.snapshot().references.map(\.to) == [timer.tracker.id])
     }
@@ -94,7 +94,7 @@ struct TimerJournalTests {
         let graph = LiveGraph()
         let target = Target()
         var timer: FakeTimer? = FakeTimer(graph: graph)
-        timer?.tracker.recordTarget(target, kind: .strong, role: .target)
+        timer?.tracker.recordTarget(target, ownership: .strong, role: .target)
         #expect(graph.counts() == (nodes: 2, references: 1))
         timer?.tracker.recordInvalidated()  // queued again
         weak let tracker = timer?.tracker
@@ -135,7 +135,7 @@ struct TimerJournalTests {
         let graph = LiveGraph()
         let target = Target()
         var timer: FakeTimer? = FakeTimer(graph: graph, retiresTracker: false)
-        timer?.tracker.recordTarget(target, kind: .strong, role: .target)
+        timer?.tracker.recordTarget(target, ownership: .strong, role: .target)
         #expect(graph.counts().nodes == 2)
         timer?.tracker.recordFire(nextFireDate: nil)  // queued again
         timer = nil
@@ -163,7 +163,7 @@ struct TimerJournalTests {
         // would be, were nodes not registered first.
         let timer = FakeTimer(graph: graph)
         let proxy = FakeTimer(graph: graph, kind: .proxy)
-        timer.tracker.recordTarget(proxy, kind: .strong, role: .target)
+        timer.tracker.recordTarget(proxy, ownership: .strong, role: .target)
         let snapshot = graph.snapshot()
         #expect(snapshot.references.count == 1)
         #expect(snapshot.references.first?.to == proxy.tracker.id)
@@ -195,7 +195,7 @@ struct TimerJournalTests {
         let graph = LiveGraph()
         let target = Target()
         let timer = FakeTimer(graph: graph)
-        timer.tracker.recordTarget(target, kind: .strong, role: .target)
+        timer.tracker.recordTarget(target, ownership: .strong, role: .target)
         graph.isEnabled = false
         #expect(graph.counts().nodes == 0)
         graph.isEnabled = true

@@ -22,11 +22,11 @@ final class SeedReportTests: XCTestCase {
         XCTAssertEqual(report.path.count, 2)
         let (scheduled, target) = (report.path[0], report.path[1])
         XCTAssertEqual(report.object(scheduled.from)?.root, #"run loop of thread "main""#)
-        XCTAssertEqual(scheduled.kind, .strong)
+        XCTAssertEqual(scheduled.ownership, .strong)
         XCTAssertEqual(scheduled.role, "scheduled")
         XCTAssertEqual(typeName(report, scheduled.to), "TrackedTimers.RunLoopTimer")
         XCTAssertEqual(target.from, scheduled.to)
-        XCTAssertEqual(target.kind, .strong)
+        XCTAssertEqual(target.ownership, .strong)
         XCTAssertEqual(target.role, "target")
         XCTAssertTrue(target.isSuspect)
         XCTAssertEqual(typeName(report, target.to), "SeedScenarios.ClockViewController")
@@ -39,7 +39,7 @@ final class SeedReportTests: XCTestCase {
         XCTAssertEqual(cycle.count, 2)
         let property = try XCTUnwrap(cycle.first { $0.role == "storedProperty" })
         XCTAssertEqual(property.detail, "timer")
-        XCTAssertEqual(property.kind, .strong)
+        XCTAssertEqual(property.ownership, .strong)
         XCTAssertTrue(property.isDiscovered, "owner ⇒ timer must come from ReferenceReflection")
         XCTAssertEqual(typeName(report, property.from), "SeedScenarios.ClockViewController")
         XCTAssertTrue(cycle.contains { $0.role == "target" && $0.from == property.to })
@@ -71,7 +71,7 @@ final class SeedReportTests: XCTestCase {
         XCTAssertEqual(report.retention, .rootPath)
         XCTAssertNil(report.cycle)
         XCTAssertEqual(report.path.map(\.role), ["scheduled", "target"])
-        XCTAssertEqual(report.path.map(\.kind), [.strong, .strong])
+        XCTAssertEqual(report.path.map(\.ownership), [.strong, .strong])
         XCTAssertNotNil(report.object(report.path[0].from)?.root)
         XCTAssertEqual(typeName(report, report.path[0].to), "TrackedTimers.RunLoopTimer")
         XCTAssertEqual(typeName(report, report.path[1].to), "SeedScenarios.WeakTimerViewController")
@@ -83,7 +83,7 @@ final class SeedReportTests: XCTestCase {
         XCTAssertTrue(frame.contains("SeedScenarios.WeakTimerViewController.startTimer()"), frame)
         // Reflection sees the weak property, and knows it holds nothing.
         let property = report.context.first { $0.role == "storedProperty" && $0.detail == "timer" }
-        XCTAssertEqual(property?.kind, .weak)
+        XCTAssertEqual(property?.ownership, .weak)
         XCTAssertEqual(property?.isDiscovered, true)
     }
 
@@ -95,12 +95,22 @@ final class SeedReportTests: XCTestCase {
             let references = report.path + (report.cycle ?? []) + report.context
             let property = references.first { $0.role == "storedProperty" && $0.detail == "timer" }
             XCTAssertEqual(property?.from, report.subject.id, id)
-            XCTAssertEqual(property?.kind, .strong, id)
+            XCTAssertEqual(property?.ownership, .strong, id)
             XCTAssertEqual(property?.isDiscovered, true, id)
-            let capture = references.first { $0.role == "capture" && $0.to == report.subject.id }
-            XCTAssertEqual(capture?.kind, .strong, id)
+            // A closure capturing the owner: from its context (S1, S3: the closure captures
+            // another closure too), or from the timer whose closure's only capture is the owner
+            // (S6b, FT: the compiler made the owner the closure's context).
+            let capture = references.first {
+                ($0.referenceRole?.isCapture ?? false) && $0.to == report.subject.id
+            }
+            XCTAssertEqual(capture?.ownership, .strong, id)
             XCTAssertEqual(capture?.isDiscovered, true, id)
-            XCTAssertEqual(report.object(capture?.from ?? "")?.kind, "closure", id)
+            let holder = report.object(capture?.from ?? "")
+            if capture?.role == "closureCapture" {
+                XCTAssertEqual(holder?.kind, "timer", id)
+            } else {
+                XCTAssertEqual(holder?.kind, "closure", id)
+            }
             XCTAssertTrue(report.text.contains("was found by inspecting memory, not declared"), id)
             // The library's own bookkeeping (a scheduled timer's lock box holding the timer)
             // is not reported as a discovered reference.
@@ -117,8 +127,8 @@ final class SeedReportTests: XCTestCase {
             report.hint.text.hasPrefix("the closure of RunLoopTimer captures self"),
             report.hint.text)
         let cycle = try XCTUnwrap(report.cycle)
-        XCTAssertTrue(cycle.allSatisfy { $0.kind == .strong })
-        XCTAssertTrue(cycle.contains { $0.role == "capture" && $0.isDiscovered })
+        XCTAssertTrue(cycle.allSatisfy { $0.ownership == .strong })
+        XCTAssertTrue(cycle.contains { $0.role == "closureCapture" && $0.isDiscovered })
         XCTAssertTrue(cycle.contains { $0.role == "storedProperty" && $0.detail == "timer" })
     }
 }

@@ -36,7 +36,9 @@ final class SeedVerdictTests: XCTestCase {
     func testThePlainFoundationTimerOwnerLeaks() {
         let result = SeedScenarios.foundationTimer.run()
         XCTAssertEqual(result.watchVerdict?.verdict, .leak, result.line)
-        XCTAssertEqual(result.report?.retention, .cycle)
+        // The census records from launch in a test process, so it names the timer as the
+        // holder (a scheduled Foundation.Timer) besides the owner ⇄ timer cycle.
+        XCTAssertEqual(result.report?.retention, .rootPathAndCycle)
         XCTAssertEqual(result.report?.hint.code, .foundationTimer)
     }
 

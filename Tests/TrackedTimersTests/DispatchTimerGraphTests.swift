@@ -13,7 +13,7 @@ final class DTScreen: @unchecked Sendable {
     var timer: DispatchTimer?
     let ticks = Atomic<Int>(0)
 
-    func start(capture: ReferenceKind, queue: DispatchQueue, graph: LiveGraph) throws {
+    func start(capture: Ownership, queue: DispatchQueue, graph: LiveGraph) throws {
         let timer: DispatchTimer
         if capture == .strong {
             timer = try DispatchTimer(
@@ -56,16 +56,16 @@ struct DispatchTimerGraphTests {
             let timerID = try #require(screen.timer?.graphID)
             let resumed = try #require(references(snapshot, .resumed).first)
             #expect(resumed.to == timerID)
-            #expect(resumed.kind == .strong)
+            #expect(resumed.ownership == .strong)
             let queueRoot: NodeKind = .root(.dispatchQueue(label: "dt.s7a"))
             #expect(snapshot.node(resumed.from)?.kind == queueRoot)
             let action = try #require(references(snapshot, .actionClosure).first)
             #expect(action.from == timerID)
-            #expect(action.kind == .strong)
+            #expect(action.ownership == .strong)
             let capture = try #require(references(snapshot, .capture(name: "self")).first)
             #expect(capture.from == action.to)
             #expect(capture.to == ownerID)
-            #expect(capture.kind == .weak)
+            #expect(capture.ownership == .weak)
             let stored = try #require(references(snapshot, .storedProperty(name: "timer")).first)
             #expect(stored.from == ownerID)
             #expect(stored.to == timerID)
@@ -140,7 +140,7 @@ struct DispatchTimerGraphTests {
         let target = try #require(references(snapshot, .target).first)
         let ownerID = try #require(graph.id(of: owner))
         #expect(target.from == timerID)
-        #expect(target.kind == .weak)
+        #expect(target.ownership == .weak)
         #expect(target.to == ownerID)
         let retention = snapshot.analyze().retention(of: ownerID)
         #expect(retention == .unexplained)

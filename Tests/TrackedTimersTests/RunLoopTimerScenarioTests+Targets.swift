@@ -18,7 +18,7 @@ final class TimerWrapper {
     init(target: Owner, graph: LiveGraph) throws {
         self.target = target
         graph.addReference(
-            from: self, to: target, kind: .weak, role: .storedProperty(name: "target"))
+            from: self, to: target, ownership: .weak, role: .storedProperty(name: "target"))
         timer = try RunLoopTimer(interval: 0.005, repeats: true, forwarder: self, graph: graph) {
             wrapper, _ in
             guard let target = wrapper.target else { return false }

@@ -95,7 +95,7 @@ struct RunLoopTimerScenarioTests {
             box.value = owner
             timer = try RunLoopTimer.scheduled(
                 interval: 10, repeats: true, target: owner, graph: graph
-            ) { owner, _ in owner.tick() }.held(by: owner, as: "weakTimer", kind: .weak)
+            ) { owner, _ in owner.tick() }.held(by: owner, as: "weakTimer", ownership: .weak)
             owner.weakTimer = timer
         }
         do {
@@ -143,8 +143,8 @@ struct RunLoopTimerScenarioTests {
 
     @Test(
         "S6: a closure capturing [weak self] lets the owner die (S6a); a strong capture leaks (S6b)",
-        arguments: [ReferenceKind.weak, .strong])
-    func s6ClosureCaptures(kind: ReferenceKind) throws {
+        arguments: [Ownership.weak, .strong])
+    func s6ClosureCaptures(kind: Ownership) throws {
         let graph = LiveGraph()
         let box = WeakBox<Owner>(nil)
         let timerBox = WeakBox<RunLoopTimer>(nil)

@@ -143,7 +143,7 @@ extension TimerStressTests {
                 guard let timer, (try? timer.add(to: .current, forMode: .default)) != nil else {
                     return false
                 }
-                timer.held(by: target, as: "timer", kind: .weak)
+                timer.held(by: target, as: "timer", ownership: .weak)
                 timers.append(timer)
                 guard
                     let link = try? FrameTimer(

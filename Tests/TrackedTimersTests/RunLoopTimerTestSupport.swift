@@ -46,7 +46,7 @@ func edgeLines(_ graph: LiveGraph) -> Set<String> {
     let snapshot = graph.snapshot()
     return Set(
         snapshot.references.map { reference in
-            let arrow = reference.kind == .strong ? "⇒" : "→"
+            let arrow = reference.ownership == .strong ? "⇒" : "→"
             return "\(edgeName(snapshot.node(reference.from))) \(arrow) "
                 + "\(edgeName(snapshot.node(reference.to))) [\(reference.role.description)]"
         })

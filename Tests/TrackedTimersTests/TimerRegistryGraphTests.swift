@@ -13,7 +13,7 @@ final class DTRegistryClient: @unchecked Sendable {
     let ticks = Atomic<Int>(0)
     var timerName: String?
 
-    func start(in registry: TimerRegistry, capture: ReferenceKind) throws {
+    func start(in registry: TimerRegistry, capture: Ownership) throws {
         if capture == .strong {
             timerName = try registry.schedule(
                 interval: 0.001, repeats: true, capturing: self, as: .strong
@@ -84,7 +84,7 @@ struct TimerRegistryGraphTests {
         let entryRole: ReferenceRole = .registryEntry(name: name)
         #expect(entry.role == entryRole)
         #expect(entry.to == timerID)
-        #expect(entry.kind == .strong)
+        #expect(entry.ownership == .strong)
         let roles: [ReferenceRole] = snapshot.references(from: timerID).map(\.role)
         #expect(roles.contains(.actionClosure))
         let path = try #require(snapshot.analyze().retention(of: ownerID).rootPath)
@@ -93,7 +93,7 @@ struct TimerRegistryGraphTests {
         let first = try #require(path.first)
         let capture: ReferenceRole = .capture(name: "self")
         #expect(last.role == capture)
-        #expect(last.kind == .strong)
+        #expect(last.ownership == .strong)
         let starts: [ReferenceRole] = [entryRole, .resumed]
         #expect(starts.contains(first.role))
         return (name, timerID, ownerID)
@@ -113,7 +113,7 @@ struct TimerRegistryGraphTests {
             let capture = try #require(graph.snapshot().references(to: ownerID).first)
             let captureRole: ReferenceRole = .capture(name: "self")
             #expect(capture.role == captureRole)
-            #expect(capture.kind == .weak)
+            #expect(capture.ownership == .weak)
         }
         #expect(waitUntil { weakClient == nil })
         // The registered timer itself is still live (nobody cancelled it): the graph says so.

@@ -90,7 +90,7 @@ struct WeakProxyTests {
             let forwarder = Forwarder(owner: owner)
             forwarderBox.value = forwarder
             graph.addReference(
-                from: forwarder, to: owner, kind: .weak, role: .storedProperty(name: "owner"))
+                from: forwarder, to: owner, ownership: .weak, role: .storedProperty(name: "owner"))
             owner.timer = try RunLoopTimer(
                 interval: 0.005, repeats: true, forwarder: forwarder, graph: graph
             ) { forwarder, _ in

@@ -44,7 +44,7 @@ public enum GraphFixtures {
                     Reference(
                         from: ObjectID(rawValue: UInt64(index + 1)),
                         to: ObjectID(rawValue: UInt64(target + 1)),
-                        kind: (index * edgesPerNode + slot) % 5 == 4 ? .weak : .strong,
+                        ownership: (index * edgesPerNode + slot) % 5 == 4 ? .weak : .strong,
                         role: .storedProperty(name: slot == 0 ? "first" : "second")))
             }
         }
@@ -56,7 +56,7 @@ public enum GraphFixtures {
             if nodeCount > 0 {
                 references.append(
                     Reference(
-                        from: id, to: ObjectID(rawValue: UInt64(target + 1)), kind: .strong,
+                        from: id, to: ObjectID(rawValue: UInt64(target + 1)), ownership: .strong,
                         role: .registryEntry(name: "root\(root)")))
             }
         }

@@ -62,24 +62,24 @@ public struct GraphBuilder {
 
     /// Adds a reference of any kind.
     public mutating func edge(
-        _ from: ObjectID, _ to: ObjectID, kind: ReferenceKind,
+        _ from: ObjectID, _ to: ObjectID, ownership: Ownership,
         _ role: ReferenceRole = .storedProperty(name: "next")
     ) {
-        references.append(Reference(from: from, to: to, kind: kind, role: role))
+        references.append(Reference(from: from, to: to, ownership: ownership, role: role))
     }
 
     /// Adds a strong reference.
     public mutating func strong(
         _ from: ObjectID, _ to: ObjectID, _ role: ReferenceRole = .storedProperty(name: "next")
     ) {
-        edge(from, to, kind: .strong, role)
+        edge(from, to, ownership: .strong, role)
     }
 
     /// Adds a weak reference.
     public mutating func weak(
         _ from: ObjectID, _ to: ObjectID, _ role: ReferenceRole = .storedProperty(name: "back")
     ) {
-        edge(from, to, kind: .weak, role)
+        edge(from, to, ownership: .weak, role)
     }
 
     /// Adds `count` objects of type `typeName` holding each other strongly in a line.

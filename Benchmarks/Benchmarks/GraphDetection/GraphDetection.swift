@@ -44,7 +44,7 @@ func randomSnapshot(count: Int, roots: Int = 16) -> GraphSnapshot {
                 Reference(
                     from: ObjectID(rawValue: UInt64(index + 1)),
                     to: ObjectID(rawValue: random.next() % UInt64(count) + 1),
-                    kind: (2 * index + slot) % 5 == 4 ? .weak : .strong,
+                    ownership: (2 * index + slot) % 5 == 4 ? .weak : .strong,
                     role: .storedProperty(name: slot == 0 ? "first" : "second")))
         }
     }
@@ -53,7 +53,8 @@ func randomSnapshot(count: Int, roots: Int = 16) -> GraphSnapshot {
         nodes.append(Node(id: id, typeName: "RunLoop", kind: .root(.custom(name: "root \(root)"))))
         references.append(
             Reference(
-                from: id, to: ObjectID(rawValue: random.next() % UInt64(count) + 1), kind: .strong,
+                from: id, to: ObjectID(rawValue: random.next() % UInt64(count) + 1),
+                ownership: .strong,
                 role: .registryEntry(name: "root")))
     }
     return GraphSnapshot(nodes: nodes, references: references)
@@ -70,7 +71,7 @@ func liveGraph(count: Int) -> (LiveGraph, [Payload]) {
     for id in ids {
         for slot in 0..<2 {
             graph.addReference(
-                from: id, to: ids[Int(random.next() % UInt64(count))], kind: .strong,
+                from: id, to: ids[Int(random.next() % UInt64(count))], ownership: .strong,
                 role: .storedProperty(name: slot == 0 ? "first" : "second"))
         }
     }
@@ -124,7 +125,7 @@ let benchmarks: @Sendable () -> Void = {
         ids.reserveCapacity(benchmark.scaledIterations.count)
         // Warm the slab, so inserts reuse free slots as in a running program.
         for _ in benchmark.scaledIterations {
-            if let id = graph.addReference(from: a, to: b, kind: .strong, role: .target) {
+            if let id = graph.addReference(from: a, to: b, ownership: .strong, role: .target) {
                 ids.append(id)
             }
         }
@@ -132,7 +133,7 @@ let benchmarks: @Sendable () -> Void = {
         ids.removeAll(keepingCapacity: true)
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
-            if let id = graph.addReference(from: a, to: b, kind: .strong, role: .target) {
+            if let id = graph.addReference(from: a, to: b, ownership: .strong, role: .target) {
                 ids.append(id)
             }
         }
@@ -147,7 +148,7 @@ let benchmarks: @Sendable () -> Void = {
         var ids: [ReferenceID] = []
         ids.reserveCapacity(benchmark.scaledIterations.count)
         for _ in benchmark.scaledIterations {
-            if let id = graph.addReference(from: a, to: b, kind: .strong, role: .target) {
+            if let id = graph.addReference(from: a, to: b, ownership: .strong, role: .target) {
                 ids.append(id)
             }
         }
@@ -155,7 +156,7 @@ let benchmarks: @Sendable () -> Void = {
         for id in ids { graph.removeReference(id) }
         ids.removeAll(keepingCapacity: true)
         for _ in benchmark.scaledIterations {
-            if let id = graph.addReference(from: a, to: b, kind: .strong, role: .target) {
+            if let id = graph.addReference(from: a, to: b, ownership: .strong, role: .target) {
                 ids.append(id)
             }
         }
@@ -196,7 +197,8 @@ let benchmarks: @Sendable () -> Void = {
         let b = graph.registerRoot(.custom(name: "b"))
         let residentBefore = residentBytes()
         for _ in 0..<edges {
-            graph.addReference(from: a, to: b, kind: .strong, role: .storedProperty(name: "cache"))
+            graph.addReference(
+                from: a, to: b, ownership: .strong, role: .storedProperty(name: "cache"))
         }
         benchmark.measurement(
             .custom("resident bytes per edge", useScalingFactor: false),

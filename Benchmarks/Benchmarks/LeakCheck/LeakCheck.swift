@@ -50,13 +50,15 @@ struct LeakFixture {
             if index % 10 == 0 {
                 if let previous, let head {
                     graph.addReference(
-                        from: previous, to: head, kind: .weak, role: .storedProperty(name: "first"))
+                        from: previous, to: head, ownership: .weak,
+                        role: .storedProperty(name: "first"))
                 }
-                graph.addReference(from: process, to: id, kind: .strong, role: .declared("global"))
+                graph.addReference(
+                    from: process, to: id, ownership: .strong, role: .declared("global"))
                 head = id
             } else if let previous {
                 graph.addReference(
-                    from: previous, to: id, kind: .strong, role: .storedProperty(name: "next"))
+                    from: previous, to: id, ownership: .strong, role: .storedProperty(name: "next"))
             }
             previous = id
         }
@@ -64,7 +66,8 @@ struct LeakFixture {
         if tailsHoldOwner {
             for tail in tails {
                 graph.addReference(
-                    from: tail, to: ownerID, kind: .strong, role: .storedProperty(name: "owner"))
+                    from: tail, to: ownerID, ownership: .strong,
+                    role: .storedProperty(name: "owner"))
             }
         }
         let runLoop = FakeRunLoop()
@@ -74,16 +77,19 @@ struct LeakFixture {
         let timerID = graph.register(timer, kind: .timer)
         graph.setTimerInfo(TimerInfo(repeats: true, interval: 1, isScheduled: true), for: timerID)
         graph.addReference(
-            from: root, to: timerID, kind: .strong, role: .scheduled(mode: "kCFRunLoopDefaultMode"))
-        graph.addReference(from: timerID, to: ownerID, kind: .strong, role: .target)
+            from: root, to: timerID, ownership: .strong,
+            role: .scheduled(mode: "kCFRunLoopDefaultMode"))
+        graph.addReference(from: timerID, to: ownerID, ownership: .strong, role: .target)
         graph.addReference(
-            from: ownerID, to: timerID, kind: .strong, role: .storedProperty(name: "timer"))
+            from: ownerID, to: timerID, ownership: .strong, role: .storedProperty(name: "timer"))
     }
 }
 
 /// A discoverer that finds nothing, to measure the whole-graph snapshot a discoverer causes.
 struct AddsNothing: ReferenceDiscoverer {
-    func discoverReferences(into snapshot: inout GraphSnapshot, for request: DiscoveryRequest) {}
+    func discoverReferences(
+        into builder: inout GraphSnapshot.Builder, for request: DiscoveryRequest
+    ) {}
 }
 
 /// Measures `verdicts()` of a watcher whose one watch, on the fixture's owner, is past its

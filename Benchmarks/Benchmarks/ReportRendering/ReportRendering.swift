@@ -27,7 +27,7 @@ func ringReport(count: Int) -> (LeakReport, [Link]) {
     let ids = links.map { graph.register($0) }
     for index in ids.indices {
         graph.addReference(
-            from: ids[index], to: ids[(index + 1) % count], kind: .strong,
+            from: ids[index], to: ids[(index + 1) % count], ownership: .strong,
             role: .storedProperty(name: "next"))
     }
     let clock = ManualWatchClock()

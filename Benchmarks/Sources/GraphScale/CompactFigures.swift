@@ -20,8 +20,8 @@ enum CompactFigures {
             for slot in 0..<2 {
                 builder.addEdge(
                     from: UInt32(index), to: UInt32(random.next() % UInt64(count)),
-                    kind: (2 * index + slot) % 5 == 4 ? .weak : .strong,
-                    labelNumber: slot == 0 ? first : second)
+                    ownership: (2 * index + slot) % 5 == 4 ? .weak : .strong,
+                    roleNumber: slot == 0 ? first : second)
             }
         }
         let runLoop = builder.intern("RunLoop")
@@ -29,7 +29,7 @@ enum CompactFigures {
             let node = builder.addNode(
                 kind: .root, typeNameNumber: runLoop, key: UInt64(count + root + 1))
             builder.addRoot(node, name: "root \(root)")
-            builder.addEdge(from: node, to: UInt32(random.next() % UInt64(count)), kind: .strong)
+            builder.addEdge(from: node, to: UInt32(random.next() % UInt64(count)), ownership: .strong)
         }
         return builder
     }
@@ -40,7 +40,7 @@ enum CompactFigures {
             randomBuilder(count: count).build()
         }
         measure("CompactGraph SCC + root paths (analysis alone)") {
-            (graph.strongComponents().count, graph.rootPaths().isReachable(0))
+            (graph.strongComponents().count, graph.paths().isReachable(0))
         }
     }
 
@@ -53,15 +53,15 @@ enum CompactFigures {
             "graph arrays: \(bytes) bytes = \(formatted(Double(bytes) / Double(graph.nodeCount))) B/node all-in, or 37 B/node + \(formatted(Double(bytes - 37 * graph.nodeCount) / Double(graph.edgeCount))) B/edge; RSS delta \((Machine.residentBytes() - before) / 1_048_576) MB"
         )
         let components = measure("strong components (Pearce)") { graph.strongComponents() }
-        let tree = measure("shortest root paths (multi-source BFS)") { graph.rootPaths() }
+        let tree = measure("shortest root paths (multi-source BFS)") { graph.paths() }
         measure("SCC + root paths") {
-            (graph.strongComponents().count, graph.rootPaths().isReachable(0))
+            (graph.strongComponents().count, graph.paths().isReachable(0))
         }
         var random = SplitMix64(state: 99)
         let asked = (0..<100).map { _ in UInt32(random.next() % UInt64(graph.nodeCount)) }
         var found = 0
         measure("100 who-holds-it queries (reverse BFS to the nearest root), total") {
-            for node in asked where graph.strongPathFromRoot(to: node) != nil { found += 1 }
+            for node in asked where graph.pathFromRoot(to: node) != nil { found += 1 }
         }
         let reachable = asked.filter { tree.isReachable($0) }.count
         print(
@@ -71,7 +71,7 @@ enum CompactFigures {
             randomBuilder(count: count).build(numberingForLocality: false)
         }
         measure("SCC + root paths, no renumbering") {
-            (plain.strongComponents().count, plain.rootPaths().isReachable(0))
+            (plain.strongComponents().count, plain.paths().isReachable(0))
         }
     }
 }

@@ -23,14 +23,14 @@ enum LiveFigures {
             for slot in 0..<2 {
                 graph.addReference(
                     from: id, to: ids[Int(random.next() % count)],
-                    kind: slot == 1 && random.next() % 5 == 0 ? .weak : .strong,
+                    ownership: slot == 1 && random.next() % 5 == 0 ? .weak : .strong,
                     role: .storedProperty(name: slot == 0 ? "first" : "second"))
             }
         }
         for root in 0..<16 {
             let rootID = graph.registerRoot(.custom(name: "root \(root)"))
             graph.addReference(
-                from: rootID, to: ids[Int(random.next() % count)], kind: .strong,
+                from: rootID, to: ids[Int(random.next() % count)], ownership: .strong,
                 role: .registryEntry(name: "root"))
         }
     }
@@ -118,11 +118,11 @@ enum LiveFigures {
             samples[0].append(milliseconds(clock.measure { snapshot = graph.snapshot() }))
             guard let compact = snapshot?.graph else { return }
             samples[1].append(milliseconds(clock.measure { _ = compact.strongComponents() }))
-            samples[2].append(milliseconds(clock.measure { _ = compact.rootPaths() }))
+            samples[2].append(milliseconds(clock.measure { _ = compact.paths() }))
             samples[3].append(
-                milliseconds(clock.measure { _ = (compact.strongComponents(), compact.rootPaths()) }))
+                milliseconds(clock.measure { _ = (compact.strongComponents(), compact.paths()) }))
             samples[4].append(
-                milliseconds(clock.measure { _ = compact.componentsAndRootPathsConcurrently() }))
+                milliseconds(clock.measure { _ = compact.componentsAndPathsConcurrently() }))
             snapshot = nil
             samples[5].append(milliseconds(clock.measure { _ = graph.snapshot().analyze() }))
         }

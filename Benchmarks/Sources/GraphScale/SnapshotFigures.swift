@@ -18,7 +18,7 @@ enum SnapshotFigures {
                     Reference(
                         from: ObjectID(rawValue: UInt64(index + 1)),
                         to: ObjectID(rawValue: random.next() % UInt64(count) + 1),
-                        kind: (2 * index + slot) % 5 == 4 ? .weak : .strong,
+                        ownership: (2 * index + slot) % 5 == 4 ? .weak : .strong,
                         role: .storedProperty(name: slot == 0 ? "first" : "second")))
             }
         }
@@ -29,7 +29,7 @@ enum SnapshotFigures {
             references.append(
                 Reference(
                     from: id, to: ObjectID(rawValue: random.next() % UInt64(count) + 1),
-                    kind: .strong, role: .registryEntry(name: "root")))
+                    ownership: .strong, role: .registryEntry(name: "root")))
         }
         return GraphSnapshot(nodes: nodes, references: references)
     }

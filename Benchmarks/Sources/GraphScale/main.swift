@@ -11,6 +11,11 @@
 //               thread and on two, the whole), medians of 9 runs taken in turn.
 //   analysis N  GraphSnapshot's components + root paths alone (callgrind-friendly).
 //   compact-analysis N  the same on a CompactGraph.
+//   dominators N [R]    the dominator tree with retained sizes on N objects holding R
+//               references in all (default 3.2 N, one in five weak): median of 5, bytes per
+//               object, and the largest-retainers query.
+//   export N [R] [PATH] the same graph written as a V8 .heapsnapshot (HeapExport): the adapter,
+//               the writing, end to end (medians of 3) and the file's size.
 //   compact N   CompactGraph alone: build (counting sort + locality numbering), strongly
 //               connected components, shortest root paths, 100 "who holds it" queries, and
 //               the graph's bytes per node and per edge.
@@ -31,6 +36,13 @@ print("# GraphScale \(mode) \(count) nodes, \(2 * count) edges; \(Machine.loadAv
 switch mode {
 case "compact":
     CompactFigures.run(count: count)
+case "dominators":
+    let references = arguments.dropFirst(2).first.flatMap { Int($0) } ?? count * 16 / 5
+    DominatorFigures.run(count: count, references: references)
+case "export":
+    let references = arguments.dropFirst(2).first.flatMap { Int($0) } ?? count * 16 / 5
+    let path = arguments.dropFirst(3).first ?? "/tmp/graph-scale.heapsnapshot"
+    ExportFigures.run(count: count, references: references, path: path)
 case "compact-analysis":
     CompactFigures.runAnalysis(count: count)
 case "live":
@@ -42,7 +54,9 @@ case "live-end-to-end":
 case "analysis":
     SnapshotFigures.runAnalysis(count: count)
 default:
-    print("unknown mode \(mode); use: compact, compact-analysis, analysis, live, live-end-to-end, live-parts")
+    print(
+        "unknown mode \(mode); use: compact, compact-analysis, dominators, export, analysis, live, live-end-to-end, live-parts"
+    )
     exit(2)
 }
 print("# peak RSS \(Machine.peakResidentBytes() / 1_048_576) MB; \(Machine.loadAverage())")

@@ -12,6 +12,10 @@
 //   dispatch  DispatchTimer with a strong target: create, schedule, invalidate, release
 //   register  LiveGraph.register of an object that dies at once, into an enabled LiveGraph
 //             (the shared graph is off in release builds)
+//   addresses the same as register, counting the distinct addresses the objects had: were
+//             every dead object's block pinned until the graph is read, each object would
+//             have an address of its own; pruned by the graph itself (at most about 4,096
+//             dead ones wait at a time), blocks are handed out again. Prints the count.
 //   dispatch-bare     a DispatchSourceTimer: create, schedule, activate, cancel, release
 //   foundation-timer  a Foundation Timer: create, add to the run loop, invalidate, release
 //                     (what swift-corelibs-foundation never frees: about 400 bytes each)
@@ -76,10 +80,17 @@ func lifecycle(_ kind: String, ticker: Ticker, queue: DispatchQueue, graph: Live
         }
         RunLoop.current.add(timer, forMode: .default)
         timer.invalidate()
+    case "addresses":
+        let object = ShortLived()
+        graph.register(object)
+        distinctAddresses.insert(UInt(bitPattern: ObjectIdentifier(object)))
     default:
         graph.register(ShortLived())
     }
 }
+
+/// The addresses the `addresses` kind's objects had.
+nonisolated(unsafe) var distinctAddresses = Set<UInt>()
 
 var kinds: [String] = []
 var count = 1_000_000
@@ -87,13 +98,16 @@ var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     if argument == "--count", let value = arguments.popFirst().flatMap({ Int($0) }), value > 0 {
         count = value
-    } else if ["runloop", "frame", "dispatch", "register", "dispatch-bare", "foundation-timer"]
-        .contains(argument)
+    } else if [
+        "runloop", "frame", "dispatch", "register", "addresses", "dispatch-bare",
+        "foundation-timer",
+    ].contains(argument)
     {
         kinds.append(argument)
     } else {
         print(
-            "usage: MemorySoak [runloop|frame|dispatch|register|dispatch-bare|foundation-timer]...",
+            "usage: MemorySoak",
+            "[runloop|frame|dispatch|register|addresses|dispatch-bare|foundation-timer]...",
             "[--count N]")
         exit(2)
     }
@@ -132,6 +146,10 @@ for kind in kinds {
         let after = residentMB()
         line += ", end \(String(format: "%.1f", after)) MB; growth"
         line += " \(String(format: "%.1f", after - before)) MB"
+        if kind == "addresses" {
+            line += "; \(distinctAddresses.count) distinct addresses for \(warmUp + count) objects"
+            distinctAddresses = []
+        }
         print(line)
     } catch {
         print("\(kind): failed: \(error)")

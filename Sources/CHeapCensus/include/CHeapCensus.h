@@ -1,6 +1,8 @@
 // The heap census's door to C: a table of every live Swift heap block, filled by interposed
-// allocation entry points (see census_interpose.c), and the few loads the census makes from
-// memory other threads own. Only Sources/HeapCensus/CensusDoor.swift imports this module.
+// allocation entry points (see census_hooks.c), with each block's creation site; a sampled
+// mode that keeps one allocation per so many bytes with its stack; and the few loads the census
+// makes from memory other threads own. Only Sources/HeapCensus/CensusDoor.swift imports this
+// module.
 //
 // Nothing here is stable API: the Swift module HeapCensus is.
 
@@ -25,6 +27,15 @@ enum {
     RG_ENTRY_FLAGS = 15,
 };
 
+/// A table entry is `address | flags | site << RG_ENTRY_SITE_SHIFT`: heap addresses lie below
+/// 2^48 on Linux (x86_64 and aarch64 without memory tagging), so the top 16 bits hold the
+/// block's creation-site id (0: unknown) at no cost in memory. Visits (rg_census_visit_stripe)
+/// hand out entries without the site bits.
+#define RG_ENTRY_SITE_SHIFT 48
+#define RG_ENTRY_ADDRESS_MASK ((uintptr_t)0x0000FFFFFFFFFFF0ull)
+/// Site ids are 1..<RG_SITE_LIMIT.
+#define RG_SITE_LIMIT 65536u
+
 /// How the census sees allocations in this build.
 enum {
     /// Not prepared yet, or the Swift runtime's allocation functions were not found.
@@ -45,6 +56,9 @@ int rg_census_mode(void);
 /// Starts or stops recording new blocks (frees are always honoured while the table has entries).
 void rg_census_set_recording(bool on);
 bool rg_census_is_recording(void);
+/// Whether recording began before the program's code ran (in a test process, or from
+/// RETAINGRAPH_CENSUS=1), and has not been stopped since: every live Swift object is known.
+bool rg_census_recorded_since_launch(void);
 /// Forgets every entry (blocks allocated before are then unknown).
 void rg_census_clear(void);
 
@@ -69,6 +83,58 @@ bool rg_census_try_retain(uintptr_t address);
 
 /// The extent of the swift_allocObject this process calls (creation traces are cut after it).
 void rg_census_allocation_hook_range(uintptr_t *_Nonnull start, uintptr_t *_Nonnull end);
+
+/// The creation-site id of the live census block at `address` (read under its stripe's lock),
+/// 0 when the census does not know the block or did not learn where it was made.
+uint32_t rg_census_site_if_live(uintptr_t address);
+/// The return addresses of site `id`: the allocating function's caller (`*caller`, in the
+/// allocating initializer or the function that made a closure) and that function's caller
+/// (`*above`, 0 when its frame record could not be read). False for an unknown id.
+bool rg_census_site(uint32_t id, uintptr_t *_Nonnull caller, uintptr_t *_Nonnull above);
+/// Distinct sites so far, and allocations whose site was not kept because the table was full.
+size_t rg_census_site_count(void);
+size_t rg_census_sites_dropped(void);
+/// The memory the site table uses now (its pages touched so far), in bytes.
+size_t rg_census_site_bytes(void);
+
+/// Starts sampling allocations: one per `mean_interval` bytes on average (a Poisson process),
+/// each with its stack, kept until freed. Works with or without recording. Returns false when
+/// the census is unavailable or runs under a sanitizer (sampling needs the malloc interposer).
+bool rg_sampling_start(size_t mean_interval);
+/// Stops taking samples; those taken stay until their blocks are freed.
+void rg_sampling_stop(void);
+bool rg_sampling_is_on(void);
+size_t rg_sampling_interval(void);
+
+/// What a sampled block is (the same values as the census's internal RG_SAMPLE_*).
+enum { RG_SAMPLE_BUCKET_OBJECT = 1, RG_SAMPLE_BUCKET_RAW = 2, RG_SAMPLE_BUCKET_TASK = 3 };
+
+/// One bucket of samples: those with the same stack, kind, size and interval.
+typedef struct {
+    /// Offset of the stack in the frame words (rg_sampling_read): its depth, then its frames.
+    uint32_t stack;
+    /// RG_SAMPLE_BUCKET_OBJECT, _RAW (swift_slowAlloc outside swift_allocObject) or _TASK.
+    uint32_t kind;
+    /// The size asked for, in bytes.
+    uint64_t size;
+    /// The type of an object bucket (its metadata), 0 while unknown.
+    uintptr_t metadata;
+    /// The mean sampling interval the samples were taken at (each weighs
+    /// 1 / (1 - exp(-size / interval)) allocations of the whole program).
+    uint64_t interval;
+    /// Samples taken and freed.
+    uint64_t allocations, frees;
+} rg_sample_bucket_t;
+
+/// Copies the buckets and the frame words into the buffers when both are large enough, reading
+/// the types of objects sampled since the last read first. Returns false (and the counts
+/// needed) when a buffer is too small. Allocates nothing.
+bool rg_sampling_read(rg_sample_bucket_t *_Nullable buckets, size_t bucket_capacity,
+                      size_t *_Nonnull bucket_count, uintptr_t *_Nullable words,
+                      size_t word_capacity, size_t *_Nonnull word_count);
+/// Live samples now, and the bytes the sample tables use.
+size_t rg_sampling_live_count(void);
+size_t rg_sampling_table_bytes(void);
 
 /// Live entries, and the bytes the table itself uses.
 size_t rg_census_count(void);
@@ -102,9 +168,8 @@ rg_census_load_word(const void *_Nonnull address) {
 /// Copies `size` bytes of another thread's memory, uninstrumented (see rg_census_load_word).
 void rg_census_copy(void *_Nonnull destination, const void *_Nonnull source, size_t size);
 
-/// Whether `size` bytes (at most 256) at `address` can be read, checked without touching them
-/// (process_vm_readv on this process).
-bool rg_census_is_readable(const void *_Nonnull address, size_t size);
+/// The name the thread `thread` (a pthread_t) gave itself (pthread_getname_np); 0 on success.
+int rg_census_thread_name(uintptr_t thread, char *_Nonnull buffer, size_t length);
 
 /// The usable size of a block malloc returned (glibc's malloc_usable_size), 0 if unknown.
 size_t rg_census_block_size(const void *_Nonnull block);
@@ -122,8 +187,5 @@ void rg_census_writable_segments(void (*_Nonnull visitor)(void *_Nullable contex
                                                           uintptr_t start, uintptr_t end,
                                                           const char *_Nullable image),
                                  void *_Nullable context);
-
-/// The symbol whose storage contains `address` (dladdr1 with its size), or NULL.
-const char *_Nullable rg_census_symbol_at(uintptr_t address, uintptr_t *_Nonnull symbol_start);
 
 #endif

@@ -1,42 +1,6 @@
+import Locking
 import RetainGraph
-
-/// Where a value being read sits: which node holds it, under which name, and at what depth.
-struct Site {
-    /// The node that holds the value (an object, a closure context or a box).
-    let holder: ObjectID
-    /// The holder's distance from the roots, in references.
-    let depth: Int
-    /// The property path (`timer`, `items[2]`, `state.running`) or capture name.
-    let path: String
-    /// Whether the value is captured by a closure rather than stored in a property.
-    let isCapture: Bool
-
-    func appending(_ component: String) -> Site {
-        let joined: String
-        if path.isEmpty {
-            joined = component
-        } else if component.hasPrefix("[") {
-            joined = path + component
-        } else {
-            joined = path + "." + component
-        }
-        return Site(holder: holder, depth: depth, path: joined, isCapture: isCapture)
-    }
-
-    var role: ReferenceRole {
-        isCapture ? .capture(name: path) : .storedProperty(name: path)
-    }
-}
-
-/// What kind of heap object the walk retains, which decides how it is expanded.
-enum ReachedShape {
-    /// A class instance: its stored properties are read.
-    case instance
-    /// A closure context: its captures are read.
-    case closureContext
-    /// The box of a captured `var`: its single value is read.
-    case box
-}
+import RuntimeLayouts
 
 /// Fresh node identities for objects the live graph does not know, in a range live graphs
 /// never reach (they count up from 1); shared with every discoverer (`ObjectID.nextDiscovered`).
@@ -50,14 +14,18 @@ enum DiscoveredIDs {
 /// The mutable state of one walk. It retains every object it reaches and releases all of them
 /// when it is discarded at the end of ``ReferenceWalker/walk(from:)``.
 ///
+/// The walk executes the layouts the project's one layout compiler makes (RuntimeLayouts'
+/// `LayoutRegistry`, shared with the heap census's scan), so it reads what the census reads:
+/// the same slots, ownerships and roles.
+///
 /// Safety argument: every object whose memory is read is retained by ``retained`` first. A root
-/// is retained by the caller and then here. A value found in a strong field or capture is
-/// retained (with `takeUnretainedValue`) while its holder is retained and before anything else
-/// runs on this thread, so another thread releasing its last reference cannot free it: the
-/// holder's reference keeps it alive until ours exists. Weak targets are loaded with the
-/// runtime's atomic `swift_weakLoadStrong` (+1), unowned targets with `swift_tryRetain`, which
-/// fails for objects being deinitialised. `unowned(unsafe)` words are never dereferenced; they
-/// are only compared with the addresses of objects the walk holds.
+/// is retained by the caller and then here. A word read from a strong slot is retained (with
+/// `takeUnretainedValue`) while its holder is retained and before anything else runs on this
+/// thread, so another thread releasing its last reference cannot free it: the holder's
+/// reference keeps it alive until ours exists. Weak targets are loaded with the runtime's
+/// atomic `swift_weakLoadStrong` (+1), unowned targets with `swift_tryRetain`, which fails for
+/// objects being deinitialised. `unowned(unsafe)` and conservatively read words are never
+/// dereferenced; they are only compared with the addresses of objects the walk holds.
 /// What this cannot make safe: another thread mutating the fields of an object while it is
 /// being read (a data race in the program being inspected).
 final class WalkSession {
@@ -68,28 +36,31 @@ final class WalkSession {
     let limits: WalkLimits
     let clock = ContinuousClock()
     let deadline: ContinuousClock.Instant
+    let registry = LayoutRegistry.shared
 
     /// Everything the walk holds strongly, released with the session.
     var retained: [AnyObject] = []
     var ids: [ObjectIdentifier: ObjectID] = [:]
     var expanded: Set<ObjectIdentifier> = []
-    var queue: [(object: AnyObject, id: ObjectID, depth: Int, shape: ReachedShape)] = []
+    var queue: [(object: AnyObject, id: ObjectID, depth: Int)] = []
     var nodes: [Node] = []
     var references: [Reference] = []
     private var referenceKeys: Set<ReferenceKey> = []
     var diagnostics: [WalkDiagnostic] = []
     private var diagnosticKeys: Set<WalkDiagnostic> = []
-    /// `unowned(unsafe)` references, resolved against the retained objects at the end.
-    var unmanagedReferences: [(site: Site, address: UInt)] = []
-    var instanceLayouts: [TypeMetadata: InstanceLayout] = [:]
-    var contextLayouts: [TypeMetadata: ContextLayout] = [:]
-    /// Whether a struct descriptor belongs to a module whose structs are leaves.
-    var leafStructs: [TypeDescriptor: Bool] = [:]
+    /// Words never dereferenced (`unowned(unsafe)` ones, and words read conservatively),
+    /// matched against the objects the walk holds at the end.
+    var unresolved: [(holder: ObjectID, ownership: Ownership, role: ReferenceRole, word: UInt)] =
+        []
+    /// Compiled layouts by metadata, for this walk.
+    var layouts: [UInt: CompiledLayout] = [:]
     var expandedCount = 0
     var isTruncated = false
+    /// The nodes that are a lock's storage (see `LockStorageIdentity`).
+    var lockStorages: Set<ObjectID> = []
 
     private struct ReferenceKey: Hashable {
-        let from: ObjectID, to: ObjectID, kind: ReferenceKind, role: ReferenceRole
+        let from: ObjectID, to: ObjectID, ownership: Ownership, role: ReferenceRole
     }
 
     init(graph: LiveGraph?, limits: WalkLimits, identify: ((AnyObject) -> ObjectID)? = nil) {
@@ -102,40 +73,27 @@ final class WalkSession {
     // MARK: Bookkeeping
 
     /// The node of a retained heap object, made (and the object retained) on first sight.
-    func node(for object: AnyObject, shape: ReachedShape) -> ObjectID {
+    func node(for object: AnyObject, layout: CompiledLayout?, isBox: Bool = false) -> ObjectID {
         let key = ObjectIdentifier(object)
         if let id = ids[key] { return id }
         retained.append(object)
         let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
-        let id: ObjectID
-        let node: Node
-        switch shape {
-        case .instance:
-            let typeName = _typeName(type(of: object), qualified: true)
-            id = identify?(object) ?? graph?.id(of: object) ?? DiscoveredIDs.next()
-            let kind: NodeKind = typeName == "Foundation.Timer" ? .timer : .object
-            node = Node(id: id, typeName: typeName, kind: kind, address: address)
-        case .closureContext:
-            id = identify?(object) ?? DiscoveredIDs.next()
-            node = Node(id: id, typeName: "closure", kind: .closure, address: address)
-        case .box:
-            id = identify?(object) ?? DiscoveredIDs.next()
-            node = Node(id: id, typeName: "captured var", kind: .object, address: address)
+        var typeName = layout?.typeName ?? _typeName(type(of: object), qualified: true)
+        if isBox, let layout { typeName = layout.boxName }
+        let id = identify?(object) ?? graph?.id(of: object) ?? DiscoveredIDs.next()
+        let kind: NodeKind
+        switch layout?.shape {
+        case .closureContext? where !isBox: kind = .closure
+        default: kind = KnownType(typeName: typeName)?.isTimer == true ? .timer : .object
         }
         ids[key] = id
-        nodes.append(node)
-        return id
-    }
-
-    /// A node for a closure whose context is the captured object itself (no heap context).
-    func syntheticClosureNode() -> ObjectID {
-        let id = DiscoveredIDs.next()
-        nodes.append(Node(id: id, typeName: "closure", kind: .closure))
+        if LockStorageIdentity.isLockStorage(object) { lockStorages.insert(id) }
+        nodes.append(Node(id: id, typeName: typeName, kind: kind, address: address))
         return id
     }
 
     /// Queues a retained object for expansion, unless it was queued already or a limit says no.
-    func enqueue(_ object: AnyObject, id: ObjectID, depth: Int, shape: ReachedShape) {
+    func enqueue(_ object: AnyObject, id: ObjectID, depth: Int) {
         let key = ObjectIdentifier(object)
         guard !expanded.contains(key) else { return }
         guard depth <= limits.maxDepth else {
@@ -144,16 +102,15 @@ final class WalkSession {
             return
         }
         expanded.insert(key)
-        queue.append((object, id, depth, shape))
+        queue.append((object, id, depth))
     }
 
     /// Records a discovered reference once.
-    func addReference(from: ObjectID, to: ObjectID, kind: ReferenceKind, role: ReferenceRole) {
-        guard
-            referenceKeys.insert(ReferenceKey(from: from, to: to, kind: kind, role: role)).inserted
-        else { return }
+    func addReference(from: ObjectID, to: ObjectID, ownership: Ownership, role: ReferenceRole) {
+        let key = ReferenceKey(from: from, to: to, ownership: ownership, role: role)
+        guard referenceKeys.insert(key).inserted else { return }
         references.append(
-            Reference(from: from, to: to, kind: kind, role: role, isDiscovered: true))
+            Reference(from: from, to: to, ownership: ownership, role: role, origin: .reflection))
     }
 
     /// Records a diagnostic once per kind, type and detail.
@@ -183,13 +140,14 @@ final class WalkSession {
     func run(from roots: [AnyObject]) -> [ObjectID] {
         var rootIDs: [ObjectID] = []
         for root in roots {
-            guard isSwiftInstance(root) else {
+            let pointer = UnsafeRawPointer(Unmanaged.passUnretained(root).toOpaque())
+            guard ObjectMemory.kind(ofObjectAt: pointer) == .instance else {
                 report(.unrecognisedMetadata, typeName: "", "a root is not a Swift class instance")
                 continue
             }
-            let id = node(for: root, shape: .instance)
+            let id = node(for: root, layout: layout(of: root))
             rootIDs.append(id)
-            enqueue(root, id: id, depth: 0, shape: .instance)
+            enqueue(root, id: id, depth: 0)
         }
         var head = 0
         while head < queue.count {
@@ -197,21 +155,41 @@ final class WalkSession {
             let item = queue[head]
             head += 1
             expandedCount += 1
-            switch item.shape {
-            case .instance: expandInstance(item.object, id: item.id, depth: item.depth)
-            case .closureContext, .box:
-                expandContext(item.object, id: item.id, depth: item.depth, shape: item.shape)
-            }
+            expand(item.object, id: item.id, depth: item.depth)
         }
         queue.removeAll()
-        resolveUnmanagedReferences()
+        resolveUnreadWords()
         return rootIDs
     }
 
-    /// Whether `object` is an instance of a Swift class the walker can read.
-    func isSwiftInstance(_ object: AnyObject) -> Bool {
-        let address = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-        guard let metadata = RuntimeABI.pointer(at: address) else { return false }
-        return TypeMetadata(address: metadata).kind == .class
+    /// The compiled layout of a retained object, from the shared registry (cached per walk);
+    /// a closure context whose captures depend on its generic bindings is decoded from the
+    /// object itself.
+    func layout(of object: AnyObject) -> CompiledLayout? {
+        let pointer = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        let metadata = ObjectMemory.word(at: pointer)
+        var compiled: CompiledLayout
+        if let cached = layouts[metadata] {
+            compiled = cached
+        } else {
+            guard let fresh = registry.layout(ofMetadata: metadata) else { return nil }
+            layouts[metadata] = fresh
+            compiled = fresh
+        }
+        if compiled.dependsOnInstance,
+            let instance = registry.instanceLayout(ofContext: pointer, metadata: metadata)
+        {
+            compiled = instance
+        }
+        if let problem = compiled.problem {
+            let kind: WalkDiagnostic.Kind
+            switch compiled.problemKind {
+            case .missingMetadata: kind = .missingMetadata
+            case .undecodableClosure: kind = .undecodableClosure
+            case .unrecognisedMetadata: kind = .unrecognisedMetadata
+            }
+            report(kind, typeName: compiled.typeName, problem)
+        }
+        return compiled
     }
 }

@@ -23,7 +23,7 @@ final class SimulatedRoot {
     func schedule(_ timer: SimulatedTimer, firingIn delay: Double = 1, now: Date = Date()) {
         held.append(timer)
         timer.root = self
-        graph.addReference(from: rootID, to: timer.id, kind: .strong, role: role)
+        graph.addReference(from: rootID, to: timer.id, ownership: .strong, role: role)
         timer.info.isScheduled = true
         timer.info.nextFireDate = now.timeIntervalSince1970 + delay
         timer.publish()
@@ -65,7 +65,8 @@ final class SimulatedTimer {
     func target(_ object: AnyObject, strongly: Bool) {
         if strongly { strongTarget = object } else { weakTarget = object }
         graph.addReference(
-            from: id, to: graph.register(object), kind: strongly ? .strong : .weak, role: .target)
+            from: id, to: graph.register(object), ownership: strongly ? .strong : .weak,
+            role: .target)
     }
 
     /// Installs an action closure that captures `owner` strongly or weakly.
@@ -76,9 +77,9 @@ final class SimulatedTimer {
             action = { [weak owner] in _ = owner }
         }
         let closure = graph.registerAnchored(kind: .closure, typeName: "closure", anchor: id)
-        graph.addReference(from: id, to: closure, kind: .strong, role: .actionClosure)
+        graph.addReference(from: id, to: closure, ownership: .strong, role: .actionClosure)
         graph.addReference(
-            from: closure, to: graph.register(owner), kind: strongly ? .strong : .weak,
+            from: closure, to: graph.register(owner), ownership: strongly ? .strong : .weak,
             role: .capture(name: "self"))
     }
 
@@ -115,7 +116,7 @@ final class Owner {
         if strongly { self.timer = timer } else { weakTimer = timer }
         graph.addReference(
             from: graph.register(self, label: "owner"), to: timer.id,
-            kind: strongly ? .strong : .weak, role: .storedProperty(name: "timer"))
+            ownership: strongly ? .strong : .weak, role: .storedProperty(name: "timer"))
     }
 
     deinit { onDeinit?() }

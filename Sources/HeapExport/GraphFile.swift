@@ -1,0 +1,215 @@
+import Foundation
+import ObjectGraph
+
+/// RetainGraph's own file of a heap graph: a ``/ObjectGraph/CompactGraph`` written whole (every
+/// node with its kind, type, label, address and size; every reference with its ownership, role
+/// and origin; every root with its kind), read back exactly, so that a heap taken in one
+/// process (a test run, a server, an attached process) can be looked at later in another: its
+/// largest retainers (`retain-graph heap retainers FILE`), or converted to a `.heapsnapshot`
+/// for Chrome DevTools (`retain-graph heap convert FILE OUT.heapsnapshot`).
+///
+/// ```swift
+/// try GraphFile.write(HeapCensus.snapshot().graph, toFile: "/tmp/heap.rggraph.json")
+/// let graph = try GraphFile.read(fromFile: "/tmp/heap.rggraph.json")
+/// print(graph.dominatorTree().largestRetainers(in: graph, limit: 5))
+/// ```
+///
+/// The file is JSON in columns (as V8's own format is), about 60 bytes per object with its
+/// references: `{"format": "retaingraph.graph", "version": 1, "strings": […], "roles": […],
+/// "nodes": {"kind", "type", "label", "address", "size"}, "edges": {"from", "to", "ownership",
+/// "role", "origin", "lowPriority"}, "roots": [{"node", "kind", "name", "holder"}]}`.
+public enum GraphFile {
+    /// The `format` field's value.
+    public static let format = "retaingraph.graph"
+    /// The version this library writes and reads.
+    public static let version = 1
+
+    /// Writes `graph` to `path`.
+    ///
+    /// - Parameters:
+    ///   - graph: The graph.
+    ///   - path: Where to write; the file is created or replaced.
+    /// - Returns: The file's size in bytes.
+    /// - Throws: ``HeapExportError`` when the file cannot be written.
+    /// - Complexity: O(*n* + *e*), streamed to disk.
+    @discardableResult
+    public static func write(_ graph: CompactGraph, toFile path: String) throws(HeapExportError)
+        -> Int
+    {
+        var output = try JSONOutput(file: path)
+        serialize(graph, into: &output)
+        return try output.finish()
+    }
+
+    /// Reads a graph written by ``write(_:toFile:)``.
+    ///
+    /// - Parameter path: The file.
+    /// - Returns: The graph, its nodes numbered as they were written.
+    /// - Throws: ``GraphFileError`` when the file cannot be read, is not a graph file, or names
+    ///   a node, string or role that does not exist.
+    public static func read(fromFile path: String) throws(GraphFileError) -> CompactGraph {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw GraphFileError(
+                path: path, reason: "cannot read it (\(error.localizedDescription))")
+        }
+        let file: FileColumns
+        do {
+            file = try JSONDecoder().decode(FileColumns.self, from: data)
+        } catch {
+            throw GraphFileError(path: path, reason: "not a graph file (\(error))")
+        }
+        guard file.format == format else {
+            throw GraphFileError(
+                path: path, reason: "its format is \"\(file.format)\", not \"\(format)\"")
+        }
+        guard file.version == version else {
+            throw GraphFileError(
+                path: path, reason: "version \(file.version); this library reads version \(version)"
+            )
+        }
+        do {
+            return try file.graph()
+        } catch let problem as FileColumns.Problem {
+            throw GraphFileError(path: path, reason: problem.description)
+        } catch {
+            throw GraphFileError(path: path, reason: "\(error)")
+        }
+    }
+
+    static func serialize(_ graph: CompactGraph, into output: inout JSONOutput) {
+        // Strings (type names and labels) and roles, numbered as first met.
+        var strings: [String] = [""]
+        var stringNumbers: [String: UInt64] = ["": 0]
+        func number(_ string: String) -> UInt64 {
+            if let known = stringNumbers[string] { return known }
+            let number = UInt64(strings.count)
+            strings.append(string)
+            stringNumbers[string] = number
+            return number
+        }
+        var roles: [ReferenceRole] = []
+        var roleNumbers: [UInt32: UInt64] = [:]
+        let nodes = UInt32(graph.nodeCount)
+        output.append("{\"format\":")
+        output.append(string: format)
+        output.append(",\"version\":")
+        output.append(UInt64(version))
+        output.append(",\n\"nodes\":{\"kind\":[")
+        for node in 0..<nodes {
+            if node > 0 { output.append(byte: 0x2C) }
+            output.append(UInt64(graph.kind(of: node).rawValue))
+            output.flushIfFull()
+        }
+        output.append("],\n\"type\":[")
+        for node in 0..<nodes {
+            if node > 0 { output.append(byte: 0x2C) }
+            output.append(number(graph.typeName(of: node)))
+            output.flushIfFull()
+        }
+        output.append("],\n\"label\":[")
+        for node in 0..<nodes {
+            if node > 0 { output.append(byte: 0x2C) }
+            output.append(graph.label(of: node).map(number) ?? 0)
+            output.flushIfFull()
+        }
+        output.append("],\n\"address\":[")
+        for node in 0..<nodes {
+            if node > 0 { output.append(byte: 0x2C) }
+            output.append(UInt64(graph.address(of: node) ?? 0))
+            output.flushIfFull()
+        }
+        output.append("],\n\"size\":[")
+        for node in 0..<nodes {
+            if node > 0 { output.append(byte: 0x2C) }
+            output.append(UInt64(graph.size(of: node)))
+            output.flushIfFull()
+        }
+        output.append("]},\n\"edges\":{")
+        let columns: [(String, (CompactGraph.NodeID, CompactGraph.EdgeID) -> UInt64)] = [
+            ("from", { node, _ in UInt64(node) }),
+            ("to", { UInt64(graph.target(of: $1)) }),
+            ("ownership", { UInt64(graph.ownership(ofEdge: $1).byte) }),
+            ("origin", { UInt64(graph.origin(ofEdge: $1).rawValue) }),
+            ("lowPriority", { graph.isLowPriority($1) ? 1 : 0 }),
+            (
+                "role",
+                { _, edge in
+                    let role = graph.roleNumber(ofEdge: edge)
+                    if let known = roleNumbers[role] { return known }
+                    let number = UInt64(roles.count)
+                    roles.append(graph.role(ofEdge: edge))
+                    roleNumbers[role] = number
+                    return number
+                }
+            ),
+        ]
+        for (index, (name, value)) in columns.enumerated() {
+            if index > 0 { output.append(",\n") }
+            output.append(string: name)
+            output.append(":[")
+            var first = true
+            for node in 0..<nodes {
+                for edge in graph.outEdges(of: node) {
+                    if !first { output.append(byte: 0x2C) }
+                    first = false
+                    output.append(value(node, CompactGraph.EdgeID(edge)))
+                    output.flushIfFull()
+                }
+            }
+            output.append(byte: 0x5D)
+        }
+        output.append("},\n\"roots\":[")
+        for (index, root) in graph.roots.enumerated() {
+            if index > 0 { output.append(",\n") }
+            let (kind, name, holder) = RootColumns.encode(root.kind)
+            output.append("{\"node\":")
+            output.append(UInt64(root.node))
+            output.append(",\"kind\":")
+            output.append(string: kind)
+            output.append(",\"name\":")
+            output.append(string: name)
+            if let holder {
+                output.append(",\"holder\":")
+                output.append(string: holder)
+            }
+            output.append(byte: 0x7D)
+        }
+        output.append("],\n\"roles\":[")
+        for (index, role) in roles.enumerated() {
+            if index > 0 { output.append(",\n") }
+            output.append(byte: 0x5B)
+            output.append(string: role.name)
+            output.append(byte: 0x2C)
+            if let detail = role.detail {
+                output.append(string: detail)
+            } else {
+                output.append("null")
+            }
+            output.append(byte: 0x2C)
+            if let path = role.path { output.append(string: path) } else { output.append("null") }
+            output.append(byte: 0x5D)
+            output.flushIfFull()
+        }
+        output.append("],\n\"strings\":[")
+        for (index, string) in strings.enumerated() {
+            if index > 0 { output.append(",\n") }
+            output.append(string: string)
+            output.flushIfFull()
+        }
+        output.append("]}\n")
+    }
+}
+
+/// Why a graph file could not be read.
+public struct GraphFileError: Error, CustomStringConvertible, Sendable {
+    /// The file.
+    public let path: String
+    /// What is wrong with it.
+    public let reason: String
+
+    /// A one-line description, such as `cannot read heap.json: not a graph file (…)`.
+    public var description: String { "cannot read \(path): \(reason)" }
+}

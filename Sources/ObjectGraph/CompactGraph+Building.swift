@@ -1,0 +1,169 @@
+extension CompactGraph.Builder {
+    /// Sorts the nodes and edges into a graph.
+    ///
+    /// With `numberingForLocality`, nodes are renumbered in breadth-first order from the roots
+    /// (then from each node no root reaches, in the order they were added), over edges of every
+    /// kind: nodes that a traversal visits one after the other end up next to each other in
+    /// memory, which is what makes the analysis of a million-node graph fast. Edges are placed
+    /// by counting sort, strong edges first in each node's group; the in-edge index is built
+    /// from the out-edges, in holder order, the first time a question needs it. Edges naming a node that does not exist are
+    /// dropped; a node made a root twice keeps its first name.
+    ///
+    /// - Parameter numberingForLocality: Whether to renumber nodes in traversal order; without
+    ///   it, nodes keep the order they were added in.
+    /// - Returns: The graph. Map a provisional number to the graph's with
+    ///   ``CompactGraph/node(added:)``.
+    /// - Complexity: O(*n* + *e*) time; at most about 20 bytes per edge of extra memory while
+    ///   building.
+    public consuming func build(numberingForLocality: Bool = true) -> CompactGraph {
+        let number = numberingForLocality ? localityNumbering() : nil
+        return build(numbering: number)
+    }
+
+    /// Sorts the nodes and edges into a graph, node `k` (as added) getting number
+    /// `numbering[k]`, or keeping its number when `numbering` is `nil`.
+    ///
+    /// - Precondition: `numbering` is a permutation of `0..<nodeCount`.
+    /// - Complexity: O(*n* + *e*).
+    package consuming func build(numbering: [CompactGraph.NodeID]?) -> CompactGraph {
+        let nodeCount = kinds.count
+        let isIdentity = numbering == nil
+        let number = numbering ?? (0..<UInt32(nodeCount)).map { $0 }
+
+        // Nodes, permuted into their new numbers (moved as they are when the numbering is the
+        // identity).
+        let newKinds = isIdentity ? kinds : Self.permuted(kinds, by: number, filler: .object)
+        kinds = []
+        let newTypeNames = isIdentity ? typeNames : Self.permuted(typeNames, by: number, filler: 0)
+        typeNames = []
+        let newLabels = isIdentity ? labels : Self.permuted(labels, by: number, filler: 0)
+        labels = []
+        let newAddresses =
+            isIdentity ? addresses : Self.permuted(addresses, by: number, filler: 0)
+        addresses = []
+        let newKeys = isIdentity ? keys : Self.permuted(keys, by: number, filler: 0)
+        keys = []
+        if !sizes.isEmpty, sizes.count < nodeCount {
+            sizes.append(contentsOf: repeatElement(0, count: nodeCount - sizes.count))
+        }
+        let newSizes =
+            isIdentity || sizes.isEmpty ? sizes : Self.permuted(sizes, by: number, filler: 0)
+        sizes = []
+
+        // Roots: renumbered, first kind wins, ascending.
+        var rootKind: [CompactGraph.NodeID: RootKind] = [:]
+        for (node, kind) in zip(rootNodes, rootKinds) where Int(node) < nodeCount {
+            if rootKind[number[Int(node)]] == nil { rootKind[number[Int(node)]] = kind }
+        }
+        let sortedRoots = rootKind.keys.sorted()
+
+        // Out-edges: count per holder (and strong ones apart), then place.
+        var outStart = [UInt32](repeating: 0, count: nodeCount + 1)
+        var strongOutEnd = [UInt32](repeating: 0, count: nodeCount)
+        let kept = number.withUnsafeBufferPointer { number in
+            sources.withUnsafeBufferPointer { sources in
+                targets.withUnsafeBufferPointer { targets in
+                    edgeFlags.withUnsafeBufferPointer { flags in
+                        outStart.withUnsafeMutableBufferPointer { start in
+                            strongOutEnd.withUnsafeMutableBufferPointer { strongEnd in
+                                EdgePlacement.countRows(
+                                    sources: sources, targets: targets, flags: flags,
+                                    number: number, start: start, strongEnd: strongEnd)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        var outTargets = [CompactGraph.NodeID](repeating: 0, count: kept)
+        var outFlags = [UInt8](repeating: 0, count: kept)
+        var outRoles = [UInt32](repeating: 0, count: kept)
+        var outTags = [UInt32](repeating: 0, count: edgeTags.isEmpty ? 0 : kept)
+        let placement = EdgePlacement(
+            number: number, start: outStart, strongEnd: strongOutEnd)
+        placement.placeOutEdges(
+            sources: sources, targets: targets, flags: edgeFlags, roles: edgeRoles,
+            tags: edgeTags, outTargets: &outTargets, outFlags: &outFlags,
+            outRoles: &outRoles, outTags: &outTags)
+        sources = []
+        targets = []
+        edgeFlags = []
+        edgeRoles = []
+        edgeTags = []
+
+        return CompactGraph(
+            kinds: newKinds, typeNames: newTypeNames, labels: newLabels, addresses: newAddresses,
+            keys: newKeys, sizes: newSizes, numberOfAdded: isIdentity ? [] : number,
+            rootNodes: sortedRoots, rootKinds: sortedRoots.map { rootKind[$0] ?? .process },
+            outStart: outStart, strongOutEnd: strongOutEnd, targets: outTargets,
+            edgeFlags: outFlags, edgeRoles: outRoles, edgeTags: outTags, strings: strings,
+            roles: roles)
+    }
+
+    /// `values` moved to the positions `number` gives.
+    private static func permuted<Value>(
+        _ values: [Value], by number: [CompactGraph.NodeID], filler: Value
+    ) -> [Value] {
+        var result = [Value](repeating: filler, count: values.count)
+        for position in values.indices { result[Int(number[position])] = values[position] }
+        return result
+    }
+
+    /// For each node, its number in breadth-first order from the roots over edges of every
+    /// kind, then from each unreached node in the order added.
+    ///
+    /// - Complexity: O(*n* + *e*) time; 4 bytes per edge and 12 per node of scratch memory.
+    private func localityNumbering() -> [CompactGraph.NodeID] {
+        let nodeCount = kinds.count
+        var start = [UInt32](repeating: 0, count: nodeCount + 1)
+        for edge in sources.indices
+        where Int(sources[edge]) < nodeCount && Int(targets[edge]) < nodeCount {
+            start[Int(sources[edge]) + 1] &+= 1
+        }
+        for node in 0..<nodeCount { start[node + 1] &+= start[node] }
+        var cursor = start
+        var adjacent = [UInt32](repeating: 0, count: Int(start[nodeCount]))
+        for edge in sources.indices
+        where Int(sources[edge]) < nodeCount && Int(targets[edge]) < nodeCount {
+            let from = Int(sources[edge])
+            adjacent[Int(cursor[from])] = targets[edge]
+            cursor[from] &+= 1
+        }
+        cursor = []
+
+        let unnumbered = CompactGraph.NodeID.max
+        var number = [CompactGraph.NodeID](repeating: unnumbered, count: nodeCount)
+        var queue = [CompactGraph.NodeID](repeating: 0, count: nodeCount)
+        var tail = 0
+        var head = 0
+        // All roots first (one breadth-first search from all of them), then each node no
+        // earlier search reached, in the order added.
+        for root in rootNodes where Int(root) < nodeCount && number[Int(root)] == unnumbered {
+            number[Int(root)] = CompactGraph.NodeID(tail)
+            queue[tail] = root
+            tail += 1
+        }
+        var nextUnreached = 0
+        while true {
+            if head == tail {
+                while nextUnreached < nodeCount, number[nextUnreached] != unnumbered {
+                    nextUnreached += 1
+                }
+                guard nextUnreached < nodeCount else { return number }
+                number[nextUnreached] = CompactGraph.NodeID(tail)
+                queue[tail] = CompactGraph.NodeID(nextUnreached)
+                tail += 1
+            }
+            let node = Int(queue[head])
+            head += 1
+            for slot in Int(start[node])..<Int(start[node + 1]) {
+                let next = Int(adjacent[slot])
+                if number[next] == unnumbered {
+                    number[next] = CompactGraph.NodeID(tail)
+                    queue[tail] = CompactGraph.NodeID(next)
+                    tail += 1
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+extension CompactGraph {
+    /// Who keeps what alive: every node's immediate dominator over strong edges from the roots,
+    /// and how many nodes and bytes each node retains.
+    ///
+    /// A node *d* dominates *v* when every strong path from any root to *v* passes through *d*:
+    /// were *d* freed, *v* would be too. The tree is computed below a virtual root that holds
+    /// every root, so a node held by two roots is dominated by neither. A node's retained set is
+    /// itself and every node it dominates; its retained size is the sum of their sizes — what
+    /// Chrome DevTools' Memory panel calls "Retained Size".
+    ///
+    /// ```swift
+    /// let tree = graph.dominatorTree()      // sizes are the graph's (Builder.addNode(size:))
+    /// print(tree.retainedSize(of: session), tree.retainedCount(of: session))
+    /// for group in tree.largestRetainers(in: graph, limit: 5) {
+    ///     print(group.typeName, group.retainedBytes)
+    /// }
+    /// ```
+    ///
+    /// Memory: 12 bytes per node (the immediate dominator, the retained count and the retained
+    /// size as 32-bit numbers), plus 16 bytes for each node that retains 4 GiB or more (its
+    /// exact size, kept apart).
+    public struct DominatorTree: Sendable {
+        /// Per node: its immediate dominator, or a mark (`DominatorMarks`).
+        let idom: [NodeID]
+        /// Per node: the nodes it dominates, itself included (0 when unreachable).
+        let counts: [UInt32]
+        /// Per node: its retained size, or `UInt32.max` when the size is in `largeSizes`.
+        let sizes: [UInt32]
+        /// Retained sizes of 4 GiB or more, by ascending node.
+        let largeSizes: [(node: NodeID, bytes: UInt64)]
+
+        /// The number of nodes some root reaches through strong edges.
+        public let reachableCount: Int
+        /// The bytes of every reachable node: the virtual root's retained size.
+        public let reachableBytes: UInt64
+
+        /// Whether some root reaches `node` through strong edges (roots reach themselves).
+        ///
+        /// - Complexity: O(1).
+        public func isReachable(_ node: NodeID) -> Bool {
+            Int(node) < idom.count && idom[Int(node)] != DominatorMarks.unreachable
+        }
+
+        /// The node's immediate dominator: the last node every strong path from the roots to
+        /// `node` passes through.
+        ///
+        /// - Parameter node: A node of the graph the tree was computed for.
+        /// - Returns: `nil` when `node` is a root, is held by several roots through disjoint
+        ///   paths (only the virtual root above all roots dominates it), is unreachable, or is
+        ///   not a node of the graph.
+        /// - Complexity: O(1).
+        public func immediateDominator(of node: NodeID) -> NodeID? {
+            guard Int(node) < idom.count else { return nil }
+            let up = idom[Int(node)]
+            return up >= DominatorMarks.virtualRoot ? nil : up
+        }
+
+        /// The number of nodes that `node` retains: itself and every node it dominates.
+        ///
+        /// - Returns: 0 when `node` is unreachable or not a node of the graph.
+        /// - Complexity: O(1).
+        public func retainedCount(of node: NodeID) -> Int {
+            Int(node) < counts.count ? Int(counts[Int(node)]) : 0
+        }
+
+        /// The bytes `node` retains: the sizes of itself and of every node it dominates.
+        ///
+        /// - Returns: 0 when `node` is unreachable or not a node of the graph.
+        /// - Complexity: O(1), or O(log *k*) for one of the *k* nodes retaining 4 GiB or more.
+        public func retainedSize(of node: NodeID) -> UInt64 {
+            guard Int(node) < sizes.count else { return 0 }
+            let size = sizes[Int(node)]
+            guard size == UInt32.max else { return UInt64(size) }
+            var low = 0
+            var high = largeSizes.count
+            while low < high {
+                let middle = (low + high) / 2
+                if largeSizes[middle].node < node { low = middle + 1 } else { high = middle }
+            }
+            return low < largeSizes.count ? largeSizes[low].bytes : UInt64(size)
+        }
+
+        /// Bytes held by the tree's arrays: 12 per node, plus 16 per node that retains 4 GiB
+        /// or more.
+        public var bytes: Int {
+            idom.count * 4 + counts.count * 4 + sizes.count * 4 + largeSizes.count * 16
+        }
+    }
+
+    /// Computes the dominator tree over strong edges from the roots, with retained counts and
+    /// sizes.
+    ///
+    /// Sizes are the nodes' own (``size(of:)``, given to the builder); a graph built without
+    /// sizes still gets exact retained counts, and retained sizes of 0. Edges that retain their
+    /// target (``Ownership/retainsTarget``: strong and conservative ones) are the tree's edges.
+    ///
+    /// ```swift
+    /// let tree = HeapCensus.snapshot().graph.dominatorTree()
+    /// ```
+    ///
+    /// - Returns: The tree.
+    /// - Complexity: O((*n* + *e*) α(*n*)) time for *n* nodes and *e* strong edges (Semi-NCA,
+    ///   iterative); 12 bytes per node kept, about 40 bytes per node and 4 per strong edge of
+    ///   scratch memory while it runs.
+    public func dominatorTree() -> DominatorTree {
+        let nodeCount = kinds.count
+        var counts: [UInt32] = []
+        var wide: [UInt64] = []
+        var totals = (count: 0, bytes: UInt64(0))
+        let idom = [NodeID](unsafeUninitializedCapacity: nodeCount) { idom, initialized in
+            counts = [UInt32](unsafeUninitializedCapacity: nodeCount) { counts, countsDone in
+                wide = [UInt64](unsafeUninitializedCapacity: nodeCount) { wide, wideDone in
+                    rootNodes.withUnsafeBufferPointer { roots in
+                        sizes.withUnsafeBufferPointer { sizes in
+                            totals = withOutEdges {
+                                $0.semiNCADominators(
+                                    roots: roots, sizes: sizes, idom: idom, retainedCount: counts,
+                                    retainedSize: wide)
+                            }
+                        }
+                    }
+                    wideDone = nodeCount
+                }
+                countsDone = nodeCount
+            }
+            initialized = nodeCount
+        }
+        var large: [(node: NodeID, bytes: UInt64)] = []
+        let narrow = [UInt32](unsafeUninitializedCapacity: nodeCount) { narrow, initialized in
+            for node in 0..<nodeCount {
+                let bytes = wide[node]
+                if bytes >= UInt64(UInt32.max) {
+                    narrow[node] = UInt32.max
+                    large.append((NodeID(node), bytes))
+                } else {
+                    narrow[node] = UInt32(bytes)
+                }
+            }
+            initialized = nodeCount
+        }
+        return DominatorTree(
+            idom: idom, counts: counts, sizes: narrow, largeSizes: large,
+            reachableCount: totals.count, reachableBytes: totals.bytes)
+    }
+}

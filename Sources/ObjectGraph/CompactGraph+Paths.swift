@@ -1,0 +1,140 @@
+import Locking
+
+extension CompactGraph {
+    /// For every node a root reaches through retaining edges, the path a person should read:
+    /// the project's one path finder.
+    ///
+    /// Made by one breadth-first search from every root at once, with priorities as data (as
+    /// LeakCanary's shark prefers references that are not low priority): each root has a
+    /// ``PathPriority`` (``RootKind/pathPriority``: declared roots first, then holders a census
+    /// names, then references nothing names), each low-priority edge (a conservative word, or
+    /// an edge its discoverer marked so) makes a path ``PathPriority/lowPriorityReference``,
+    /// and a path is as weak as its weakest step. Every node is reached first by its strongest
+    /// paths: a path from a run loop the program declared is preferred to one from a global
+    /// the census found, which is preferred to one from unattributed references, even when it
+    /// is longer; among paths of the same priority, the one with the fewest references wins.
+    ///
+    /// ```swift
+    /// let paths = graph.paths()
+    /// if let path = paths.path(to: leaked) { print(path.map { graph.label(ofEdge: $0.edge) }) }
+    /// ```
+    public struct PathTree: Sendable {
+        /// For each node: the edge that reached it, ``unreached``, or ``rootMark``.
+        let parentEdge: [EdgeID]
+        /// For each node: the holder of ``parentEdge``.
+        let parentNode: [NodeID]
+        /// For each node: its path's priority (``PathPriority`` raw value).
+        let priority: [UInt8]
+        static let unreached = EdgeID.max
+        static let rootMark = EdgeID.max - 1
+
+        /// Whether some root reaches `node` through retaining edges (roots reach themselves).
+        ///
+        /// - Complexity: O(1).
+        public func isReachable(_ node: NodeID) -> Bool {
+            parentEdge[Int(node)] != Self.unreached
+        }
+
+        /// The priority of the path to `node`: no stronger path exists. Meaningless for a node
+        /// no root reaches.
+        ///
+        /// - Complexity: O(1).
+        public func priority(of node: NodeID) -> PathPriority {
+            PathPriority(rawValue: priority[Int(node)]) ?? .unattributed
+        }
+
+        /// The path from a root to `node`, root first.
+        ///
+        /// - Returns: `[]` when `node` is a root, `nil` when no root reaches it.
+        /// - Complexity: O(length of the path).
+        public func path(to node: NodeID) -> [Step]? {
+            var current = Int(node)
+            guard parentEdge[current] != Self.unreached else { return nil }
+            var steps: [Step] = []
+            while parentEdge[current] != Self.rootMark {
+                let holder = parentNode[current]
+                steps.append(Step(from: holder, edge: parentEdge[current], to: NodeID(current)))
+                current = Int(holder)
+            }
+            return steps.reversed()
+        }
+    }
+
+    /// The path tree (the name of earlier versions).
+    @available(*, deprecated, renamed: "PathTree")
+    public typealias RootPathTree = PathTree
+
+    /// The graph's path tree (see ``PathTree``), found on the first call and shared by every
+    /// copy of the graph afterwards.
+    ///
+    /// - Complexity: O(*n* + *e*) time and 9 bytes per node, once per graph; O(1) afterwards.
+    public func paths() -> PathTree {
+        pathIndex.tree { findPaths(excluding: []) }
+    }
+
+    /// A path tree that never passes through `excluded` (for example a collection of the
+    /// caller's that holds objects only to ask about them).
+    ///
+    /// - Complexity: O(*n* + *e*) time and 10 bytes per node, on every call.
+    public func paths(excluding excluded: some Sequence<NodeID>) -> PathTree {
+        findPaths(excluding: Array(excluded))
+    }
+
+    /// The graph's path tree (the name of earlier versions).
+    @available(*, deprecated, renamed: "paths()")
+    public func rootPaths() -> PathTree { paths() }
+
+    /// The path from a root to `node`, root first: "who holds it" (``PathTree/path(to:)`` of
+    /// ``paths()``).
+    ///
+    /// - Returns: `[]` when `node` is a root, `nil` when no root holds it through retaining
+    ///   edges (for example, when it is reachable only through weak ones).
+    /// - Complexity: O(length of the path), after the graph's one search.
+    public func pathFromRoot(to node: NodeID) -> [Step]? { paths().path(to: node) }
+
+    /// The path from a root to `node` (the name of earlier versions).
+    @available(*, deprecated, renamed: "pathFromRoot(to:)")
+    public func strongPathFromRoot(to node: NodeID) -> [Step]? { pathFromRoot(to: node) }
+
+    private func findPaths(excluding excluded: [NodeID]) -> PathTree {
+        let nodeCount = kinds.count
+        var parentNode: [NodeID] = []
+        var priority: [UInt8] = []
+        let roots = zip(rootNodes, rootKinds).map { ($0, $1.pathPriority.rawValue) }
+        let parentEdge = [EdgeID](unsafeUninitializedCapacity: nodeCount) { edges, count in
+            parentNode = [NodeID](unsafeUninitializedCapacity: nodeCount) { nodes, initialized in
+                priority = [UInt8](unsafeUninitializedCapacity: nodeCount) { levels, levelCount in
+                    edgeFlags.withUnsafeBufferPointer { flags in
+                        withOutEdges { kernel in
+                            kernel.prioritizedBreadthFirst(
+                                roots: roots, excluded: excluded, flags: flags,
+                                parentEdge: edges, parentNode: nodes, priority: levels,
+                                unreached: PathTree.unreached, rootMark: PathTree.rootMark)
+                        }
+                    }
+                    levelCount = nodeCount
+                }
+                initialized = nodeCount
+            }
+            count = nodeCount
+        }
+        return PathTree(parentEdge: parentEdge, parentNode: parentNode, priority: priority)
+    }
+
+    /// A graph's path tree, found once and shared by its copies.
+    package final class PathIndex: Sendable {
+        private let built = Locked<PathTree?>(nil)
+
+        package init() {}
+
+        /// The tree, found with `find` on first use (under a lock: `find` calls no user code).
+        func tree(_ find: () -> PathTree) -> PathTree {
+            built.withLock { built in
+                if let built { return built }
+                let tree = find()
+                built = tree
+                return tree
+            }
+        }
+    }
+}

@@ -1,0 +1,277 @@
+import StackTraces
+
+extension GraphSnapshot {
+    /// Collects nodes and references by identity, then builds a ``GraphSnapshot`` in one pass:
+    /// the builder a live graph's snapshot, a synthetic graph and a leak check's discoverers all
+    /// fill.
+    ///
+    /// Discoverers (``ReferenceDiscoverer``) add what they find to one builder; the check then
+    /// takes the live graph's snapshot with those additions (``LiveGraph/snapshot(_:adding:)``),
+    /// so the compact graph is built once per check, whatever the number of discoverers.
+    ///
+    /// ```swift
+    /// var builder = GraphSnapshot.Builder()
+    /// builder.addNode(id: owner, typeName: "App.Owner")
+    /// builder.addNode(id: timer, typeName: "Foundation.Timer", kind: .timer)
+    /// builder.addReference(from: owner, to: timer, ownership: .strong,
+    ///                      role: .storedProperty(name: "timer"), origin: .reflection)
+    /// let snapshot = builder.build()
+    /// ```
+    ///
+    /// Node and edge columns are appended with no value or string copied per node: type names,
+    /// labels and roles are interned as they come.
+    public struct Builder {
+        /// Nodes (in the order added) and edges, by provisional number.
+        var builder: CompactGraph.Builder
+        /// Node identities, in the order added.
+        var ids: [ObjectID] = []
+        /// Sparse per-node data, by the order added.
+        var rootKinds: [(position: Int, kind: RootKind)] = []
+        var traces: [(position: Int, trace: StackTrace)] = []
+        var timers: [(position: Int, timer: TimerInfo)] = []
+        var notes: [(position: Int, note: String)] = []
+        /// Reference ends by identity (resolved when built).
+        var froms: [ObjectID] = []
+        var tos: [ObjectID] = []
+        /// Reference ends by position of the node in the order added, for parts collected from
+        /// the live graph's columns (which know positions already); a builder uses either these
+        /// or `froms`/`tos`, never both.
+        var sourcePositions: [UInt32] = []
+        var targetPositions: [UInt32] = []
+        /// Each reference's flags, as the compact graph stores them.
+        var edgeFlags: [UInt8] = []
+        /// Each reference's role number in the builder's roles.
+        var edgeRoles: [UInt32] = []
+        /// Each reference's identity (a slot of `noSlot` for none), by the order added, or by
+        /// edge when ``placedRows`` is set.
+        var referenceIDs: [ReferenceID] = []
+        /// Creation traces, keyed like ``referenceIDs``.
+        var referenceTraces: [Int: StackTrace] = [:]
+        /// The references already placed in the compact graph's rows by node number (a live
+        /// graph's full snapshot, whose nodes were numbered in identity order first).
+        var placedRows: PlacedRows?
+        /// The identity index, when the nodes were numbered before the references were placed.
+        var nodeIndex: NodeIndex?
+        /// Type numbers by type, for nodes named from their metatype, and the last type met.
+        var typeNumbers: [ObjectIdentifier: UInt32] = [:]
+        var lastType: (type: ObjectIdentifier, number: UInt32)?
+
+        /// Out-edge rows: for each node, its references, retaining ones first.
+        struct PlacedRows {
+            let outStart: [UInt32]
+            let strongOutEnd: [UInt32]
+            let targets: [UInt32]
+            /// The compact graph's edge flags.
+            let flags: [UInt8]
+            /// Role numbers in the builder's roles.
+            let roles: [UInt32]
+        }
+
+        /// Creates an empty builder.
+        ///
+        /// - Parameters:
+        ///   - expectedNodes: Room for this many nodes.
+        ///   - expectedReferences: Room for this many references.
+        public init(expectedNodes: Int = 0, expectedReferences: Int = 0) {
+            builder = CompactGraph.Builder(
+                expectedNodes: expectedNodes, expectedEdges: expectedReferences)
+            ids.reserveCapacity(expectedNodes)
+            froms.reserveCapacity(expectedReferences)
+            tos.reserveCapacity(expectedReferences)
+            edgeFlags.reserveCapacity(expectedReferences)
+            edgeRoles.reserveCapacity(expectedReferences)
+            referenceIDs.reserveCapacity(expectedReferences)
+        }
+
+        /// Whether nothing was added.
+        public var isEmpty: Bool { ids.isEmpty && edgeFlags.isEmpty }
+
+        /// The number of nodes added (a node added twice counts twice; the first is kept).
+        public var nodeCount: Int { ids.count }
+        /// The number of references added.
+        public var referenceCount: Int { edgeFlags.count }
+
+        /// The identities of the nodes added and of both ends of every reference added, each
+        /// once, in the order first met.
+        ///
+        /// - Complexity: O(*n* + *r*).
+        public var mentionedIDs: [ObjectID] {
+            var seen = Set<ObjectID>()
+            return (ids + zip(froms, tos).flatMap { [$0, $1] }).filter { seen.insert($0).inserted }
+        }
+
+        /// Adds a node.
+        ///
+        /// - Parameters:
+        ///   - id: Its identity; if another node of this identity was added first, that one is
+        ///     kept.
+        ///   - typeName: Its type name, such as `MyApp.Owner`.
+        ///   - kind: What it stands for.
+        ///   - label: A human label for reports.
+        ///   - address: Its address, for display.
+        ///   - size: Its size in bytes, when known.
+        ///   - creationTrace: Where it was created.
+        ///   - timer: Its timer state, for timers.
+        ///   - note: A remark on a root (``Node/note``).
+        public mutating func addNode(
+            id: ObjectID, typeName: String, kind: NodeKind = .object, label: String? = nil,
+            address: UInt? = nil, size: Int = 0, creationTrace: StackTrace? = nil,
+            timer: TimerInfo? = nil, note: String? = nil
+        ) {
+            addNode(
+                id: id, kind: kind, typeNumber: builder.intern(typeName), label: label,
+                address: address, size: size, trace: creationTrace, timer: timer, note: note)
+        }
+
+        /// Adds a node given as a value.
+        public mutating func addNode(_ node: Node) {
+            addNode(
+                id: node.id, typeName: node.typeName, kind: node.kind, label: node.label,
+                address: node.address, creationTrace: node.creationTrace, timer: node.timer,
+                note: node.note)
+        }
+
+        /// Adds a reference between two identities; a reference naming a node that is not in
+        /// the built snapshot is dropped when it is built.
+        ///
+        /// - Parameters:
+        ///   - from: The holder.
+        ///   - to: The held.
+        ///   - ownership: How `from` holds `to`.
+        ///   - role: Why.
+        ///   - origin: Declared, or found by reading memory.
+        ///   - isLowPriority: Whether the path finder should prefer any other path (see
+        ///     ``/ObjectGraph/CompactGraph/PathTree``); conservative references always are.
+        ///   - creationTrace: Where the reference was made.
+        public mutating func addReference(
+            from: ObjectID, to: ObjectID, ownership: Ownership, role: ReferenceRole,
+            origin: ReferenceOrigin = .declared, isLowPriority: Bool = false,
+            creationTrace: StackTrace? = nil
+        ) {
+            addReference(
+                id: nil, from: from, to: to,
+                flags: CompactGraph.flags(ownership, origin, lowPriority: isLowPriority),
+                roleNumber: builder.intern(role), trace: creationTrace)
+        }
+
+        /// Adds a reference given as a value.
+        public mutating func addReference(_ reference: Reference) {
+            addReference(
+                id: reference.id, from: reference.from, to: reference.to,
+                flags: CompactGraph.flags(
+                    reference.ownership, reference.origin, lowPriority: reference.isLowPriority),
+                roleNumber: builder.intern(reference.role), trace: reference.creationTrace)
+        }
+
+        /// Builds the snapshot: nodes sorted by identity (the first of nodes sharing one
+        /// wins), references grouped by holder, retaining ones first, each group in the order
+        /// added; references naming an unknown node are dropped.
+        ///
+        /// - Complexity: O(*n* + *r*) for dense identities (a live graph's), O(*n* log *n* +
+        ///   *r*) otherwise.
+        public consuming func build() -> GraphSnapshot { finish() }
+    }
+}
+
+extension GraphSnapshot.Builder {
+    /// The interned number of the type name of `type`, computed once per type.
+    mutating func typeNumber(of type: Any.Type?) -> UInt32 {
+        guard let type else { return builder.intern("?") }
+        let key = ObjectIdentifier(type)
+        if let lastType, lastType.type == key { return lastType.number }
+        let number: UInt32
+        if let known = typeNumbers[key] {
+            number = known
+        } else {
+            number = builder.intern(TypeNames.name(of: type))
+            typeNumbers[key] = number
+        }
+        lastType = (key, number)
+        return number
+    }
+
+    mutating func addNode(
+        id: ObjectID, kind: NodeKind, typeNumber: UInt32, label: String?, address: UInt?,
+        size: Int = 0, trace: StackTrace?, timer: TimerInfo?, note: String? = nil
+    ) {
+        let position = ids.count
+        ids.append(id)
+        let compactKind: CompactGraph.NodeKind
+        switch kind {
+        case .object: compactKind = .object
+        case .timer: compactKind = .timer
+        case .proxy: compactKind = .proxy
+        case .closure: compactKind = .closure
+        case .root(let rootKind):
+            compactKind = .root
+            rootKinds.append((position, rootKind))
+        }
+        builder.addNode(
+            kind: compactKind, typeNameNumber: typeNumber,
+            labelNumber: label.map { builder.intern($0) } ?? 0, address: address ?? 0,
+            key: id.rawValue, size: size)
+        if let trace { traces.append((position, trace)) }
+        if let timer { timers.append((position, timer)) }
+        if let note { notes.append((position, note)) }
+    }
+
+    mutating func addReference(
+        id: ReferenceID?, from: ObjectID, to: ObjectID, flags: UInt8, roleNumber: UInt32,
+        trace: StackTrace?
+    ) {
+        if let trace { referenceTraces[froms.count] = trace }
+        froms.append(from)
+        tos.append(to)
+        edgeFlags.append(flags)
+        edgeRoles.append(roleNumber)
+        referenceIDs.append(id ?? ReferenceID(slot: GraphStorage.noSlot, generation: 0))
+    }
+}
+
+extension GraphSnapshot.Builder {
+    /// A builder holding `snapshot` as it is (its rows placed already), to add to.
+    ///
+    /// - Complexity: O(*n*) (the identities); the columns are shared, not copied.
+    init(_ snapshot: GraphSnapshot) {
+        let graph = snapshot.graph
+        builder = CompactGraph.Builder()
+        builder.strings = graph.strings
+        builder.roles = graph.roles
+        builder.kinds = graph.kinds
+        builder.typeNames = graph.typeNames
+        builder.labels = graph.labels
+        builder.addresses = graph.addresses
+        builder.keys = graph.keys
+        builder.sizes = graph.sizes
+        ids = graph.keys.map(ObjectID.init(rawValue:))
+        rootKinds = graph.roots.map { (Int($0.node), $0.kind) }
+        traces = snapshot.nodeTraces.map { (Int($0.key), $0.value) }
+        timers = snapshot.nodeTimers.map { (Int($0.key), $0.value) }
+        notes = snapshot.nodeNotes.map { (Int($0.key), $0.value) }
+        placedRows = PlacedRows(
+            outStart: graph.outStart, strongOutEnd: graph.strongOutEnd, targets: graph.targets,
+            flags: graph.edgeFlags, roles: graph.edgeRoles)
+        nodeIndex = snapshot.nodeIndex
+        referenceIDs = snapshot.referenceIDs
+        referenceTraces = snapshot.referenceTraces
+    }
+}
+
+extension GraphSnapshot.Builder {
+    /// The references added so far that `id` holds (by identity), as values: what a discoverer
+    /// sees of the ones that ran before it.
+    ///
+    /// - Complexity: O(*r*) for the *r* references added.
+    public func references(from id: ObjectID) -> [Reference] {
+        froms.indices.filter { froms[$0] == id }.map { index in
+            let flags = edgeFlags[index]
+            let origin: ReferenceOrigin =
+                flags & CompactGraph.foundInHeapFlag != 0
+                ? .heap : flags & CompactGraph.discoveredFlag != 0 ? .reflection : .declared
+            return Reference(
+                from: froms[index], to: tos[index], ownership: Ownership(byte: flags),
+                role: builder.roles[edgeRoles[index]], creationTrace: referenceTraces[index],
+                origin: origin, isLowPriority: CompactGraph.isLowPriority(flags))
+        }
+    }
+}

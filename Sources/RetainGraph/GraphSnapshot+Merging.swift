@@ -1,0 +1,97 @@
+import StackTraces
+
+extension GraphSnapshot.Builder {
+    /// Adds everything `additions` collected (a check's discoveries) to these parts (a live
+    /// graph's), so that one compact graph is built for both.
+    ///
+    /// Nodes these parts have keep their data (the live graph's labels, kinds and timer state
+    /// win); an added reference that repeats one already present (same holder, target,
+    /// ownership and role, declared or not) is dropped, so declaring an edge and discovering
+    /// it does not double it.
+    ///
+    /// - Complexity: O(*n* + *r*) for these parts, plus O(*a*) for the additions.
+    mutating func merge(_ additions: GraphSnapshot.Builder) {
+        guard !additions.isEmpty else { return }
+        useIdentities()
+        // Roles and type names renumbered into these parts' tables.
+        let typeNumber = (0..<UInt32(additions.builder.strings.count)).map {
+            builder.intern(additions.builder.strings[$0])
+        }
+        let roleNumber = (0..<UInt32(additions.builder.roles.count)).map {
+            builder.intern(additions.builder.roles[$0])
+        }
+        var rootKindOf: [Int: RootKind] = [:]
+        for (position, kind) in additions.rootKinds { rootKindOf[position] = kind }
+        var traceOf: [Int: StackTrace] = [:]
+        for (position, trace) in additions.traces { traceOf[position] = trace }
+        var timerOf: [Int: TimerInfo] = [:]
+        for (position, timer) in additions.timers { timerOf[position] = timer }
+        let other = additions.builder
+        for position in additions.ids.indices {
+            let position = position
+            let kind: NodeKind
+            switch other.kinds[position] {
+            case .root: kind = .root(rootKindOf[position] ?? .process)
+            case .timer: kind = .timer
+            case .proxy: kind = .proxy
+            case .closure: kind = .closure
+            case .object, .box, .storage: kind = .object
+            }
+            let label = other.labels[position]
+            addNode(
+                id: additions.ids[position], kind: kind,
+                typeNumber: typeNumber[Int(other.typeNames[position])],
+                label: label == 0 ? nil : other.strings[label],
+                address: other.addresses[position] == 0 ? nil : other.addresses[position],
+                size: other.sizes.isEmpty ? 0 : Int(other.sizes[position]),
+                trace: traceOf[position], timer: timerOf[position])
+        }
+        // References already present, by ends, ownership and role.
+        struct Key: Hashable {
+            let from: ObjectID, to: ObjectID, ownership: UInt8, role: UInt32
+        }
+        var present = Set<Key>()
+        present.reserveCapacity(froms.count + additions.froms.count)
+        for index in froms.indices {
+            present.insert(
+                Key(
+                    from: froms[index], to: tos[index], ownership: edgeFlags[index] & 7,
+                    role: edgeRoles[index]))
+        }
+        for index in additions.froms.indices {
+            let role = roleNumber[Int(additions.edgeRoles[index])]
+            let flags = additions.edgeFlags[index]
+            let key = Key(
+                from: additions.froms[index], to: additions.tos[index], ownership: flags & 7,
+                role: role)
+            guard present.insert(key).inserted else { continue }
+            addReference(
+                id: nil, from: key.from, to: key.to, flags: flags, roleNumber: role,
+                trace: additions.referenceTraces[index])
+        }
+    }
+
+    /// Turns references given by position (a live graph's columns, placed in rows or not)
+    /// into references given by identity, which additions can join.
+    private mutating func useIdentities() {
+        if let rows = placedRows {
+            var sources: [UInt32] = []
+            sources.reserveCapacity(rows.targets.count)
+            for node in 0..<(rows.outStart.count - 1) {
+                let count = Int(rows.outStart[node + 1] - rows.outStart[node])
+                sources.append(contentsOf: repeatElement(UInt32(node), count: count))
+            }
+            sourcePositions = sources
+            targetPositions = rows.targets
+            edgeFlags = rows.flags
+            edgeRoles = rows.roles
+            placedRows = nil
+            nodeIndex = nil
+        }
+        guard froms.isEmpty, !sourcePositions.isEmpty else { return }
+        froms = sourcePositions.map { ids[Int($0)] }
+        tos = targetPositions.map { ids[Int($0)] }
+        sourcePositions = []
+        targetPositions = []
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import HeapGrowth
+import Testing
+
+/// A Swift Testing trait that runs a test's body as a ``HeapGrowth`` measurement and records an
+/// issue, with the growth report, when the heap grows with the repetitions.
+///
+/// The body is the work: it runs once to warm up, then twice `repetitions` times, so keep it
+/// to what one request, session or screen does, and make it repeatable.
+///
+/// ```swift
+/// @Test(.heapMustNotGrow(repeating: 50))
+/// func openingAndClosingASessionLeavesNothing() async throws {
+///     try await server.openAndCloseSession()
+/// }
+/// ```
+public struct HeapGrowthTrait: TestTrait, TestScoping {
+    /// Repetitions per round.
+    public var repetitions: Int
+
+    /// Creates the trait.
+    ///
+    /// - Parameter repetitions: Repetitions per round (at least 10).
+    public init(repetitions: Int) { self.repetitions = repetitions }
+
+    /// Runs the body as the measured work and records an issue if a type grew.
+    public func provideScope(
+        for test: Test, testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
+        let report = try await HeapGrowth.measure(repeating: repetitions) { try await function() }
+        guard !report.isEmpty else { return }
+        if let json = try? report.jsonData() {
+            Attachment.record(Array(json), named: "heap-growth.json")
+        }
+        Issue.record(Comment(rawValue: report.text))
+    }
+}
+
+extension Trait where Self == HeapGrowthTrait {
+    /// Fails the test when repeating its body grows the heap.
+    ///
+    /// - Parameter repetitions: Repetitions per round (at least 10).
+    /// - Returns: The trait.
+    public static func heapMustNotGrow(repeating repetitions: Int = 20) -> Self {
+        HeapGrowthTrait(repetitions: repetitions)
+    }
+}

@@ -1,0 +1,64 @@
+/// Type and symbol names as a person reads them.
+package enum TypeNames {
+    /// `name` without the discriminators the compiler gives private declarations:
+    /// `App.(Cache in _4B9AEA28C6143B4D1A64945DF030C46F)` becomes `App.Cache`, and
+    /// `App.(registry in _D7F0…) : [String]` becomes `App.registry : [String]`.
+    ///
+    /// Two private declarations of one module with the same name (in two files) then read the
+    /// same; callers that can see both keep the discriminators for them
+    /// (``withoutDiscriminators(_:)``).
+    ///
+    /// - Complexity: O(*n*) in the name's length.
+    package static func removingDiscriminators(_ name: String) -> String {
+        guard name.contains(" in _") else { return name }
+        var result = ""
+        result.reserveCapacity(name.count)
+        var rest = Substring(name)
+        while let open = rest.firstIndex(of: "(") {
+            result += rest[..<open]
+            let inner = rest[rest.index(after: open)...]
+            // "(" identifier " in _" hex digits ")"
+            guard let marker = Self.range(of: " in _", in: inner),
+                let close = inner[marker.upperBound...].firstIndex(of: ")"),
+                !inner[..<marker.lowerBound].isEmpty,
+                !inner[..<marker.lowerBound].contains(where: { "() ,<>:".contains($0) }),
+                inner[marker.upperBound..<close].allSatisfy(\.isHexDigit)
+            else {
+                result += "("
+                rest = inner
+                continue
+            }
+            result += inner[..<marker.lowerBound]
+            rest = inner[inner.index(after: close)...]
+        }
+        result += rest
+        return result
+    }
+
+    /// The first range of `pattern` in `text` (the standard library's `firstRange(of:)` needs
+    /// macOS-style availability checks the package does not use).
+    private static func range(of pattern: String, in text: Substring) -> Range<Substring.Index>? {
+        let first = pattern.first
+        var index = text.startIndex
+        while index < text.endIndex {
+            if text[index] == first, text[index...].starts(with: pattern) {
+                return index..<text.index(index, offsetBy: pattern.count)
+            }
+            index = text.index(after: index)
+        }
+        return nil
+    }
+
+    /// Each name without discriminators, except names that would then read the same as another
+    /// name in `names` (those keep theirs).
+    package static func withoutDiscriminators(_ names: [String]) -> [String] {
+        let stripped = names.map(removingDiscriminators)
+        var distinctOriginals: [String: Set<String>] = [:]
+        for (original, short) in zip(names, stripped) {
+            distinctOriginals[short, default: []].insert(original)
+        }
+        return zip(names, stripped).map { original, short in
+            (distinctOriginals[short]?.count ?? 0) > 1 ? original : short
+        }
+    }
+}

@@ -70,6 +70,9 @@ public enum HeapHolder: Hashable, Sendable {
         case .dispatchBlock:
             return "a block libdispatch holds (a dispatch source's handler or work on a queue)"
         case .thread: return "a running Thread (it keeps its closure until it exits)"
+        case .threadStack:
+            // The census reads no stacks; a graph read from a file of an attach may name them.
+            return "a thread's stack or registers"
         case .outside:
             // Since launch, the census knows every Swift object: the holder is not one.
             return HeapCensus.isRecordingSinceLaunch
@@ -188,7 +191,7 @@ extension HeapSnapshot {
         case .task: return .task
         case .dispatchBlock: return .dispatchBlock
         case .thread: return .thread(name: graph.label(of: node))
-        case .outside: return .outside(references: Int(outsideCounts[object]))
+        case .threadStack, .outside: return .outside(references: Int(outsideCounts[object]))
         }
     }
 

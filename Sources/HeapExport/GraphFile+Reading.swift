@@ -32,6 +32,8 @@ struct FileColumns: Decodable {
     var roots: [Root]
     var roles: [[String?]]
     var strings: [String]
+    /// Facts about where the graph came from (absent from files written without them).
+    var attributes: [String: String]?
 
     /// What is wrong with a file that decoded but does not describe a graph.
     struct Problem: Error, CustomStringConvertible {

@@ -17,37 +17,61 @@ import ObjectGraph
 /// The file is JSON in columns (as V8's own format is), about 60 bytes per object with its
 /// references: `{"format": "retaingraph.graph", "version": 1, "strings": […], "roles": […],
 /// "nodes": {"kind", "type", "label", "address", "size"}, "edges": {"from", "to", "ownership",
-/// "role", "origin", "lowPriority"}, "roots": [{"node", "kind", "name", "holder"}]}`.
+/// "role", "origin", "lowPriority"}, "roots": [{"node", "kind", "name", "holder"}],
+/// "attributes": {…}}`. The optional attributes are facts about where the graph came from,
+/// as names and values of the writer's choosing (an attached process's id and threads, say):
+/// ``write(_:attributes:toFile:)`` writes them, ``contents(ofFile:)`` reads them back.
 public enum GraphFile {
     /// The `format` field's value.
     public static let format = "retaingraph.graph"
     /// The version this library writes and reads.
     public static let version = 1
 
-    /// Writes `graph` to `path`.
+    /// Writes `graph` to `path`, with facts about where it came from.
+    ///
+    /// ```swift
+    /// try GraphFile.write(graph, attributes: ["processID": "4242"], toFile: "heap.json")
+    /// let (read, facts) = try GraphFile.contents(ofFile: "heap.json")  // facts["processID"]
+    /// ```
     ///
     /// - Parameters:
     ///   - graph: The graph.
+    ///   - attributes: Names and values written beside the graph (none by default), read back
+    ///     by ``contents(ofFile:)``.
     ///   - path: Where to write; the file is created or replaced.
     /// - Returns: The file's size in bytes.
     /// - Throws: ``HeapExportError`` when the file cannot be written.
     /// - Complexity: O(*n* + *e*), streamed to disk.
     @discardableResult
-    public static func write(_ graph: CompactGraph, toFile path: String) throws(HeapExportError)
-        -> Int
-    {
+    public static func write(
+        _ graph: CompactGraph, attributes: [String: String] = [:], toFile path: String
+    ) throws(HeapExportError) -> Int {
         var output = try JSONOutput(file: path)
-        serialize(graph, into: &output)
+        serialize(graph, attributes: attributes, into: &output)
         return try output.finish()
     }
 
-    /// Reads a graph written by ``write(_:toFile:)``.
+    /// Reads a graph written by ``write(_:attributes:toFile:)``.
     ///
     /// - Parameter path: The file.
     /// - Returns: The graph, its nodes numbered as they were written.
     /// - Throws: ``GraphFileError`` when the file cannot be read, is not a graph file, or names
     ///   a node, string or role that does not exist.
     public static func read(fromFile path: String) throws(GraphFileError) -> CompactGraph {
+        try contents(ofFile: path).graph
+    }
+
+    /// Reads a graph written by ``write(_:attributes:toFile:)`` and the attributes written
+    /// beside it.
+    ///
+    /// - Parameter path: The file.
+    /// - Returns: The graph, its nodes numbered as they were written, and the attributes
+    ///   (empty when the file has none).
+    /// - Throws: ``GraphFileError`` when the file cannot be read, is not a graph file, or names
+    ///   a node, string or role that does not exist.
+    public static func contents(ofFile path: String) throws(GraphFileError)
+        -> (graph: CompactGraph, attributes: [String: String])
+    {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -71,7 +95,7 @@ public enum GraphFile {
             )
         }
         do {
-            return try file.graph()
+            return (try file.graph(), file.attributes ?? [:])
         } catch let problem as FileColumns.Problem {
             throw GraphFileError(path: path, reason: problem.description)
         } catch {
@@ -79,7 +103,9 @@ public enum GraphFile {
         }
     }
 
-    static func serialize(_ graph: CompactGraph, into output: inout JSONOutput) {
+    static func serialize(
+        _ graph: CompactGraph, attributes: [String: String] = [:], into output: inout JSONOutput
+    ) {
         // Strings (type names and labels) and roles, numbered as first met.
         var strings: [String] = [""]
         var stringNumbers: [String: UInt64] = ["": 0]
@@ -199,7 +225,19 @@ public enum GraphFile {
             output.append(string: string)
             output.flushIfFull()
         }
-        output.append("]}\n")
+        output.append(byte: 0x5D)
+        if !attributes.isEmpty {
+            output.append(",\n\"attributes\":{")
+            for (index, name) in attributes.keys.sorted().enumerated() {
+                if index > 0 { output.append(",\n") }
+                output.append(string: name)
+                output.append(byte: 0x3A)
+                output.append(string: attributes[name] ?? "")
+                output.flushIfFull()
+            }
+            output.append(byte: 0x7D)
+        }
+        output.append("}\n")
     }
 }
 

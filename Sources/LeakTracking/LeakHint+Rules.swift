@@ -148,6 +148,12 @@ enum HintRules {
                     + "(\(last)), and a thread keeps its closure until it exits: end the "
                     + "thread's loop when \(subject) is done (a flag it checks, or "
                     + "Thread.cancel() and isCancelled), or capture [weak self]")
+        case .threadStack:
+            return LeakHint(
+                code: .heldFromOutside,
+                text: "\(subject) is held by \(description) (\(last)): a local variable of a "
+                    + "function that runs or waits on that thread, or a stale word there; look at "
+                    + "what the thread is doing, and at what keeps the first object of the path")
         case .outside:
             return LeakHint(
                 code: .heldFromOutside,

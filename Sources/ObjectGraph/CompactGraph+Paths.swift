@@ -58,6 +58,39 @@ extension CompactGraph {
             }
             return steps.reversed()
         }
+
+        /// The number of references on every node's path, in one pass: `0` for a root,
+        /// `UInt32.max` for a node no root reaches.
+        ///
+        /// To show the few nodes with the shortest paths among many (every instance of a type
+        /// in a list a million long, say), ask this once instead of ``path(to:)`` for each.
+        ///
+        /// ```swift
+        /// let lengths = graph.paths().pathLengths()
+        /// let nearest = instances.min { lengths[Int($0)] < lengths[Int($1)] }
+        /// ```
+        ///
+        /// - Complexity: O(*n*) time and 4 bytes per node.
+        public func pathLengths() -> [UInt32] {
+            var lengths = [UInt32](repeating: .max, count: parentEdge.count)
+            var chain: [Int] = []
+            for node in lengths.indices
+            where lengths[node] == .max && parentEdge[node] != Self.unreached {
+                // Up to a root or a node whose length is known, then back down.
+                var current = node
+                while lengths[current] == .max, parentEdge[current] != Self.rootMark {
+                    chain.append(current)
+                    current = Int(parentNode[current])
+                }
+                if lengths[current] == .max { lengths[current] = 0 }
+                var length = lengths[current]
+                while let next = chain.popLast() {
+                    length += 1
+                    lengths[next] = length
+                }
+            }
+            return lengths
+        }
     }
 
     /// The path tree (the name of earlier versions).

@@ -46,19 +46,24 @@ public enum RootKind: Hashable, Sendable {
     }
 
     /// Whether a path from this root explains less than a path from a named one: references
-    /// from outside the Swift heap that nothing names (a thread's stack, C code, an object
-    /// older than the census). The path finder visits such roots last.
+    /// from outside the Swift heap that nothing names (C code, an object older than the
+    /// census), or a word on a thread's stack (which may be a stale local). The path finder
+    /// visits such roots last.
     public var isUnattributed: Bool {
-        if case .heapHolder(.outside, _) = self { return true }
-        return false
+        switch self {
+        case .heapHolder(.outside, _), .heapHolder(.threadStack, _): return true
+        default: return false
+        }
     }
 
     /// The path finder's priority of paths from this root (see
     /// ``CompactGraph/PathTree``): 0 for roots the program declared (run loops, queues,
-    /// custom roots), 1 for holders a heap census names, 3 for references nothing names.
+    /// custom roots), 1 for holders a heap census names, 3 for references nothing names and
+    /// for a thread's stack (a word there may be a stale local: a path from a thread is taken
+    /// only when no named holder reaches the object).
     public var pathPriority: PathPriority {
         switch self {
-        case .heapHolder(.outside, _): return .unattributed
+        case .heapHolder(.outside, _), .heapHolder(.threadStack, _): return .unattributed
         case .heapHolder: return .namedHolder
         default: return .declared
         }
@@ -80,6 +85,10 @@ public enum HeapHolderKind: String, Hashable, Sendable, Codable, CaseIterable {
     /// A running `Foundation.Thread`: the thread keeps its `Thread` object, and with it the
     /// closure it runs, until it exits.
     case thread
+    /// A thread's stack and registers, read by an attach from outside the process (the census
+    /// cannot see stacks): a local variable of a function that runs or waits on the thread, or
+    /// a stale word that still holds the object's address.
+    case threadStack
     /// References from outside the Swift heap the census cannot attribute.
     case outside
 
@@ -93,13 +102,14 @@ public enum HeapHolderKind: String, Hashable, Sendable, Codable, CaseIterable {
         case .task: return "runs or sleeps"
         case .dispatchBlock: return "keeps the block"
         case .thread: return "runs until it exits"
+        case .threadStack: return "a word on its stack or in a register"
         case .outside: return "references it cannot attribute"
         }
     }
 
     /// The name of the group this kind of holder falls in, as heap viewers list roots:
-    /// `globals`, `Tasks`, `Foundation timers`, `dispatch blocks`, `threads`, `outside the Swift
-    /// heap`.
+    /// `globals`, `Tasks`, `Foundation timers`, `dispatch blocks`, `threads`, `thread stacks`,
+    /// `outside the Swift heap`.
     public var groupName: String {
         switch self {
         case .globalVariable: return "globals"
@@ -107,6 +117,7 @@ public enum HeapHolderKind: String, Hashable, Sendable, Codable, CaseIterable {
         case .task: return "Tasks"
         case .dispatchBlock: return "dispatch blocks"
         case .thread: return "threads"
+        case .threadStack: return "thread stacks"
         case .outside: return "outside the Swift heap"
         }
     }
@@ -122,7 +133,7 @@ public enum PathPriority: UInt8, Comparable, Sendable, CaseIterable {
     case namedHolder = 1
     /// Through a word read conservatively, or a reference its discoverer marked low priority.
     case lowPriorityReference = 2
-    /// From references outside the Swift heap that nothing names.
+    /// From references outside the Swift heap that nothing names, or from a thread's stack.
     case unattributed = 3
 
     /// Orders by strength, the strongest first.

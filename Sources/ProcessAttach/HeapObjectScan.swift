@@ -5,6 +5,8 @@
 // set (with bit 63) mark an immortal object. With the side-table bit (and not immortal), the
 // word shifted left by 3 is the side table's address, whose word @8 has the same layout.
 
+import ObjectGraph
+
 /// The objects a scan found on the target's heap and the words their layouts say may be
 /// references, before those words are checked against the objects' addresses.
 struct ScannedHeap {
@@ -16,17 +18,31 @@ struct ScannedHeap {
     var retainCounts: [UInt32] = []
     var sources: [UInt32] = []
     var words: [UInt] = []
-    var ownerships: [SlotOwnership] = []
-    var labels: [Int32] = []
+    /// Each word's ownership (``/ObjectGraph/Ownership/byte``), with ``functionContextBit``
+    /// and ``boxBit``.
+    var kinds: [UInt8] = []
+    /// Each word's role, a number in the compiler's role table.
+    var roles: [UInt32] = []
 
-    mutating func appendReference(
-        from source: UInt32, word: UInt, _ ownership: SlotOwnership,
-        label: Int32
-    ) {
+    /// Marks a thick function's context (``RemoteSlot/isFunctionContext``).
+    static let functionContextBit: UInt8 = 0x10
+    /// Marks a box of a value held out of line (``RemoteSlot/isBox``).
+    static let boxBit: UInt8 = 0x20
+
+    mutating func appendReference(from source: UInt32, word: UInt, _ slot: RemoteSlot) {
         sources.append(source)
         words.append(word)
-        ownerships.append(ownership)
-        labels.append(label)
+        kinds.append(
+            slot.ownership.byte | (slot.isFunctionContext ? Self.functionContextBit : 0)
+                | (slot.isBox ? Self.boxBit : 0))
+        roles.append(slot.role)
+    }
+
+    mutating func appendConservative(from source: UInt32, word: UInt, role: UInt32) {
+        sources.append(source)
+        words.append(word)
+        kinds.append(Ownership.conservative.byte)
+        roles.append(role)
     }
 }
 
@@ -119,8 +135,7 @@ struct HeapObjectScan {
             while offset + 8 <= end {
                 let word = region.local(object + UInt(offset)).loadUnaligned(as: UInt.self)
                 if word & 15 == 0, word >= 4096, word != object {
-                    heap.appendReference(
-                        from: source, word: word, .conservative, label: layout.conservativeLabel)
+                    heap.appendConservative(from: source, word: word, role: layout.conservativeRole)
                 }
                 offset += 8
             }
@@ -129,7 +144,7 @@ struct HeapObjectScan {
 
     @inline(__always)
     private mutating func readSlots(
-        _ slots: [LayoutSlot], base: UInt, limit: UInt, region: MemoryRegion, source: UInt32
+        _ slots: [RemoteSlot], base: UInt, limit: UInt, region: MemoryRegion, source: UInt32
     ) {
         for slot in slots {
             let at = base + UInt(slot.offset)
@@ -143,15 +158,14 @@ struct HeapObjectScan {
                 }
                 word = object
             }
-            heap.appendReference(from: source, word: word, slot.ownership, label: slot.label)
+            heap.appendReference(from: source, word: word, slot)
         }
     }
 
     private mutating func decode(_ dynamic: DynamicSlot, at address: UInt, source: UInt32) {
-        compiler.decode(dynamic, at: address) { word, ownership, label in
+        compiler.decode(dynamic, at: address) { word, slot in
             guard word != 0 else { return }
-            heap.appendReference(
-                from: source, word: word, ownership, label: compiler.labelNumber(label))
+            heap.appendReference(from: source, word: word, slot)
         }
     }
 

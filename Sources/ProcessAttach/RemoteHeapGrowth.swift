@@ -1,9 +1,12 @@
+import ObjectGraph
+
 /// What grew on a process's heap between two snapshots: the types with more live objects in
 /// the later one, each with a new object's retention path.
 ///
 /// The objects of a type that are "new" are those of the later snapshot whose address no
-/// object of that type had in the earlier one; the sample is the new one whose path starts
-/// from the best holder (a named holder first), so the path shows what keeps the growth.
+/// object of that type had in the earlier one; the sample is the new one whose path is the
+/// strongest, then the shortest (the path finder's priorities: a named holder first), so the
+/// path shows what keeps the growth.
 ///
 /// ```swift
 /// let before = try RemoteHeapSnapshot.capture(processID: pid)
@@ -43,12 +46,11 @@ public struct RemoteHeapGrowth: Sendable {
     ///   - earlier: The first snapshot.
     ///   - later: The second.
     ///   - minimumGrowth: Types that grew by less are left out (at least 1).
-    ///   - samplesPerType: How many new objects per type are tried for a path with a named
-    ///     holder before the best found is kept.
-    /// - Complexity: O(*n*) for *n* objects, plus a path search per grown type and sample.
+    /// - Complexity: O(*n*) for *n* objects (one path search and one pass for the path
+    ///   lengths of the later snapshot), plus O(*k* log *k*) for the *k* new objects of each
+    ///   grown type.
     public init(
-        from earlier: RemoteHeapSnapshot, to later: RemoteHeapSnapshot, minimumGrowth: Int = 1,
-        samplesPerType: Int = 8
+        from earlier: RemoteHeapSnapshot, to later: RemoteHeapSnapshot, minimumGrowth: Int = 1
     ) {
         processID = later.processID
         let seconds = later.capturedAt.timeIntervalSince(earlier.capturedAt)
@@ -56,6 +58,7 @@ public struct RemoteHeapGrowth: Sendable {
         let before = Dictionary(
             earlier.countsByType().map { ($0.typeName, $0.count) }, uniquingKeysWith: +)
         var grown: [GrownType] = []
+        var paths: (tree: CompactGraph.PathTree, lengths: [UInt32])?
         for type in later.countsByType() {
             let previous = before[type.typeName] ?? 0
             guard type.count - previous >= max(minimumGrowth, 1) else { continue }
@@ -63,19 +66,18 @@ public struct RemoteHeapGrowth: Sendable {
             let new = later.objects(ofType: type.typeName).filter {
                 !old.contains(later[$0].address)
             }
-            var best: RemoteRetentionPath?
-            // Objects allocated last are the likeliest to be the growth: try those first.
-            for candidate in new.suffix(samplesPerType).reversed() {
-                guard let path = later.retentionPath(to: candidate) else { continue }
-                if best == nil || (path.holder?.rank ?? 9) < (best?.holder?.rank ?? 9) {
-                    best = path
-                }
-                if (path.holder?.rank ?? 9) <= 1 { break }
+            if paths == nil {
+                let tree = later.graph.paths()
+                paths = (tree, tree.pathLengths())
+            }
+            let sample = paths.flatMap { paths in
+                later.closestToHolders(new, limit: 1, tree: paths.tree, lengths: paths.lengths)
+                    .first.flatMap { later.retentionPath(to: $0, in: paths.tree) }
             }
             grown.append(
                 GrownType(
                     typeName: type.typeName, before: previous, after: type.count,
-                    newBytes: new.reduce(0) { $0 + later[$1].size }, samplePath: best))
+                    newBytes: new.reduce(0) { $0 + later[$1].size }, samplePath: sample))
         }
         self.grown = grown.sorted {
             $0.growth != $1.growth ? $0.growth > $1.growth : $0.typeName < $1.typeName

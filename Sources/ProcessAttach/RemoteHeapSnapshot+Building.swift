@@ -1,12 +1,13 @@
 import Foundation
-import RetainGraph
+import ObjectGraph
+import RuntimeLayouts
 
 extension RemoteHeapSnapshot {
     /// Stops process `processID`, copies its memory, lets it go, and finds its live Swift
     /// objects, their references and their holders in the copy.
     ///
     /// The target is stopped only while its memory is copied (a few milliseconds for a small
-    /// program; about a quarter of a second for a million objects); the analysis runs after.
+    /// program; about a tenth of a second for a million objects); the analysis runs after.
     ///
     /// - Parameters:
     ///   - processID: The target: a running Swift program (any build, nothing linked in).
@@ -52,27 +53,9 @@ extension RemoteHeapSnapshot {
         let compiler = RemoteLayoutCompiler(mirror: mirror, memory: memory)
         var scan = HeapObjectScan(memory: memory, compiler: compiler)
         scan.scan(blocks: heap.blocks, sizes: heap.sizes)
-        let scanned = scan.heap
-        let table = AddressTable(scanned.addresses)
+        let (graph, index) = Self.makeGraph(scan.heap, layouts: compiler.layouts,
+            roles: compiler.roles, memory: memory)
 
-        // References whose word is a live object's address.
-        var references = ReferenceColumns()
-        references.sources.reserveCapacity(scanned.words.count)
-        references.targets.reserveCapacity(scanned.words.count)
-        for index in scanned.words.indices {
-            guard let target = table.index(of: scanned.words[index]) else { continue }
-            references.sources.append(scanned.sources[index])
-            references.targets.append(UInt32(target))
-            references.ownerships.append(scanned.ownerships[index])
-            references.labels.append(scanned.labels[index])
-        }
-
-        let holders = Self.holders(
-            memory: memory, table: table, scanned: scanned, references: references,
-            layouts: compiler.layouts)
-        let types = compiler.layouts.map {
-            RemoteType(name: $0.typeName, shape: $0.shape.rawValue, isTimer: $0.isTimer)
-        }
         var limitations = memory.limitations + heap.limitations
         var problems = Set<String>()
         for layout in compiler.layouts {
@@ -86,74 +69,150 @@ extension RemoteHeapSnapshot {
         statistics.dyingObjects = scan.dyingObjects
         statistics.copiedBytes = memory.copiedBytes
         statistics.layouts = compiler.layouts.count
+        statistics.analysisSeconds = (ContinuousClock.now - started).attachSeconds
         self.init(
+            graph: graph, objectCount: scan.heap.addresses.count, addressIndex: index,
             processID: memory.processID, command: memory.command, capturedAt: Date(),
             stopDuration: stoppedFor,
             threads: memory.threads.map { RemoteThread(id: $0.id, name: $0.name) },
-            limitations: limitations, statistics: statistics, addresses: scanned.addresses,
-            typeOfObject: scanned.layouts, types: types, sizes: scanned.sizes,
-            retainCounts: scanned.retainCounts, references: references,
-            labels: compiler.labels.labels, holders: holders)
-        self.statistics.analysisSeconds = (ContinuousClock.now - started).attachSeconds
+            limitations: limitations, statistics: statistics)
     }
 
-    /// Every holder of every object: global variables, thread stacks and registers, and the
-    /// strong references its retain count says exist but the heap does not show.
-    private static func holders(
-        memory: ProcessMemory, table: AddressTable, scanned: ScannedHeap,
-        references: ReferenceColumns, layouts: [RemoteLayout]
-    ) -> [HeldObject] {
-        let roots = RootScan(memory: memory, table: table)
-        let globals = roots.globals()
-        var strongIn = [UInt32](repeating: 0, count: scanned.addresses.count)
-        for (index, target) in references.targets.enumerated()
-        where references.ownerships[index] == .strong
-            || references.ownerships[index] == .conservative
-        {
-            strongIn[Int(target)] &+= 1
+    init(
+        graph: CompactGraph, objectCount: Int, addressIndex: AddressIndex, processID: Int32,
+        command: String, capturedAt: Date, stopDuration: Duration?, threads: [RemoteThread],
+        limitations: [String], statistics: RemoteHeapStatistics
+    ) {
+        self.graph = graph
+        self.objectCount = objectCount
+        self.addressIndex = addressIndex
+        self.processID = processID
+        self.command = command
+        self.capturedAt = capturedAt
+        self.stopDuration = stopDuration
+        self.threads = threads
+        self.limitations = limitations
+        self.statistics = statistics
+    }
+
+    /// Builds the graph of a scan: objects become the first nodes (numbered as the scan found
+    /// them), the words that are live objects' addresses become edges found in the heap (roles
+    /// that depend on the target named after it, as the census names them), then the holders
+    /// become root nodes (RemoteHeapSnapshot+Holders.swift).
+    private static func makeGraph(
+        _ scanned: ScannedHeap, layouts: [RemoteLayout], roles: InternedRoles,
+        memory: ProcessMemory
+    ) -> (CompactGraph, AddressIndex) {
+        let index = AddressIndex(scanned.addresses)
+        var builder = CompactGraph.Builder()
+        builder.roles = roles  // the compiler's numbers stay valid
+        let typeNumbers = layouts.map { builder.intern($0.typeName) }
+        let count = scanned.addresses.count
+        var kinds = scanned.layouts.map { layouts[Int($0)].nodeKind }
+        var types = scanned.layouts.map { typeNumbers[Int($0)] }
+
+        var naming = RoleNaming(roles: roles)
+        var edges = EdgeColumns()
+        edges.reserve(scanned.words.count)
+        var boxes: [Int32] = []
+        for reference in scanned.words.indices {
+            guard let target = index.index(of: scanned.words[reference]) else { continue }
+            let kind = scanned.kinds[reference]
+            if kind & ScannedHeap.boxBit != 0 { boxes.append(target) }
+            let role = naming.number(
+                scanned.roles[reference],
+                isFunctionContext: kind & ScannedHeap.functionContextBit != 0,
+                targetKind: kinds[Int(target)], targetLayout: scanned.layouts[Int(target)],
+                targetName: { layouts[Int(scanned.layouts[Int(target)])].typeName },
+                builder: &builder)
+            edges.append(
+                source: scanned.sources[reference], target: UInt32(target),
+                flags: CompactGraph.flags(Ownership(byte: kind & 7), .heap), role: role)
         }
-        var held: [HeldObject] = []
-        var demangler = GlobalNames(memory: memory)
-        for global in globals {
-            strongIn[Int(global.object)] &+= 1
-            held.append(
-                HeldObject(
-                    object: global.object,
-                    holder: .globalVariable(name: demangler.name(of: global.slot))))
+        // Boxes the compiler made for values held out of line look like closure contexts:
+        // named as what they are.
+        for box in boxes where kinds[Int(box)] == .closure {
+            let layout = layouts[Int(scanned.layouts[Int(box)])]
+            guard layout.shape == .closureContext else { continue }
+            kinds[Int(box)] = .box
+            types[Int(box)] = builder.intern(layout.boxName)
         }
-        let names = Dictionary(memory.threads.map { ($0.id, $0.name) }) { first, _ in first }
-        for slot in roots.threads() {
-            let name = names[slot.thread] ?? "?"
-            held.append(
-                HeldObject(
-                    object: slot.object,
-                    holder: slot.isRegister
-                        ? .threadRegisters(thread: slot.thread, name: name)
-                        : .threadStack(thread: slot.thread, name: name)))
+
+        let holders = HolderScan(
+            memory: memory, index: index, scanned: scanned, layouts: layouts, edges: edges)
+        builder.addNodes(
+            kinds: kinds, typeNameNumbers: types, addresses: scanned.addresses,
+            sizes: scanned.sizes)
+        builder.appendEdges(
+            sources: edges.sources, targets: edges.targets, flags: edges.flags,
+            roles: edges.roles, tags: [])
+        holders.add(to: &builder, objectCount: count)
+        // Objects keep their numbers: a node's number is its RemoteObjectID.
+        return (builder.build(numberingForLocality: false), index)
+    }
+}
+
+/// Edge columns, as the compact graph stores them.
+struct EdgeColumns {
+    var sources: [UInt32] = []
+    var targets: [UInt32] = []
+    var flags: [UInt8] = []
+    var roles: [UInt32] = []
+
+    mutating func reserve(_ count: Int) {
+        sources.reserveCapacity(count)
+        targets.reserveCapacity(count)
+        flags.reserveCapacity(count)
+        roles.reserveCapacity(count)
+    }
+
+    mutating func append(source: UInt32, target: UInt32, flags: UInt8, role: UInt32) {
+        sources.append(source)
+        targets.append(target)
+        self.flags.append(flags)
+        roles.append(role)
+    }
+}
+
+/// Roles that depend on the target, named after it as the census names them: a word read
+/// conservatively where a capture is expected (a block's, an undecodable closure context's)
+/// becomes `captures Owner`; a closure whose context is its only captured object becomes a
+/// capture of that object (`ReferenceRole.capturing(_:)`).
+struct RoleNaming {
+    let roles: InternedRoles
+    /// The compiler's number of `ObjectLayout.targetNamedCapture`, if any slot has it.
+    let capturedRole: UInt32?
+    /// Named roles, by compiler role (high half) and target layout (low half).
+    private var named: [UInt64: UInt32] = [:]
+
+    init(roles: InternedRoles) {
+        self.roles = roles
+        capturedRole = roles.number(of: ObjectLayout.targetNamedCapture)
+    }
+
+    /// The graph's number of compiler role `role` for a reference to a `targetKind` node of
+    /// layout `targetLayout`, named `targetName`.
+    mutating func number(
+        _ role: UInt32, isFunctionContext: Bool, targetKind: CompactGraph.NodeKind,
+        targetLayout: Int32, targetName: () -> String, builder: inout CompactGraph.Builder
+    ) -> UInt32 {
+        let dependsOnTarget =
+            (isFunctionContext && targetKind != .closure) || role == capturedRole
+        guard dependsOnTarget else { return role }
+        let key = UInt64(role) << 32 | UInt64(UInt32(bitPattern: targetLayout))
+        if let known = named[key] { return known }
+        let name = targetKind == .closure ? "a closure" : Self.shortName(targetName())
+        let number = builder.intern(
+            role == capturedRole ? .capture(name: name) : roles[role].capturing(name))
+        named[key] = number
+        return number
+    }
+
+    /// A type name without its module (`App.Owner` → `Owner`), as the census shortens it.
+    static func shortName(_ typeName: String) -> String {
+        guard let dot = typeName.firstIndex(of: "."), !typeName[..<dot].contains("<") else {
+            return typeName
         }
-        for object in scanned.addresses.indices {
-            let retained = scanned.retainCounts[object]
-            guard retained != UInt32.max, retained > strongIn[object] else { continue }
-            let outside = Int(retained - strongIn[object])
-            let layout = layouts[Int(scanned.layouts[object])]
-            let holder: RemoteHolder
-            switch layout.shape {
-            case .task: holder = .task
-            case .block: holder = .dispatchBlock
-            default:
-                if layout.isTimer {
-                    holder =
-                        TimerState.isValid(
-                            timer: scanned.addresses[object], layout: layout, memory: memory)
-                        ? .scheduledTimer : .foundationTimer
-                } else {
-                    holder = .outside(references: outside)
-                }
-            }
-            held.append(HeldObject(object: Int32(object), holder: holder))
-        }
-        return held.sorted {
-            $0.object != $1.object ? $0.object < $1.object : $0.holder.rank < $1.holder.rank
-        }
+        return String(typeName[typeName.index(after: dot)...])
     }
 }

@@ -1,95 +1,80 @@
+import ObjectGraph
+
 extension RemoteHeapSnapshot {
-    /// The path of strong references from the holder that best explains why `id` is alive.
+    /// The path from the holder that best explains why `id` is alive, as the project's one
+    /// path finder chooses it (``/ObjectGraph/CompactGraph/paths()``).
     ///
-    /// A named holder (a global variable; a `Task`, a `Foundation.Timer` or a block libdispatch
-    /// keeps) is preferred to a thread's stack or registers, and those to references nothing
-    /// names, even when farther: an object a request handler's stack still holds is usually
-    /// also held by what keeps it alive afterwards. Among holders of the same rank the nearest
-    /// wins. This is the census's rule (`HeapSnapshot.retentionPath`), with threads added.
+    /// A holder the census names (a global variable; a `Task`, a `Foundation.Timer` or a block
+    /// libdispatch keeps) is preferred to a thread's stack, and a thread's stack to references
+    /// nothing names, even when farther: an object a request handler's stack still holds is
+    /// usually also held by what keeps it alive afterwards. A path through typed references is
+    /// preferred to one through words read conservatively; among paths of the same priority,
+    /// the shortest wins (then the holder found first: globals, named holders, threads).
     ///
-    /// - Returns: The path, or nil when nothing holds the object through strong references
-    ///   (it may be kept by a strong cycle nothing holds: see ``strongCycle(through:)``).
-    /// - Complexity: A breadth-first walk over the object's strong holders, O(*n* + *r*) at
-    ///   worst.
+    /// - Returns: The path, or nil when nothing holds the object through retaining references
+    ///   (it may be kept by a cycle nothing holds: see ``strongCycle(through:)``).
+    /// - Complexity: The graph's one path search on the snapshot's first question (O(*n* +
+    ///   *r*), shared by every copy), then the length of the path.
     public func retentionPath(to id: RemoteObjectID) -> RemoteRetentionPath? {
-        let target = id.rawValue
-        guard target >= 0, Int(target) < objectCount else { return nil }
-        // Breadth-first over strong holders; `towards[n]` is the object n holds on its way to
-        // the target (through edge `edges[n]`), -1 while unseen.
-        var towards = [Int32](repeating: -1, count: objectCount)
-        var edges = [UInt32](repeating: 0, count: objectCount)
-        towards[Int(target)] = target
-        var level = [target]
-        var best: (node: Int32, rank: UInt8)?
-        while !level.isEmpty {
-            for node in level {
-                let rank = holderRanks[Int(node)]
-                if rank <= 1 { return path(from: node, towards: towards, edges: edges, to: target) }
-                if rank != .max, rank < best?.rank ?? .max { best = (node, rank) }
-            }
-            var next: [Int32] = []
-            for node in level {
-                forEachStrongHolder(of: node) { holder, edge in
-                    guard towards[Int(holder)] < 0 else { return }
-                    towards[Int(holder)] = node
-                    edges[Int(holder)] = edge
-                    next.append(holder)
-                }
-            }
-            level = next
-        }
-        return best.map { path(from: $0.node, towards: towards, edges: edges, to: target) }
+        retentionPath(to: id, in: graph.paths())
     }
 
-    private func path(from root: Int32, towards: [Int32], edges: [UInt32], to target: Int32)
-        -> RemoteRetentionPath
+    /// The path to `id` in `tree` (the graph's paths, or paths that avoid some nodes:
+    /// ``/ObjectGraph/CompactGraph/paths(excluding:)``).
+    public func retentionPath(to id: RemoteObjectID, in tree: CompactGraph.PathTree)
+        -> RemoteRetentionPath?
     {
-        var objects = [self[RemoteObjectID(rawValue: root)]]
+        guard contains(id), let steps = tree.path(to: CompactGraph.NodeID(id.rawValue)),
+            let first = steps.first, !isObject(first.from),
+            let holder = graph.rootKind(of: first.from)
+        else { return nil }
+        var objects = [self[RemoteObjectID(rawValue: Int32(first.to))]]
         var references: [RemoteReference] = []
-        var node = root
-        while node != target {
-            let next = towards[Int(node)]
-            references.append(reference(step(edge: edges[Int(node)], from: node, to: next)))
-            objects.append(self[RemoteObjectID(rawValue: next)])
-            node = next
+        for step in steps.dropFirst() {
+            references.append(reference(step))
+            objects.append(self[RemoteObjectID(rawValue: Int32(step.to))])
         }
-        return RemoteRetentionPath(
-            holder: holders(of: RemoteObjectID(rawValue: root)).first, objects: objects,
-            references: references)
+        return RemoteRetentionPath(holder: holder, objects: objects, references: references)
     }
 
-    /// One shortest cycle of strong references through `id`, from `id` back to it, or nil.
+    /// One shortest cycle of retaining references through `id`, from `id` back to it, or nil.
     ///
-    /// - Complexity: O(*n* + *r*) at worst.
+    /// - Complexity: O(*n* + *r*) at worst (``/ObjectGraph/CompactGraph/cycle(through:components:)``).
     public func strongCycle(through id: RemoteObjectID) -> [RemoteReference]? {
-        guard id.rawValue >= 0, Int(id.rawValue) < objectCount else { return nil }
-        return strongCycle(through: id.rawValue)?.map(reference)
+        guard contains(id) else { return nil }
+        return graph.cycle(through: CompactGraph.NodeID(id.rawValue))?.map(reference)
     }
 
-    /// The references `id` holds, strong ones first.
+    /// The references `id` holds, retaining ones first.
     public func references(from id: RemoteObjectID) -> [RemoteReference] {
-        guard id.rawValue >= 0, Int(id.rawValue) < objectCount else { return [] }
-        return outgoingSteps(of: id.rawValue).map(reference)
+        guard contains(id) else { return [] }
+        return graph.outgoing(from: CompactGraph.NodeID(id.rawValue)).map(reference)
     }
 
-    /// The references to `id` that other objects hold, strong ones first.
+    /// The references to `id` that other objects hold (not holders outside the heap),
+    /// retaining ones first.
     public func references(to id: RemoteObjectID) -> [RemoteReference] {
-        guard id.rawValue >= 0, Int(id.rawValue) < objectCount else { return [] }
-        return incomingSteps(to: id.rawValue).map(reference)
+        guard contains(id) else { return [] }
+        return graph.incoming(to: CompactGraph.NodeID(id.rawValue)).filter { isObject($0.from) }
+            .map(reference)
     }
 
-    private func reference(_ step: GraphStep) -> RemoteReference {
+    /// The reference a step of the graph stands for.
+    func reference(_ step: CompactGraph.Step) -> RemoteReference {
         RemoteReference(
-            from: RemoteObjectID(rawValue: step.from), to: RemoteObjectID(rawValue: step.to),
-            ownership: step.ownership, label: step.label)
+            from: RemoteObjectID(rawValue: Int32(step.from)),
+            to: RemoteObjectID(rawValue: Int32(step.to)),
+            ownership: graph.ownership(ofEdge: step.edge), role: graph.role(ofEdge: step.edge))
     }
 }
 
-/// A path of strong references from a holder to an object, as
+/// A path of retaining references from a holder to an object, as
 /// ``RemoteHeapSnapshot/retentionPath(to:)`` found it.
 public struct RemoteRetentionPath: Sendable {
-    /// What holds the first object.
-    public let holder: RemoteHolder?
+    /// What holds the first object: a global variable, a `Task`, a `Foundation.Timer`, a
+    /// block libdispatch keeps, a thread's stack, or references nothing names
+    /// (``/ObjectGraph/RootKind/heapHolder(_:description:)``).
+    public let holder: RootKind
     /// The objects from the first held one to the target, in order.
     public let objects: [RemoteObject]
     /// The references between consecutive objects (one fewer than `objects`).
@@ -98,9 +83,15 @@ public struct RemoteRetentionPath: Sendable {
     /// The target: the last object.
     public var target: RemoteObject? { objects.last }
 
+    /// The kind of holder, when the holder is one a heap census or an attach names.
+    public var holderKind: HeapHolderKind? {
+        if case .heapHolder(let kind, _) = holder { return kind }
+        return nil
+    }
+
     /// The path on one line: `holder ⇒ Task ⇒ (captures Owner) App.Owner`.
     public var description: String {
-        var text = holder?.description ?? "nothing"
+        var text = holder.description
         for (index, object) in objects.enumerated() {
             text += " ⇒ "
             if index > 0 { text += "(\(references[index - 1].label)) " }
@@ -115,11 +106,11 @@ public struct RemoteRetentionPath: Sendable {
     /// ```text
     /// held by: a Task (the concurrency runtime holds it while it runs or sleeps)
     /// ┬ Task at 0x7f3c2c001230
-    /// ├─ runs (read conservatively) ⇒ closure context at 0x7f3c2c0014a0
+    /// ├─ runs (conservative) ⇒ closure context (captures TaskRefresher) at 0x7f3c2c0014a0
     /// ╰→ captures TaskRefresher ⇒ App.TaskRefresher at 0x55d0c1f0a2b0
     /// ```
     public func lines(limit: Int = 24) -> [String] {
-        var lines = ["held by: \(holder?.description ?? "nothing")"]
+        var lines = ["held by: \(holder.description)"]
         let keep = max(limit, 2)
         for (index, object) in objects.enumerated() {
             let address = "0x" + String(object.address, radix: 16)

@@ -1,5 +1,6 @@
 import Foundation
-import RetainGraph
+import ObjectGraph
+import RuntimeLayouts
 
 /// The live Swift objects of another process at one moment, the references between them, and
 /// what holds them: read from outside, with no RetainGraph code in the target.
@@ -12,6 +13,14 @@ import RetainGraph
 /// stacks and registers, and the holders the census names (a `Task`, a `Foundation.Timer`, a
 /// block libdispatch keeps).
 ///
+/// It is a view over a ``/ObjectGraph/CompactGraph`` (``graph``), as the in-process census's
+/// snapshot is: objects are the graph's first ``objectCount`` nodes (a ``RemoteObjectID`` is an
+/// object's node number), with their type names, addresses and sizes; references are its edges,
+/// with an ``/ObjectGraph/Ownership`` and a ``/ObjectGraph/ReferenceRole``; the holders are root
+/// nodes after the objects (``/ObjectGraph/RootKind/heapHolder(_:description:)``: one per global
+/// variable, one per thread whose stack holds objects, one per other kind), each with an edge
+/// to what it holds. Paths, cycles and retained sizes are the graph's own analyses.
+///
 /// ```swift
 /// let heap = try RemoteHeapSnapshot.capture(processID: pid)
 /// for type in heap.countsByType().prefix(5) {
@@ -20,13 +29,21 @@ import RetainGraph
 /// if let session = heap.objects(ofType: "App.Session").first,
 ///     let path = heap.retentionPath(to: session)
 /// {
-///     print(path.description)  // a Task (…) ⇒ Task ⇒ closure context ⇒ … ⇒ App.Session
+///     print(path.description)  // a Task (…) ⇒ Task ⇒ (runs) closure context … ⇒ App.Session
 /// }
 /// ```
 ///
 /// A snapshot is a record: it holds nothing of the target, and stays readable after the
-/// target exits. Save it with ``jsonData()`` and read it back with ``init(jsonData:)``.
+/// target exits. Save it with ``write(toFile:)`` and read it back with
+/// ``init(contentsOfFile:)``.
 public struct RemoteHeapSnapshot: Sendable {
+    /// The objects, the references between them, and the holders outside the heap.
+    ///
+    /// Node `n < objectCount` is the object ``RemoteObjectID`` `n`; the nodes after them are
+    /// the holders (the graph's roots, kind ``/ObjectGraph/CompactGraph/NodeKind/root``).
+    public let graph: CompactGraph
+    /// The number of live objects found (the graph's first nodes).
+    public let objectCount: Int
     /// The target's process id.
     public let processID: Int32
     /// The target's name.
@@ -41,57 +58,51 @@ public struct RemoteHeapSnapshot: Sendable {
     public let limitations: [String]
     /// Counts about the read itself.
     public internal(set) var statistics: RemoteHeapStatistics
+    /// Object addresses to node numbers.
+    let addressIndex: AddressIndex
 
-    // Objects, by number (a ``RemoteObjectID``).
-    let addresses: [UInt]
-    let typeOfObject: [Int32]
-    let types: [RemoteType]
-    let sizes: [UInt32]
-    let retainCounts: [UInt32]
-    /// References between objects, resolved.
-    let references: ReferenceColumns
-    let labels: [String]
-    /// Holders by object, sorted by object.
-    let holders: [HeldObject]
-    /// Each object's best holder's rank (``RemoteHolder/rank``), or `UInt8.max` when nothing
-    /// outside the heap holds it.
-    let holderRanks: [UInt8]
-    /// The objects and references as the graph RetainGraph analyses (built from the columns
-    /// above in RemoteHeapSnapshot+Graph.swift).
-    public let graph: CompactGraph
-    let addressTable: AddressTable
+    /// The number of references between objects (the holders' edges left out).
+    public var referenceCount: Int {
+        guard objectCount < graph.nodeCount else { return graph.edgeCount }
+        return graph.outEdges(of: CompactGraph.NodeID(objectCount)).lowerBound
+    }
 
-    /// The number of live objects found.
-    public var objectCount: Int { addresses.count }
-    /// The number of references between them.
-    public var referenceCount: Int { references.sources.count }
     /// The bytes the objects' blocks take (their usable sizes).
-    public var totalBytes: Int { sizes.reduce(0) { $0 + Int($1) } }
+    public var totalBytes: Int {
+        (0..<objectCount).reduce(0) { $0 + graph.size(of: CompactGraph.NodeID($1)) }
+    }
 
     /// The object with identity `id`.
+    ///
+    /// - Precondition: `id` is an object of this snapshot (below ``objectCount``).
     public subscript(id: RemoteObjectID) -> RemoteObject {
-        let index = Int(id.rawValue)
+        let node = CompactGraph.NodeID(id.rawValue)
         return RemoteObject(
-            id: id, address: addresses[index], typeName: types[Int(typeOfObject[index])].name,
-            size: Int(sizes[index]),
-            retainCount: retainCounts[index] == UInt32.max ? nil : Int(retainCounts[index]))
+            id: id, address: graph.address(of: node) ?? 0, typeName: graph.typeName(of: node),
+            size: graph.size(of: node))
     }
+
+    /// Whether `id` names an object of this snapshot.
+    func contains(_ id: RemoteObjectID) -> Bool { id.rawValue >= 0 && Int(id.rawValue) < objectCount }
+
+    /// Whether node `node` is an object (not a holder).
+    func isObject(_ node: CompactGraph.NodeID) -> Bool { Int(node) < objectCount }
 
     /// The identity of the object at `address`, if a live object starts there.
     ///
     /// - Complexity: O(1) expected.
     public func object(at address: UInt) -> RemoteObjectID? {
-        addressTable.index(of: address).map(RemoteObjectID.init(rawValue:))
+        addressIndex.index(of: address).map(RemoteObjectID.init(rawValue:))
     }
 
     /// The identities of every object whose type name is `typeName`, in address order.
     ///
-    /// - Complexity: O(*n*).
+    /// - Complexity: O(*n* + *k* log *k*) for *k* such objects.
     public func objects(ofType typeName: String) -> [RemoteObjectID] {
-        let wanted = Set(types.indices.filter { types[$0].name == typeName }.map { Int32($0) })
-        guard !wanted.isEmpty else { return [] }
-        return typeOfObject.indices.filter { wanted.contains(typeOfObject[$0]) }
-            .sorted { addresses[$0] < addresses[$1] }
+        guard let number = graph.strings.number(of: typeName), number != 0 else { return [] }
+        return (0..<CompactGraph.NodeID(objectCount))
+            .filter { graph.typeNameNumber(of: $0) == number }
+            .sorted { (graph.address(of: $0) ?? 0) < (graph.address(of: $1) ?? 0) }
             .map { RemoteObjectID(rawValue: Int32($0)) }
     }
 
@@ -99,40 +110,32 @@ public struct RemoteHeapSnapshot: Sendable {
     ///
     /// - Complexity: O(*n*).
     public func countsByType() -> [RemoteTypeCount] {
-        var counts = [Int](repeating: 0, count: types.count)
-        var bytes = [Int](repeating: 0, count: types.count)
-        for (index, type) in typeOfObject.enumerated() {
-            counts[Int(type)] += 1
-            bytes[Int(type)] += Int(sizes[index])
+        var counts = [Int](repeating: 0, count: graph.strings.count)
+        var bytes = [Int](repeating: 0, count: graph.strings.count)
+        for node in 0..<CompactGraph.NodeID(objectCount) {
+            let type = Int(graph.typeNameNumber(of: node))
+            counts[type] += 1
+            bytes[type] += graph.size(of: node)
         }
-        var byName: [String: RemoteTypeCount] = [:]
-        for (index, type) in types.enumerated() where counts[index] > 0 {
-            var entry =
-                byName[type.name] ?? RemoteTypeCount(typeName: type.name, count: 0, bytes: 0)
-            entry.count += counts[index]
-            entry.bytes += bytes[index]
-            byName[type.name] = entry
-        }
-        return byName.values.sorted {
-            $0.count != $1.count ? $0.count > $1.count : $0.typeName < $1.typeName
-        }
+        return counts.indices.filter { counts[$0] > 0 }
+            .map {
+                RemoteTypeCount(
+                    typeName: graph.strings[UInt32($0)], count: counts[$0], bytes: bytes[$0])
+            }
+            .sorted { $0.count != $1.count ? $0.count > $1.count : $0.typeName < $1.typeName }
     }
 
-    /// What holds `id` from outside the Swift heap (globals, threads, a named holder,
-    /// unattributed references), best first.
-    public func holders(of id: RemoteObjectID) -> [RemoteHolder] {
-        var low = 0
-        var high = holders.count
-        while low < high {
-            let middle = (low + high) / 2
-            if holders[middle].object < id.rawValue { low = middle + 1 } else { high = middle }
-        }
-        var found: [RemoteHolder] = []
-        while low < holders.count, holders[low].object == id.rawValue {
-            found.append(holders[low].holder)
-            low += 1
-        }
-        return found.sorted { $0.rank < $1.rank }
+    /// What holds `id` from outside the Swift heap (global variables, a named holder, thread
+    /// stacks, unattributed references), as the graph's root kinds say, in the order the path
+    /// finder prefers them.
+    ///
+    /// - Complexity: O(in-degree of `id`), plus building the graph's in-edge rows once.
+    public func holders(of id: RemoteObjectID) -> [RootKind] {
+        guard contains(id) else { return [] }
+        return graph.incoming(to: CompactGraph.NodeID(id.rawValue))
+            .filter { !isObject($0.from) }
+            .sorted { $0.from < $1.from }
+            .compactMap { graph.rootKind(of: $0.from) }
     }
 }
 
@@ -158,8 +161,6 @@ public struct RemoteObject: Hashable, Sendable {
     public let typeName: String
     /// The bytes its block takes (malloc's usable size).
     public let size: Int
-    /// Its strong retain count when read; nil for an immortal object.
-    public let retainCount: Int?
 }
 
 /// A reference between two objects of a ``RemoteHeapSnapshot``.
@@ -168,25 +169,22 @@ public struct RemoteReference: Hashable, Sendable {
     public let from: RemoteObjectID
     /// The held.
     public let to: RemoteObjectID
-    /// How a reference holds its target.
-    public enum Ownership: String, Hashable, Sendable, Codable {
-        /// Keeps the target alive.
-        case strong
-        /// A `weak` reference.
-        case weak
-        /// An `unowned` reference.
-        case unowned
-        /// An `unowned(unsafe)` reference.
-        case unownedUnsafe = "unowned(unsafe)"
-        /// A word read without a layout (a task's frame, a block's captures) that holds the
-        /// target's address: counted as strong.
-        case conservative
-    }
-
-    /// How `from` holds `to`.
+    /// How `from` holds `to`: ``/ObjectGraph/Ownership/conservative`` for a word read without
+    /// a layout (a task's frame, a block's captures) that holds the target's address.
     public let ownership: Ownership
-    /// The property path, capture or element: `timer`, `captures Owner`, `element of [Entry]`.
-    public let label: String
+    /// Why `from` holds `to`: a property path, a capture, an element.
+    public let role: ReferenceRole
+
+    /// The reference as reports print it: its role (`.timer`, `captures Owner`, `element of
+    /// [Entry]`), followed by its ownership when it is neither strong nor weak
+    /// (`runs (conservative)`), as the DevTools export names edges.
+    public var label: String {
+        switch ownership {
+        case .strong, .weak: return role.description
+        case .conservative, .unowned, .unownedUnsafe:
+            return "\(role.description) (\(ownership.rawValue))"
+        }
+    }
 }
 
 /// A type's live objects and bytes, as ``RemoteHeapSnapshot/countsByType()`` gives them.
@@ -200,46 +198,9 @@ public struct RemoteTypeCount: Hashable, Sendable {
 }
 
 /// A thread of the target, as it was stopped.
-public struct RemoteThread: Hashable, Sendable, Codable {
+public struct RemoteThread: Hashable, Sendable {
     /// The thread's kernel id.
     public let id: Int32
     /// The thread's name.
     public let name: String
-}
-
-/// Counts about how a snapshot was read.
-public struct RemoteHeapStatistics: Hashable, Sendable, Codable {
-    /// Blocks in use on glibc's heaps (objects or not).
-    public var heapBlocks = 0
-    /// Freed blocks that still looked in use (tcache, fastbins), left out.
-    public var excludedFreeBlocks = 0
-    /// Objects found dying (being deinitialised), left out.
-    public var dyingObjects = 0
-    /// Bytes copied from the target while it was stopped.
-    public var copiedBytes = 0
-    /// Layouts compiled (distinct metadata met).
-    public var layouts = 0
-    /// Seconds spent analysing the copy (after the target was let go).
-    public var analysisSeconds = 0.0
-}
-
-/// The type of objects of one metadata.
-struct RemoteType: Sendable, Codable {
-    var name: String
-    var shape: UInt8
-    var isTimer: Bool
-}
-
-/// A holder of one object.
-struct HeldObject: Sendable {
-    var object: Int32
-    var holder: RemoteHolder
-}
-
-/// Resolved references, by column.
-struct ReferenceColumns: Sendable {
-    var sources: [UInt32] = []
-    var targets: [UInt32] = []
-    var ownerships: [SlotOwnership] = []
-    var labels: [Int32] = []
 }

@@ -1,25 +1,24 @@
-/// How a slot holds the object whose address it stores.
-enum SlotOwnership: UInt8, Sendable {
-    /// The word is the object's address and keeps it alive.
-    case strong
-    /// A native `weak` reference: the word is a side table's address, whose first word is the
-    /// object's address (null once the object died).
-    case weak
-    /// An `unowned` reference: the word is the object's address.
-    case unowned
-    /// An `unowned(unsafe)` reference: the word is an address that may be stale.
-    case unownedUnsafe
-    /// A word of memory no layout describes (a task's frame, a block's captures, a field the
-    /// mirror cannot lower) that holds an object's address: counted as strong.
-    case conservative
-}
+import ObjectGraph
+import RuntimeLayouts
+
+// Layouts of the target's heap objects, compiled once per metadata by RemoteLayoutCompiler and
+// executed by HeapObjectScan. Roles are the project's one vocabulary (`ReferenceRole`), made
+// the way the in-process layout compiler makes them (`RoleBase` and a property path), so that
+// a path reads the same whether the census or an attach found it.
 
 /// A word of an object that may hold a reference, at a fixed offset.
-struct LayoutSlot: Sendable {
+struct RemoteSlot: Sendable {
     var offset: Int
-    var ownership: SlotOwnership
-    /// The label's number in the ``LabelTable``.
-    var label: Int32
+    var ownership: Ownership
+    /// The role's number in the compiler's role table.
+    var role: UInt32
+    /// Whether the word is a thick function's context: when it is an instance rather than a
+    /// closure context, the closure's only capture is that instance, and the role names it
+    /// (`ReferenceRole.capturing(_:)`).
+    var isFunctionContext = false
+    /// Whether the word is a box the compiler made for a value held out of line (an
+    /// existential's value too large for its buffer): its target is named as a box.
+    var isBox = false
 }
 
 /// A value whose references depend on its contents (a multi-payload enum, an opaque
@@ -30,28 +29,37 @@ struct DynamicSlot: Sendable {
     var shape: Shape
     /// The value's type in the remote mirror.
     var typeRef: UInt64
-    var label: String
+    /// Whose value this is (a property, a capture, an element…), and its path inside.
+    var base: RoleBase
+    var path: String
 }
 
-/// The references of a value of one type, relative to the value's start.
+/// The references of a value of one type, relative to the value's start, each with its path
+/// inside the value (`state.timer`); the holder's ``RoleBase`` completes the role.
 struct ValueSlots: Sendable {
-    var slots: [(offset: Int, ownership: SlotOwnership, label: String)] = []
+    struct Slot: Sendable {
+        var offset: Int
+        var ownership: Ownership
+        var path: String
+        var isFunctionContext = false
+    }
+    var slots: [Slot] = []
     var dynamics: [DynamicSlot] = []
     var isEmpty: Bool { slots.isEmpty && dynamics.isEmpty }
 
-    /// These slots moved to `offset`, their labels under `prefix`.
+    /// These slots moved to `offset`, their paths under `prefix`.
     func placed(at offset: Int, under prefix: String) -> ValueSlots {
-        func join(_ label: String) -> String {
-            if prefix.isEmpty { return label }
-            if label.isEmpty { return prefix }
-            return label.hasPrefix("(") ? "\(prefix) \(label)" : "\(prefix).\(label)"
-        }
         var moved = ValueSlots()
-        moved.slots = slots.map { ($0.offset + offset, $0.ownership, join($0.label)) }
+        moved.slots = slots.map {
+            var slot = $0
+            slot.offset += offset
+            slot.path = Self.joined(prefix, $0.path)
+            return slot
+        }
         moved.dynamics = dynamics.map {
             var slot = $0
             slot.offset += offset
-            slot.label = join($0.label)
+            slot.path = Self.joined(prefix, $0.path)
             return slot
         }
         return moved
@@ -60,6 +68,11 @@ struct ValueSlots: Sendable {
     mutating func append(_ other: ValueSlots) {
         slots += other.slots
         dynamics += other.dynamics
+    }
+
+    /// `head.tail`, or whichever is not empty.
+    static func joined(_ head: String, _ tail: String, separator: String = ".") -> String {
+        head.isEmpty ? tail : tail.isEmpty ? head : head + separator + tail
     }
 }
 
@@ -74,26 +87,30 @@ struct ElementRegion: Sendable {
     }
     var counting: Counting
     var stride: Int
-    var element: [LayoutSlot]
+    var element: [RemoteSlot]
     var dynamics: [DynamicSlot]
 }
 
 /// Where a heap object of one metadata holds references: compiled once per metadata.
 struct RemoteLayout: Sendable {
-    /// What kind of heap object it is, as the graph shows it.
+    /// What kind of heap object it is.
     enum Shape: UInt8, Sendable {
         case instance, closureContext, box, storage, task, block, other
     }
     var typeName: String
     var shape: Shape
-    var slots: [LayoutSlot] = []
+    var slots: [RemoteSlot] = []
     var dynamics: [DynamicSlot] = []
     var regions: [ElementRegion] = []
+    /// For a closure context, the short names of what it captures, in order.
+    var captures: [String] = []
     /// From this offset to the end of the block, every word that is an object's address is a
-    /// reference (labelled `conservativeLabel`): memory no layout describes.
+    /// reference, read conservatively (with `conservativeRole`): memory no layout describes.
     var conservativeFrom: Int?
     var conservativeLimit = Int.max
-    var conservativeLabel: Int32 = 0
+    /// The role of the words read conservatively (a number in the compiler's role table); the
+    /// census's ``ObjectLayout/targetNamedCapture`` is named after the target once known.
+    var conservativeRole: UInt32 = 0
     /// Why some references cannot be read, if so.
     var problem: String?
     /// Whether the type is `Foundation.Timer` or a subclass.
@@ -105,23 +122,21 @@ struct RemoteLayout: Sendable {
         self.typeName = typeName
         self.shape = shape
     }
-}
 
-/// Labels interned as numbers, for slots and references.
-struct LabelTable: Sendable {
-    private(set) var labels: [String] = [""]
-    private var numbers: [String: Int32] = ["": 0]
-
-    /// The number of `label`, adding it if new.
-    mutating func number(_ label: String) -> Int32 {
-        if let number = numbers[label] { return number }
-        let number = Int32(labels.count)
-        labels.append(label)
-        numbers[label] = number
-        return number
+    /// The graph's kind for objects of this layout.
+    var nodeKind: CompactGraph.NodeKind {
+        if isTimer { return .timer }
+        switch shape {
+        case .closureContext, .block: return .closure
+        case .box: return .box
+        case .storage: return .storage
+        case .instance, .task, .other: return .object
+        }
     }
 
-    subscript(number: Int32) -> String {
-        Int(number) < labels.count && number >= 0 ? labels[Int(number)] : ""
+    /// The name of a box the compiler made for a value held out of line, whose metadata is a
+    /// context capturing that value (as the census names it: `box of Payload`).
+    var boxName: String {
+        captures.isEmpty ? "box" : "box of \(captures.joined(separator: ", "))"
     }
 }

@@ -11,13 +11,15 @@
 //     and `__RawSetStorage` is used: `_scale` @32, `_rawKeys`/`_rawElements` @48,
 //     `_rawValues` @56.
 
+import RuntimeLayouts
+
 extension RemoteLayoutCompiler {
     /// The layout of a standard collection's storage object, or nil for other classes.
     func collectionStorageLayout(
         typeName: String, typeRef: UInt64, metadata: UInt, sample: UInt
     ) -> RemoteLayout? {
         let arguments = mirror.genericArguments(of: typeRef)
-        switch TypeNames.base(typeName) {
+        switch RemoteTypeNames.base(typeName) {
         case "Swift._ContiguousArrayStorage":
             guard let element = arguments.first else { return nil }
             return arrayLayout(element: element)
@@ -37,7 +39,7 @@ extension RemoteLayoutCompiler {
         let elementName = name(of: element) ?? "?"
         // Arrays of class instances share `_ContiguousArrayStorage<AnyObject>`.
         let isObjects = elementName == "Swift.AnyObject" || elementName == "AnyObject"
-        let collection = "[\(TypeNames.unqualified(elementName))]"
+        let collection = "[\(RemoteTypeNames.unqualified(elementName))]"
         var layout = RemoteLayout(
             typeName: isObjects ? "array storage" : "\(collection) storage", shape: .storage)
         guard let shape = mirror.layout(ofType: element),
@@ -51,8 +53,7 @@ extension RemoteLayoutCompiler {
         let start = (32 + alignment - 1) & ~(alignment - 1)
         layout.regions = [
             region(
-                slots.placed(
-                    at: 0, under: isObjects ? "element of an array" : "element of \(collection)"),
+                slots, base: .element(isObjects ? "an array" : collection),
                 counting: .prefix(countOffset: 16, start: start), stride: shape.stride)
         ]
         return layout
@@ -62,8 +63,8 @@ extension RemoteLayoutCompiler {
         -> RemoteLayout
     {
         let collection =
-            "[\(TypeNames.unqualified(name(of: key) ?? "?")): "
-            + "\(TypeNames.unqualified(name(of: value) ?? "?"))]"
+            "[\(RemoteTypeNames.unqualified(name(of: key) ?? "?")): "
+            + "\(RemoteTypeNames.unqualified(name(of: value) ?? "?"))]"
         var layout = RemoteLayout(typeName: "\(collection) storage", shape: .storage)
         let fields = fieldOffsets(
             sample, fallback: ["_scale": 32, "_rawKeys": 48, "_rawValues": 56])
@@ -73,8 +74,8 @@ extension RemoteLayoutCompiler {
             layout.problem = "storage fields not found"
             return layout
         }
-        for (type, base, label) in [
-            (key, keys, "key of \(collection)"), (value, values, "value of \(collection)"),
+        for (type, base, role) in [
+            (key, keys, RoleBase.key(collection)), (value, values, RoleBase.value(collection)),
         ] {
             guard let shape = mirror.layout(ofType: type),
                 let slots = valueSlots(of: type, nesting: 0),
@@ -82,7 +83,7 @@ extension RemoteLayoutCompiler {
             else { continue }
             layout.regions.append(
                 region(
-                    slots.placed(at: 0, under: label),
+                    slots, base: role,
                     counting: .hashed(
                         scaleOffset: scale, bitmapOffset: Int(instanceSize), baseOffset: base),
                     stride: shape.stride))
@@ -91,7 +92,7 @@ extension RemoteLayoutCompiler {
     }
 
     private func setLayout(element: UInt64, metadata: UInt, sample: UInt) -> RemoteLayout {
-        let collection = "Set<\(TypeNames.unqualified(name(of: element) ?? "?"))>"
+        let collection = "Set<\(RemoteTypeNames.unqualified(name(of: element) ?? "?"))>"
         var layout = RemoteLayout(typeName: "\(collection) storage", shape: .storage)
         let fields = fieldOffsets(sample, fallback: ["_scale": 32, "_rawElements": 48])
         guard let scale = fields["_scale"], let base = fields["_rawElements"],
@@ -105,7 +106,7 @@ extension RemoteLayoutCompiler {
         else { return layout }
         layout.regions = [
             region(
-                slots.placed(at: 0, under: "member of \(collection)"),
+                slots, base: .element(collection),
                 counting: .hashed(
                     scaleOffset: scale, bitmapOffset: Int(instanceSize), baseOffset: base),
                 stride: shape.stride)
@@ -113,15 +114,16 @@ extension RemoteLayoutCompiler {
         return layout
     }
 
-    private func region(_ slots: ValueSlots, counting: ElementRegion.Counting, stride: Int)
-        -> ElementRegion
-    {
+    private func region(
+        _ slots: ValueSlots, base: RoleBase, counting: ElementRegion.Counting, stride: Int
+    ) -> ElementRegion {
         ElementRegion(
-            counting: counting, stride: max(stride, 1),
-            element: slots.slots.map {
-                LayoutSlot(offset: $0.offset, ownership: $0.ownership, label: labelNumber($0.label))
-            },
-            dynamics: slots.dynamics)
+            counting: counting, stride: max(stride, 1), element: remoteSlots(slots, base: base),
+            dynamics: slots.dynamics.map {
+                var dynamic = $0
+                dynamic.base = base
+                return dynamic
+            })
     }
 
     /// The stored fields of the instance at `sample` by name, with their offsets, or

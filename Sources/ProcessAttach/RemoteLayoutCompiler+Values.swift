@@ -1,3 +1,6 @@
+import ObjectGraph
+import RuntimeLayouts
+
 extension RemoteLayoutCompiler {
     /// The standard library's collection structs: one word, the storage object, is all the
     /// census follows of them.
@@ -6,7 +9,8 @@ extension RemoteLayoutCompiler {
         "Swift.Set",
     ]
 
-    /// The references of a field, capture or case payload, relative to its start.
+    /// The references of a field, capture or case payload, relative to its start, with their
+    /// paths inside it.
     ///
     /// - Parameters:
     ///   - child: The field as the mirror describes it.
@@ -14,25 +18,45 @@ extension RemoteLayoutCompiler {
     ///     conservatively up to it.
     func childSlots(_ child: MirrorChild, end: Int?, nesting: Int) -> ValueSlots {
         var slots = ValueSlots()
+        if let reference = Self.reference(child.kind) {
+            slots.slots = [reference]
+            return slots
+        }
         switch child.kind {
-        case .strongReference, .classExistential, .errorExistential:
-            slots.slots = [(0, .strong, "")]
-        case .weakReference: slots.slots = [(0, .weak, "")]
-        case .unownedReference: slots.slots = [(0, .unowned, "")]
-        case .unmanagedReference: slots.slots = [(0, .unownedUnsafe, "")]
-        case .thickFunction: slots.slots = [(8, .strong, "")]
         case .structure, .tuple, .singlePayloadEnum, .multiPayloadEnum, .opaqueExistential,
             .unknown:
             if let value = valueSlots(of: child.typeRef, nesting: nesting + 1) { return value }
             // No description (a noncopyable `Mutex`, a type without reflection metadata):
-            // every word up to the next field may be a reference.
-            let words = min(max(((end ?? child.offset + 8) - child.offset) / 8, 1), 32)
-            slots.slots = (0..<words).map { (8 * $0, .conservative, "(read conservatively)") }
+            // every word up to the next field may be a reference, read conservatively (as the
+            // census reads a field whose type the compiler hides).
+            let words = min(max(((end ?? child.offset + 8) - child.offset) / 8, 1), 64)
+            slots.slots = (0..<words).map {
+                ValueSlots.Slot(offset: 8 * $0, ownership: .conservative, path: "")
+            }
+        case .strongReference, .classExistential, .errorExistential, .weakReference,
+            .unownedReference, .unmanagedReference, .thickFunction:
+            break  // answered above
         case .builtin, .rawPointer, .noPayloadEnum, .existentialMetatype, .classInstance,
             .closureContext:
             break
         }
         return slots
+    }
+
+    /// The slot of a value that is one reference (at its start, or a thick function's context
+    /// at +8), or nil for other kinds.
+    private static func reference(_ kind: MirrorKind) -> ValueSlots.Slot? {
+        switch kind {
+        case .strongReference, .classExistential, .errorExistential:
+            return ValueSlots.Slot(offset: 0, ownership: .strong, path: "")
+        case .weakReference: return ValueSlots.Slot(offset: 0, ownership: .weak, path: "")
+        case .unownedReference: return ValueSlots.Slot(offset: 0, ownership: .unowned, path: "")
+        case .unmanagedReference:
+            return ValueSlots.Slot(offset: 0, ownership: .unownedUnsafe, path: "")
+        case .thickFunction:
+            return ValueSlots.Slot(offset: 8, ownership: .strong, path: "", isFunctionContext: true)
+        default: return nil
+        }
     }
 
     /// The references of a value of type `typeRef`, relative to the value's start; nil when
@@ -41,20 +65,19 @@ extension RemoteLayoutCompiler {
         if let cached = valueCache[typeRef] { return cached }
         guard nesting < Self.maximumNesting, typeRef != 0 else { return nil }
         let typeName = name(of: typeRef) ?? ""
-        let base = TypeNames.base(typeName)
+        let base = RemoteTypeNames.base(typeName)
         guard let layout = mirror.layout(ofType: typeRef) else { return nil }
         var slots = ValueSlots()
+        if let reference = Self.reference(layout.kind) {
+            slots.slots = [reference]
+            valueCache[typeRef] = slots
+            return slots
+        }
         switch layout.kind {
-        case .strongReference, .classExistential, .errorExistential:
-            slots.slots = [(0, .strong, "")]
-        case .weakReference: slots.slots = [(0, .weak, "")]
-        case .unownedReference: slots.slots = [(0, .unowned, "")]
-        case .unmanagedReference: slots.slots = [(0, .unownedUnsafe, "")]
-        case .thickFunction: slots.slots = [(8, .strong, "")]
         case .structure where Self.collectionStructs.contains(base):
             // Array, Dictionary, Set: one word, the storage object.
             if let storage = firstStrongSlot(of: layout, nesting: nesting) {
-                slots.slots = [(storage, .strong, "")]
+                slots.slots = [ValueSlots.Slot(offset: storage, ownership: .strong, path: "")]
             }
         case .structure where base.hasPrefix("Swift."):
             break  // String, Substring and the standard library's other values hold none
@@ -79,14 +102,17 @@ extension RemoteLayoutCompiler {
             }
         case .multiPayloadEnum:
             slots.dynamics = [
-                DynamicSlot(offset: 0, shape: .enumValue, typeRef: typeRef, label: "")
+                DynamicSlot(offset: 0, shape: .enumValue, typeRef: typeRef, base: .property, path: "")
             ]
         case .opaqueExistential:
             slots.dynamics = [
-                DynamicSlot(offset: 0, shape: .existential, typeRef: typeRef, label: "")
+                DynamicSlot(
+                    offset: 0, shape: .existential, typeRef: typeRef, base: .property, path: "")
             ]
         case .builtin, .rawPointer, .noPayloadEnum, .existentialMetatype, .unknown,
-            .classInstance, .closureContext:
+            .classInstance, .closureContext, .strongReference, .classExistential,
+            .errorExistential, .weakReference, .unownedReference, .unmanagedReference,
+            .thickFunction:
             break
         }
         valueCache[typeRef] = slots
@@ -111,10 +137,12 @@ extension RemoteLayoutCompiler {
     }
 
     /// Decodes a dynamic value stored at target address `address`: calls `visit` with each
-    /// reference word it holds, its ownership and its label.
+    /// reference word it holds and the slot it was read from (its role a number in the role
+    /// table), naming the path as the census does: an enum's case (`state.running`, an
+    /// optional's case left out), an existential's container (`slot (Any)`).
     func decode(
         _ slot: DynamicSlot, at address: UInt, nesting: Int = 0,
-        _ visit: (UInt, SlotOwnership, String) -> Void
+        _ visit: (UInt, RemoteSlot) -> Void
     ) {
         guard nesting < 4 else { return }
         let inner: ValueSlots?
@@ -126,30 +154,38 @@ extension RemoteLayoutCompiler {
             else { return }
             let payload = layout.children[index]
             guard payload.typeRef != 0 else { return }
-            let label = slot.label.isEmpty ? payload.name : slot.label
-            var decoded = childSlots(payload, end: layout.size, nesting: nesting)
-            decoded = decoded.placed(at: 0, under: label)
-            inner = decoded
+            let isOptional = RemoteTypeNames.base(name(of: slot.typeRef) ?? "") == "Swift.Optional"
+            let path = isOptional ? slot.path : ValueSlots.joined(slot.path, payload.name)
+            inner = childSlots(payload, end: layout.size, nesting: nesting).placed(
+                at: 0, under: path)
             start = address
         case .existential:
             guard let (type, value) = mirror.projectExistential(at: address, typeRef: slot.typeRef)
             else { return }
+            let container = RemoteTypeNames.unqualified(name(of: slot.typeRef) ?? "Any")
+            let path = ValueSlots.joined(slot.path, "(\(container))", separator: " ")
             if value != address {
                 // A value too large for the container lives in a box the container holds.
-                if let box = memory.word(at: address) { visit(box, .strong, slot.label) }
+                if let box = memory.word(at: address) {
+                    visit(
+                        box,
+                        RemoteSlot(
+                            offset: 0, ownership: .strong, role: roleNumber(slot.base.role(path)),
+                            isBox: true))
+                }
                 return
             }
-            inner = valueSlots(of: type, nesting: nesting + 1)?.placed(at: 0, under: slot.label)
+            inner = valueSlots(of: type, nesting: nesting + 1)?.placed(at: 0, under: path)
             start = value
         }
         guard let inner else { return }
-        for item in inner.slots {
-            if let word = memory.word(at: start + UInt(item.offset)) {
-                visit(word, item.ownership, item.label)
-            }
+        for item in remoteSlots(inner, base: slot.base) {
+            if let word = memory.word(at: start + UInt(item.offset)) { visit(word, item) }
         }
         for dynamic in inner.dynamics {
-            decode(dynamic, at: start + UInt(dynamic.offset), nesting: nesting + 1, visit)
+            var nested = dynamic
+            nested.base = slot.base
+            decode(nested, at: start + UInt(dynamic.offset), nesting: nesting + 1, visit)
         }
     }
 }

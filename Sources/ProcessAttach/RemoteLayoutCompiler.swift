@@ -9,28 +9,33 @@
 //     @24 (its second word is the block's size); captured variables from @32.
 //   • A task is read conservatively from @16 over its first 8 KiB (its first async frame).
 
+import ObjectGraph
+import RuntimeLayouts
+
 /// Compiles, once per metadata, where heap objects of that metadata hold references, with the
 /// remote mirror (the toolchain's reading of the target's reflection metadata) and the
 /// standard collections' known storage layouts.
 ///
-/// Labels and type names are spelled as the in-process census spells them: property paths
-/// (`state.timer`), captures (`captures Owner`), elements (`element of [Entry]`), type names
-/// (`closure context (captures Owner)`, `[Entry] storage`).
+/// It reads another process, which the in-process layout compiler (`RuntimeLayouts`) cannot,
+/// but names what it finds the same way: type names (`closure context (captures Owner)`,
+/// `[Entry] storage`) and roles (`ReferenceRole`s made from a `RoleBase` and a property path:
+/// `.state.timer`, `captures Owner`, `element of [Entry]`).
 final class RemoteLayoutCompiler {
     let mirror: RemoteMirror
     let memory: ProcessMemory
-    private(set) var labels = LabelTable()
+    /// The roles of the compiled slots, by number.
+    private(set) var roles = InternedRoles()
     private(set) var layouts: [RemoteLayout] = []
     private var indexByMetadata: [UInt: Int32] = [:]
     /// Value layouts by type, relative to the value's start.
     var valueCache: [UInt64: ValueSlots] = [:]
     var nameCache: [UInt64: String] = [:]
-    /// Type names of metadata, for boxes and captures.
+    /// Whether a class metadata is `Foundation.Timer` or a subclass.
     private var timerMetadata: [UInt: Bool] = [:]
 
     /// How deep value types may nest before the compiler stops (a guard, not a real limit).
     static let maximumNesting = 24
-    /// The most words of a task, block or unreadable value read conservatively.
+    /// The most bytes of a task read conservatively (its header and first async frame).
     static let taskBytes = 8192
 
     init(mirror: RemoteMirror, memory: ProcessMemory) {
@@ -42,18 +47,15 @@ final class RemoteLayoutCompiler {
     /// it from `sample` (one such object) if new.
     func layoutIndex(metadata: UInt, kind: ObjectKind, sample: UInt) -> Int32 {
         if let known = indexByMetadata[metadata] { return known }
-        var layout = compile(metadata: metadata, kind: kind, sample: sample)
-        if layout.conservativeFrom != nil, layout.conservativeLabel == 0 {
-            layout.conservativeLabel = labels.number("captures (read conservatively)")
-        }
+        let layout = compile(metadata: metadata, kind: kind, sample: sample)
         let index = Int32(layouts.count)
         layouts.append(layout)
         indexByMetadata[metadata] = index
         return index
     }
 
-    /// The number of `label` in the label table.
-    func labelNumber(_ label: String) -> Int32 { labels.number(label) }
+    /// The number of `role` in the compiler's role table.
+    func roleNumber(_ role: ReferenceRole) -> UInt32 { roles.intern(role) }
 
     private func compile(metadata: UInt, kind: ObjectKind, sample: UInt) -> RemoteLayout {
         switch kind {
@@ -64,33 +66,34 @@ final class RemoteLayoutCompiler {
         case .box:
             return boxLayout(metadata: metadata)
         case .task:
-            var layout = RemoteLayout(typeName: "Task", shape: .task)
-            layout.conservativeFrom = 16
-            layout.conservativeLimit = Self.taskBytes
-            layout.conservativeLabel = labels.number("runs (read conservatively)")
-            return layout
+            return conservative("Task", .task, from: 16, limit: Self.taskBytes, role: .runs)
         case .block:
-            var layout = RemoteLayout(typeName: "block", shape: .block)
-            layout.conservativeFrom = 32
-            layout.conservativeLabel = labels.number("captures (read conservatively)")
-            return layout
+            return conservative(
+                "block", .block, from: 32, limit: .max, role: ObjectLayout.targetNamedCapture)
         case .errorBox:
-            var layout = RemoteLayout(typeName: "error box", shape: .other)
-            layout.conservativeFrom = 16
-            layout.conservativeLimit = 512
-            return layout
+            return conservative("error box", .other, from: 16, limit: 512, role: .boxedValue(path: ""))
         case .job:
-            var layout = RemoteLayout(typeName: "job", shape: .other)
-            layout.conservativeFrom = 16
-            layout.conservativeLimit = 512
-            return layout
+            return conservative("job", .other, from: 16, limit: 512, role: .runs)
         }
     }
 
-    /// The demangled name of a type, cached.
+    /// A layout read conservatively from `start`: every word that is an object's address.
+    private func conservative(
+        _ typeName: String, _ shape: RemoteLayout.Shape, from start: Int, limit: Int,
+        role: ReferenceRole
+    ) -> RemoteLayout {
+        var layout = RemoteLayout(typeName: typeName, shape: shape)
+        layout.conservativeFrom = start
+        layout.conservativeLimit = limit
+        layout.conservativeRole = roles.intern(role)
+        return layout
+    }
+
+    /// The demangled name of a type, cached, without the addresses the remote demangler
+    /// prints for private and local contexts.
     func name(of typeRef: UInt64) -> String? {
         if let known = nameCache[typeRef] { return known }
-        let name = mirror.name(of: typeRef).map(TypeNames.cleaned)
+        let name = mirror.name(of: typeRef).map(RemoteTypeNames.cleaned)
         if let name { nameCache[typeRef] = name }
         return name
     }
@@ -110,6 +113,7 @@ final class RemoteLayoutCompiler {
             layout.problem = "no field metadata: read conservatively"
             layout.conservativeFrom = 16
             layout.conservativeLimit = 512
+            layout.conservativeRole = roles.intern(.storedProperty(name: "(no field metadata)"))
             return layout
         }
         var slots = ValueSlots()
@@ -120,18 +124,29 @@ final class RemoteLayoutCompiler {
                 childSlots(child, end: end, nesting: 0).placed(at: child.offset, under: child.name))
         }
         if layout.isTimer {
-            layout.timerStorageOffset = slots.slots.first { $0.label == "_timerStorage" }?.offset
+            layout.timerStorageOffset = slots.slots.first { $0.path == "_timerStorage" }?.offset
         }
-        apply(slots, to: &layout)
+        apply(slots, base: .property, to: &layout)
         return layout
     }
 
-    /// Adds value slots to a layout, interning their labels.
-    func apply(_ slots: ValueSlots, to layout: inout RemoteLayout) {
-        layout.slots += slots.slots.map {
-            LayoutSlot(offset: $0.offset, ownership: $0.ownership, label: labels.number($0.label))
+    /// Adds value slots held by `base` to a layout, interning their roles.
+    func apply(_ slots: ValueSlots, base: RoleBase, to layout: inout RemoteLayout) {
+        layout.slots += remoteSlots(slots, base: base)
+        layout.dynamics += slots.dynamics.map {
+            var dynamic = $0
+            dynamic.base = base
+            return dynamic
         }
-        layout.dynamics += slots.dynamics
+    }
+
+    /// Value slots as object slots held by `base`, their roles interned.
+    func remoteSlots(_ slots: ValueSlots, base: RoleBase) -> [RemoteSlot] {
+        slots.slots.map {
+            RemoteSlot(
+                offset: $0.offset, ownership: $0.ownership, role: roles.intern(base.role($0.path)),
+                isFunctionContext: $0.isFunctionContext)
+        }
     }
 
     /// Whether the class at `metadata` is `Foundation.Timer` or inherits from it.
@@ -141,7 +156,7 @@ final class RemoteLayoutCompiler {
         while current != 0, hops < 64 {
             if let known = timerMetadata[current] { return known }
             let typeRef = mirror.typeRef(forMetadata: current)
-            if name(of: typeRef) == "Foundation.Timer" {
+            if let name = name(of: typeRef), KnownType(typeName: name) == .foundationTimer {
                 timerMetadata[metadata] = true
                 return true
             }
@@ -155,49 +170,41 @@ final class RemoteLayoutCompiler {
     private func contextLayout(metadata: UInt, sample: UInt) -> RemoteLayout {
         var layout = RemoteLayout(typeName: "closure context", shape: .closureContext)
         let firstCapture = Int(memory.uint32(at: metadata + 8) ?? 16)
-        guard let descriptor = memory.word(at: metadata + 16), descriptor != 0 else {
-            layout.problem = "no capture descriptor: captures read conservatively"
+        func unreadable(_ problem: String) -> RemoteLayout {
+            layout.problem = problem
             layout.conservativeFrom = firstCapture
+            layout.conservativeRole = roles.intern(ObjectLayout.targetNamedCapture)
             return layout
+        }
+        guard let descriptor = memory.word(at: metadata + 16), descriptor != 0 else {
+            return unreadable("no capture descriptor: captures read conservatively")
         }
         if let bindings = memory.uint32(at: descriptor + 8), bindings != 0 {
-            layout.problem = "generic closure context: captures read conservatively"
-            layout.conservativeFrom = firstCapture
-            return layout
+            return unreadable("generic closure context: captures read conservatively")
         }
         guard let context = mirror.layout(ofInstance: sample), context.kind == .closureContext
-        else {
-            layout.problem = "captures not described: read conservatively"
-            layout.conservativeFrom = firstCapture
-            return layout
-        }
-        var captured: [String] = []
-        var slots = ValueSlots()
+        else { return unreadable("captures not described: read conservatively") }
         for (index, child) in context.children.enumerated() {
             let typeName = name(of: child.typeRef) ?? ""
             let captureName: String
             switch child.kind {
             case .thickFunction: captureName = "closure"
             case _ where typeName.isEmpty || typeName.hasPrefix("Builtin."): captureName = "var"
-            default: captureName = TypeNames.captureName(typeName)
+            default: captureName = RemoteTypeNames.captureName(typeName)
             }
-            captured.append(captureName)
-            let label =
-                captureName == "closure"
-                ? "captures a closure"
-                : captureName == "var" ? "captures a var" : "captures \(captureName)"
+            layout.captures.append(captureName)
             let end = index + 1 < context.children.count ? context.children[index + 1].offset : nil
             var child = child
             if captureName == "var", child.kind == .builtin || child.kind == .unknown {
                 child.kind = .strongReference  // a box of a captured `var`
             }
-            slots.append(
-                childSlots(child, end: end, nesting: 0).placed(at: child.offset, under: label))
+            apply(
+                childSlots(child, end: end, nesting: 0).placed(at: child.offset, under: ""),
+                base: .capture(captureName), to: &layout)
         }
-        if !captured.isEmpty {
-            layout.typeName = "closure context (captures \(captured.joined(separator: ", ")))"
+        if !layout.captures.isEmpty {
+            layout.typeName = "closure context (captures \(layout.captures.joined(separator: ", ")))"
         }
-        apply(slots, to: &layout)
         return layout
     }
 
@@ -211,9 +218,10 @@ final class RemoteLayoutCompiler {
             layout.problem = "boxed type not described: read conservatively"
             layout.conservativeFrom = Int(offset)
             layout.conservativeLimit = Int(offset) + 256
+            layout.conservativeRole = roles.intern(.boxedValue(path: ""))
             return layout
         }
-        apply(value.placed(at: Int(offset), under: "value"), to: &layout)
+        apply(value.placed(at: Int(offset), under: ""), base: .boxed, to: &layout)
         return layout
     }
 }

@@ -1,3 +1,5 @@
+import RuntimeLayouts
+
 /// Finds the roots of a captured process: the words of global variables, thread stacks and
 /// registers that hold the address of a live object.
 struct RootScan {
@@ -18,7 +20,7 @@ struct RootScan {
     static let redZone: UInt = 128
 
     let memory: ProcessMemory
-    let table: AddressTable
+    let index: AddressIndex
 
     /// Every global variable word holding an object, by image order then address.
     func globals() -> [GlobalSlot] {
@@ -37,7 +39,7 @@ struct RootScan {
         var found = Set<ThreadSlot>()
         for thread in memory.threads {
             for register in thread.registers {
-                if let object = table.index(of: register) {
+                if let object = index.index(of: register) {
                     found.insert(ThreadSlot(object: object, thread: thread.id, isRegister: true))
                 }
             }
@@ -66,7 +68,7 @@ struct RootScan {
             let end = min(range.upperBound, region.range.upperBound)
             while address + 8 <= end {
                 let word = region.local(address).loadUnaligned(as: UInt.self)
-                if word & 15 == 0, word >= 4096, let object = table.index(of: word) {
+                if word & 15 == 0, word >= 4096, let object = index.index(of: word) {
                     body(address, object)
                 }
                 address += 8

@@ -21,6 +21,7 @@ struct Attach: ParsableCommand {
               retain-graph attach 4242 --who-holds App.Session  # the path from its holder
               retain-graph attach 4242 --growth 30s             # what grew in 30 seconds
               retain-graph attach 4242 --output heap.json       # save; read back with --input
+              retain-graph attach 4242 --output heap.heapsnapshot  # for Chrome DevTools
 
             Exit codes: 0 success; 2 unreadable input; 3 the attach failed (the target runs \
             on); 130 interrupted (the target was let go first).
@@ -44,10 +45,15 @@ struct Attach: ParsableCommand {
                 + "press Enter to take the second snapshot early."))
     var growth: String?
 
-    @Option(name: .long, help: "Write the snapshot as JSON to this file.")
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Write the heap to this file: a graph file (read back with --input, or with "
+                + "retain-graph heap), or a .heapsnapshot for Chrome DevTools."))
     var output: String?
 
-    @Option(name: .long, help: "Read a snapshot written with --output instead of attaching.")
+    @Option(
+        name: .long, help: "Read a graph file written with --output instead of attaching.")
     var input: String?
 
     @Option(name: .long, help: "The longest the target may stay stopped (default 5s).")
@@ -67,11 +73,8 @@ struct Attach: ParsableCommand {
     func run() throws {
         let heap: RemoteHeapSnapshot
         if let input {
-            guard let data = FileManager.default.contents(atPath: input) else {
-                fail("cannot read \(input)", code: 2)
-            }
             do {
-                heap = try RemoteHeapSnapshot(jsonData: data)
+                heap = try RemoteHeapSnapshot(contentsOfFile: input)
             } catch {
                 fail(error.description, code: 2)
             }
@@ -119,9 +122,9 @@ struct Attach: ParsableCommand {
     private func write(_ heap: RemoteHeapSnapshot) throws {
         guard let output else { return }
         do {
-            try heap.jsonData().write(to: URL(fileURLWithPath: output))
+            try heap.write(toFile: output)
         } catch {
-            fail("cannot write \(output): \(error)", code: 2)
+            fail(error.description, code: 2)
         }
     }
 

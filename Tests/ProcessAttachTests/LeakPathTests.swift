@@ -1,3 +1,4 @@
+import ObjectGraph
 import ProcessAttach
 import Testing
 
@@ -19,11 +20,12 @@ struct LeakPathTests {
         let target = try AttachTargets.start("attach-task-loop")
         let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
         let path = try path(to: "attach_task_loop.TaskRefresher", in: heap)
-        #expect(path.holder == .task)
+        #expect(path.holderKind == .task)
         #expect(path.objects.first?.typeName == "Task")
         #expect(
             path.objects.map(\.typeName).contains("closure context (captures Actor, TaskRefresher)")
         )
+        #expect(path.references.last?.role == .capture(name: "TaskRefresher"))
         #expect(path.references.last?.label == "captures TaskRefresher")
         #expect(path.references.last?.ownership == .strong)
         #expect(target.isRunningUntraced)
@@ -36,13 +38,14 @@ struct LeakPathTests {
         let sessions = heap.objects(ofType: "attach_global_cache.CachedSession")
         #expect(sessions.count == 20)
         let path = try #require(sessions.first.flatMap { heap.retentionPath(to: $0) })
-        guard case .globalVariable(let name) = path.holder else {
-            Issue.record("held by \(String(describing: path.holder)), not a global variable")
+        guard case .heapHolder(.globalVariable, let name) = path.holder else {
+            Issue.record("held by \(path.holder), not a global variable")
             return
         }
-        #expect(name.hasPrefix("attach_global_cache.sessionCache : "))
+        #expect(name.hasPrefix("global variable attach_global_cache.sessionCache : "))
         #expect(
             path.objects.map(\.typeName) == ["array storage", "attach_global_cache.CachedSession"])
+        #expect(path.references.map(\.role) == [.element(collection: "an array", path: "")])
         #expect(path.references.map(\.label) == ["element of an array"])
         #expect(target.isRunningUntraced)
     }
@@ -52,11 +55,15 @@ struct LeakPathTests {
         let target = try AttachTargets.start("attach-timer")
         let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
         let valid = try path(to: "attach_timer.TimerOwner", in: heap)
-        #expect(valid.holder == .scheduledTimer)
+        #expect(valid.holderKind == .scheduledTimer)
         #expect(valid.objects.map(\.typeName) == ["Foundation.Timer", "attach_timer.TimerOwner"])
-        #expect(valid.references.map(\.label) == ["_fire"])
+        // The block's only capture is its context: the census's name for that reference.
+        #expect(
+            valid.references.map(\.role) == [
+                .closureCapture(property: "_fire", captured: "TimerOwner")
+            ])
         let stopped = try path(to: "attach_timer.StoppedTimerOwner", in: heap)
-        #expect(stopped.holder == .foundationTimer)
+        #expect(stopped.holderKind == .foundationTimer)
         #expect(stopped.objects.first?.typeName == "Foundation.Timer")
         #expect(target.isRunningUntraced)
     }
@@ -69,7 +76,10 @@ struct LeakPathTests {
         try #require(controllers.count == 1)
         #expect(heap.retentionPath(to: controllers[0]) == nil)
         let cycle = try #require(heap.strongCycle(through: controllers[0]))
-        #expect(cycle.map(\.label) == ["downloader", "delegate"])
+        #expect(
+            cycle.map(\.role) == [
+                .storedProperty(name: "downloader"), .storedProperty(name: "delegate"),
+            ])
         #expect(
             cycle.map { heap[$0.to].typeName } == [
                 "attach_delegate_cycle.Downloader", "attach_delegate_cycle.DownloadController",

@@ -1,6 +1,7 @@
 import Foundation
+import HeapExport
+import ObjectGraph
 import ProcessAttach
-import RetainGraph
 import Testing
 
 /// What a tool does with snapshots: compare two, save one and read it back, walk its graph.
@@ -20,51 +21,101 @@ struct SnapshotUseTests {
         #expect(sessions.before == 10)
         #expect(sessions.after == 17)
         #expect(sessions.growth == 7)
-        guard case .globalVariable(let name)? = sessions.samplePath?.holder else {
+        guard case .heapHolder(.globalVariable, let name)? = sessions.samplePath?.holder else {
             Issue.record("sample held by \(String(describing: sessions.samplePath?.holder))")
             return
         }
-        #expect(name.hasPrefix("attach_global_cache.sessionCache"))
+        #expect(name.hasPrefix("global variable attach_global_cache.sessionCache"))
         #expect(growth.text.contains("attach_global_cache.CachedSession: +7 (10 → 17)"))
         #expect(target.isRunningUntraced)
     }
 
-    @Test("A snapshot written as JSON reads back with the same objects, holders and paths")
-    func jsonRoundTrip() throws {
+    @Test("A snapshot written as a graph file reads back with the same objects, holders and paths")
+    func graphFileRoundTrip() throws {
         let target = try AttachTargets.start("attach-task-loop")
         let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
-        let data = try heap.jsonData()
-        let read = try RemoteHeapSnapshot(jsonData: data)
+        let file = temporaryFile("attach-\(target.pid).json")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try heap.write(toFile: file)
+        let read = try RemoteHeapSnapshot(contentsOfFile: file)
         #expect(read.objectCount == heap.objectCount)
         #expect(read.referenceCount == heap.referenceCount)
         #expect(read.countsByType() == heap.countsByType())
         #expect(read.processID == heap.processID)
+        #expect(read.command == heap.command)
+        #expect(read.threads == heap.threads)
+        #expect(read.limitations == heap.limitations)
+        #expect(read.statistics.copiedBytes == heap.statistics.copiedBytes)
+        #expect(Int(read.capturedAt.timeIntervalSince1970) == Int(heap.capturedAt.timeIntervalSince1970))
         let name = "attach_task_loop.TaskRefresher"
         #expect(read.whoHoldsText(name) == heap.whoHoldsText(name))
         #expect(read.whoHoldsText(name).contains("held by: a Task"))
+        // The file is RetainGraph's one graph file: HeapExport reads it, with the facts.
+        let contents = try GraphFile.contents(ofFile: file)
+        #expect(contents.graph.nodeCount == heap.graph.nodeCount)
+        #expect(contents.attributes["attach.processID"] == "\(target.pid)")
     }
 
-    @Test("Data that is not a snapshot: unreadableSnapshot")
-    func unreadableFile() {
-        #expect(throws: AttachError.self) { try RemoteHeapSnapshot(jsonData: Data("{}".utf8)) }
-        #expect(throws: AttachError.self) {
-            try RemoteHeapSnapshot(jsonData: Data(#"{"kind": "heapGrowth"}"#.utf8))
+    @Test("A .heapsnapshot for DevTools: every object a node, the holders in root groups")
+    func heapSnapshotFile() throws {
+        let target = try AttachTargets.start("attach-global-cache", ["3"])
+        let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+        let file = temporaryFile("attach-\(target.pid).heapsnapshot")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let size = try heap.write(toFile: file)
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        #expect(data.count == size)
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let meta = try #require((json["snapshot"] as? [String: Any])?["meta"] as? [String: Any])
+        let nodeFields = try #require(meta["node_fields"] as? [String])
+        let nodes = try #require(json["nodes"] as? [Int])
+        let strings = try #require(json["strings"] as? [String])
+        // Objects plus the synthetic root and one group per kind of holder.
+        #expect(nodes.count / nodeFields.count > heap.objectCount)
+        #expect(strings.contains("attach_global_cache.CachedSession"))
+        #expect(strings.contains("(globals)"))
+    }
+
+    @Test("Files that are not graph files: unreadableSnapshot, saying why")
+    func unreadableFile() throws {
+        let file = temporaryFile("not-a-graph-\(getpid()).json")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(throws: AttachError.self) { try RemoteHeapSnapshot(contentsOfFile: file) }
+        do {
+            _ = try RemoteHeapSnapshot(contentsOfFile: file + ".missing")
+            Issue.record("a missing file was read")
+        } catch {
+            #expect(error.description.hasPrefix("cannot read the snapshot: cannot read "))
         }
     }
 
-    @Test("The snapshot's graph: one node per object, the holders as roots, paths from them")
+    @Test("The snapshot's graph: objects first, then the holders as roots, paths from them")
     func graph() throws {
         let target = try AttachTargets.start("attach-global-cache", ["5"])
         let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
-        #expect(heap.graph.nodeCount == heap.objectCount)
-        #expect(heap.graph.edgeCount == heap.referenceCount)
+        let graph = heap.graph
+        #expect(graph.nodeCount > heap.objectCount)
+        for node in 0..<UInt32(graph.nodeCount) {
+            #expect((graph.kind(of: node) == .root) == (Int(node) >= heap.objectCount))
+            #expect(graph.isRoot(node) == (Int(node) >= heap.objectCount))
+        }
         let session = try #require(heap.objects(ofType: "attach_global_cache.CachedSession").first)
         let node = CompactGraph.NodeID(session.rawValue)
-        #expect(heap.graph.typeName(of: node) == "attach_global_cache.CachedSession")
-        #expect(heap.graph.address(of: node) == heap[session].address)
-        let steps = try #require(heap.graph.strongPathFromRoot(to: node))
+        #expect(graph.typeName(of: node) == "attach_global_cache.CachedSession")
+        #expect(graph.address(of: node) == heap[session].address)
+        #expect(graph.size(of: node) == heap[session].size)
+        let steps = try #require(graph.pathFromRoot(to: node))
         let root = try #require(steps.first?.from)
-        #expect(heap.graph.rootName(of: root)?.hasPrefix("global variable") == true)
+        guard case .heapHolder(.globalVariable, _)? = graph.rootKind(of: root) else {
+            Issue.record("rooted at \(String(describing: graph.rootKind(of: root)))")
+            return
+        }
+        #expect(graph.label(of: root)?.hasPrefix("attach_global_cache.sessionCache") == true)
+        #expect(graph.role(ofEdge: steps[0].edge) == .heldBy(.globalVariable))
+        // The holders of the array storage, as the graph's root kinds say.
+        let storage = RemoteObjectID(rawValue: Int32(steps[0].to))
+        #expect(heap.holders(of: storage).contains { $0.description.hasPrefix("global variable") })
     }
 
     @Test("Counts by type add up to the object count and the bytes")
@@ -77,5 +128,9 @@ struct SnapshotUseTests {
         #expect(counts.first?.typeName == "attach_stale.KeptObject")
         #expect(counts.first?.count == 300)
         #expect(heap.stopDuration.map { $0 < .seconds(5) } == true)
+    }
+
+    private func temporaryFile(_ name: String) -> String {
+        URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(name).path
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The spellings reports use for type names.
-enum TypeNames {
+enum RemoteTypeNames {
     /// `name` without module qualification: `Swift.Optional<App.Entry>` → `Optional<Entry>`.
     ///
     /// Each dotted path loses its first component (the module), as `_typeName(qualified:
@@ -47,7 +47,7 @@ enum TypeNames {
     }
 }
 
-extension TypeNames {
+extension RemoteTypeNames {
     /// A demangled name without the addresses the remote demangler prints for private and
     /// local contexts: `M.(unknown context at $7f…).(Name in $7f…)` → `M.Name`.
     static func cleaned(_ name: String) -> String {

@@ -102,13 +102,14 @@ let package = Package(
             dependencies: ["CensusSupport", .product(name: "HeapCensus", package: "RetainGraph")],
             path: "Sources/CensusSoak"
         ),
-        // Attach (issue 26): the objects `retain-graph attach` finds against the in-process
-        // census of the same program (Scripts/attach-scale.sh).
+        // Attach (issue 26): the heap `retain-graph attach` finds against the in-process
+        // census of the same program, objects and roles (Scripts/attach-scale.sh).
         .executableTarget(
             name: "AttachCensusCompare",
             dependencies: [
                 .product(name: "HeapCensus", package: "RetainGraph"),
-                .product(name: "ProcessAttach", package: "RetainGraph"),
+                .product(name: "HeapExport", package: "RetainGraph"),
+                .product(name: "ObjectGraph", package: "RetainGraph"),
             ],
             path: "Sources/AttachCensusCompare"
         ),

@@ -10,7 +10,10 @@
 #      `retain-graph attach PID --who-holds attach_many.Node`, process start to exit.
 #   3. objects found vs the in-process census of the same program (goal >= 99 %, none the
 #      census lacks): AttachCensusCompare (Benchmarks/Sources) built with HeapCensus, serving
-#      about OBJECTS objects of every kind, attached to, then its census written and compared.
+#      about OBJECTS objects of every kind, attached to, then its census's graph written and
+#      compared with the attach's (objects, type names, references and their roles); the
+#      chunk headers of the objects one has and the other lacks are printed while the
+#      program still runs.
 #
 # Everything is built in release. Wall clock is a result only on a quiet machine: the load
 # average is printed with every figure.
@@ -23,7 +26,7 @@ shopt -s inherit_errexit
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 benchmarks="$(dirname "$here")"
 root="$(dirname "$benchmarks")"
-case "${1:-}" in -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 runs="${1:-3}"
 objects="${2:-1000000}"
 scratch="${ATTACH_SCRATCH:-$root/.build-bench-attach}"
@@ -86,5 +89,13 @@ census_pid=$(awk '/^ready/ {print $2}' "$work/census.out")
 "$tool" attach "$census_pid" --top 5 --output "$work/attach.json" | head -2
 echo go >&"$census_fd"
 for _ in $(seq 1 600); do grep -q '^done' "$work/census.out" && break; sleep 0.1; done
-"$compare" compare "$work/census.json" "$work/attach.json" && verdict=met || verdict="NOT met"
+"$compare" compare "$work/census.json" "$work/attach.json" | tee "$work/compare.txt" \
+  && verdict=met || verdict="NOT met"
 echo "goal (>= 99 %, no object the census lacks): $verdict; load $(load)"
+addresses=$(grep -o 'at 0x[0-9a-f]*' "$work/compare.txt" | cut -d' ' -f2 | head -20 || true)
+if [[ -n "$addresses" ]]; then
+  echo
+  echo "== chunk headers of the objects only one of them has (the census's process still runs)"
+  # shellcheck disable=SC2086
+  "$compare" headers "$census_pid" $addresses
+fi

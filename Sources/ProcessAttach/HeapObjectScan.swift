@@ -3,7 +3,11 @@
 // Relied on: an object's second word is its inline reference count: bit 63 "use the side
 // table", bit 32 "deinitialising", bits 33–62 the strong count minus one; the low 32 bits all
 // set (with bit 63) mark an immortal object. With the side-table bit (and not immortal), the
-// word shifted left by 3 is the side table's address, whose word @8 has the same layout.
+// word shifted left by 3 is the side table's address: a `HeapObjectSideTableEntry`, the object
+// @0, then its `SideTableRefCountBits`, which are `alignas(2 * sizeof(void *))`: @16, with the
+// same layout (the weak count follows @24). The word @8 is padding malloc does not clear: read
+// as the count, a stale pointer there made live objects look like they were being deinitialised
+// (two of 300 `Section`s with weakly referenced side tables, seen in AttachCensusCompare).
 
 import ObjectGraph
 
@@ -50,6 +54,8 @@ struct ScannedHeap {
 struct HeapObjectScan {
     /// The most elements read from one collection storage.
     static let maximumElements = 1 << 24
+    /// Where a side table's reference-count bits lie (see the comment at the top of the file).
+    static let sideTableBitsOffset: UInt = 16
 
     let memory: ProcessMemory
     let compiler: RemoteLayoutCompiler
@@ -106,7 +112,9 @@ struct HeapObjectScan {
         if useSideTable, word & 0xFFFF_FFFF == 0xFFFF_FFFF { return UInt32.max }  // immortal
         var bits = word
         if useSideTable {
-            guard let side = memory.word(at: (word << 3) &+ 8) else { return 1 }
+            guard let side = memory.word(at: (word << 3) &+ Self.sideTableBitsOffset) else {
+                return 1
+            }
             bits = side
         }
         if (bits >> 32) & 1 != 0 { return nil }  // deinitialising

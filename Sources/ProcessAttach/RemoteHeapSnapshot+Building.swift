@@ -97,8 +97,9 @@ extension RemoteHeapSnapshot {
 
     /// Builds the graph of a scan: objects become the first nodes (numbered as the scan found
     /// them), the words that are live objects' addresses become edges found in the heap (roles
-    /// that depend on the target named after it, as the census names them), then the holders
-    /// become root nodes (RemoteHeapSnapshot+Holders.swift).
+    /// that depend on the target named after it, contexts that only forward to a closure
+    /// looked through, as the census reads them), then the holders become root nodes
+    /// (RemoteHeapSnapshot+Holders.swift).
     private static func makeGraph(
         _ scanned: ScannedHeap, layouts: [RemoteLayout], roles: InternedRoles,
         memory: ProcessMemory
@@ -129,6 +130,8 @@ extension RemoteHeapSnapshot {
                 source: scanned.sources[reference], target: UInt32(target),
                 flags: CompactGraph.flags(Ownership(byte: kind & 7), .heap), role: role)
         }
+        edges.lookThroughForwardingContexts(
+            kinds: kinds, layoutOf: scanned.layouts, layouts: layouts, builder: &builder)
         // Boxes the compiler made for values held out of line look like closure contexts:
         // named as what they are.
         for box in boxes where kinds[Int(box)] == .closure {

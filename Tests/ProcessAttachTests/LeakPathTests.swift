@@ -89,6 +89,20 @@ struct LeakPathTests {
                 "nothing but a strong cycle"))
     }
 
+    @Test("Weakly referenced objects whose side tables reuse dirty memory are all found")
+    func weaklyReferencedObjects() throws {
+        let target = try AttachTargets.start("attach-weak-targets", ["300"])
+        let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+        // A side table's counts lie @16; the word @8 is padding, here full of set bits.
+        #expect(heap.objects(ofType: "attach_weak_targets.Watched").count == 300)
+        let watchers = heap.objects(ofType: "attach_weak_targets.Watcher")
+        #expect(watchers.count == 300)
+        // Each watcher's weak reference is read through its target's side table.
+        let watcher = try #require(watchers.first)
+        #expect(heap.references(from: watcher).map(\.ownership) == [.weak])
+        #expect(heap.references(from: watcher).map(\.role) == [.storedProperty(name: "watched")])
+    }
+
     @Test("Objects freed just before the attach are not reported; the kept ones all are")
     func freedObjectsExcluded() throws {
         let target = try AttachTargets.start("attach-stale", ["1000"])

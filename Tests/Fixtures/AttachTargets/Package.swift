@@ -10,6 +10,7 @@
 //   attach-timer           a `Foundation.Timer` whose block captures its owner
 //   attach-delegate-cycle  an owner and its delegate holding each other strongly, unreferenced
 //   attach-stale           objects freed just before "ready", next to objects kept
+//   attach-weak-targets    weakly referenced objects whose side tables reuse dirty memory
 //   attach-exiting         exits on its own soon after "ready"
 //   attach-many            N small objects in a linked list held by a global (benchmarks)
 import PackageDescription
@@ -23,6 +24,7 @@ let package = Package(
         .executableTarget(name: "attach-timer", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-delegate-cycle", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-stale", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-weak-targets", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-exiting", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-many", dependencies: ["FixtureSupport"]),
     ]

@@ -36,11 +36,10 @@ struct SessionServerAttachTests {
                 "Session did not grow:\n\(growth.text)")
             #expect(sessions.growth == Self.requests)
             let path = try #require(sessions.samplePath, "no path:\n\(growth.text)")
-            #expect(path.holder != nil)
             #expect(path.target?.typeName == "SessionServer.Session")
-            #expect(path.references.last?.label.hasPrefix("captures") == true)
+            #expect(path.references.last?.role.isCapture == true)
             if refresh == "task-loop-leaking" {
-                #expect(path.holder == .task)
+                #expect(path.holderKind == .task)
                 #expect(path.objects.first?.typeName == "Task")
             } else {
                 // From the event loop's scheduled tasks, through the repeated task's closures.

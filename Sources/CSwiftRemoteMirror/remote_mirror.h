@@ -67,6 +67,7 @@ typedef rg_childinfo (*rg_child_of_address_fn)(void *, uintptr_t, unsigned);
 typedef rg_typeinfo (*rg_info_for_typeref_fn)(void *, rg_typeref);
 typedef rg_childinfo (*rg_child_of_typeref_fn)(void *, rg_typeref, unsigned);
 typedef char *(*rg_copy_name_fn)(void *, rg_typeref);
+typedef char *(*rg_copy_name_mangled_fn)(void *, rg_typeref, _Bool);
 typedef unsigned (*rg_generic_count_fn)(rg_typeref);
 typedef rg_typeref (*rg_generic_argument_fn)(rg_typeref, unsigned);
 typedef int (*rg_project_existential_fn)(
@@ -106,6 +107,11 @@ static inline rg_childinfo rg_mirror_child_of_typeref(
 }
 static inline char *rg_mirror_copy_name(void *function, void *context, rg_typeref typeref) {
     return ((rg_copy_name_fn)function)(context, typeref);
+}
+/// `swift_reflection_copyNameForTypeRef`: the type's mangled name (when `mangled`), malloc'ed.
+static inline char *rg_mirror_copy_mangled_name(
+    void *function, void *context, rg_typeref typeref) {
+    return ((rg_copy_name_mangled_fn)function)(context, typeref, 1);
 }
 static inline unsigned rg_mirror_generic_count(void *function, rg_typeref typeref) {
     return ((rg_generic_count_fn)function)(typeref);

@@ -15,9 +15,9 @@ import RuntimeLayouts
 
 extension RemoteLayoutCompiler {
     /// The layout of a standard collection's storage object, or nil for other classes.
-    func collectionStorageLayout(
-        typeName: String, typeRef: UInt64, metadata: UInt, sample: UInt
-    ) -> RemoteLayout? {
+    func collectionStorageLayout(typeName: String, typeRef: UInt64, metadata: UInt)
+        -> RemoteLayout?
+    {
         let arguments = mirror.genericArguments(of: typeRef)
         switch RemoteTypeNames.base(typeName) {
         case "Swift._ContiguousArrayStorage":
@@ -26,10 +26,10 @@ extension RemoteLayoutCompiler {
         case "Swift._DictionaryStorage":
             guard arguments.count == 2 else { return nil }
             return dictionaryLayout(
-                key: arguments[0], value: arguments[1], metadata: metadata, sample: sample)
+                key: arguments[0], value: arguments[1], metadata: metadata)
         case "Swift._SetStorage":
             guard let element = arguments.first else { return nil }
-            return setLayout(element: element, metadata: metadata, sample: sample)
+            return setLayout(element: element, metadata: metadata)
         default:
             return nil
         }
@@ -59,7 +59,7 @@ extension RemoteLayoutCompiler {
         return layout
     }
 
-    private func dictionaryLayout(key: UInt64, value: UInt64, metadata: UInt, sample: UInt)
+    private func dictionaryLayout(key: UInt64, value: UInt64, metadata: UInt)
         -> RemoteLayout
     {
         let collection =
@@ -67,7 +67,7 @@ extension RemoteLayoutCompiler {
             + "\(RemoteTypeNames.unqualified(name(of: value) ?? "?"))]"
         var layout = RemoteLayout(typeName: "\(collection) storage", shape: .storage)
         let fields = fieldOffsets(
-            sample, fallback: ["_scale": 32, "_rawKeys": 48, "_rawValues": 56])
+            metadata, fallback: ["_scale": 32, "_rawKeys": 48, "_rawValues": 56])
         guard let scale = fields["_scale"], let keys = fields["_rawKeys"],
             let values = fields["_rawValues"], let instanceSize = memory.uint32(at: metadata + 24)
         else {
@@ -91,10 +91,10 @@ extension RemoteLayoutCompiler {
         return layout
     }
 
-    private func setLayout(element: UInt64, metadata: UInt, sample: UInt) -> RemoteLayout {
+    private func setLayout(element: UInt64, metadata: UInt) -> RemoteLayout {
         let collection = "Set<\(RemoteTypeNames.unqualified(name(of: element) ?? "?"))>"
         var layout = RemoteLayout(typeName: "\(collection) storage", shape: .storage)
-        let fields = fieldOffsets(sample, fallback: ["_scale": 32, "_rawElements": 48])
+        let fields = fieldOffsets(metadata, fallback: ["_scale": 32, "_rawElements": 48])
         guard let scale = fields["_scale"], let base = fields["_rawElements"],
             let instanceSize = memory.uint32(at: metadata + 24)
         else {
@@ -126,13 +126,12 @@ extension RemoteLayoutCompiler {
             })
     }
 
-    /// The stored fields of the instance at `sample` by name, with their offsets, or
-    /// `fallback` when the mirror cannot lay the instance out.
-    private func fieldOffsets(_ sample: UInt, fallback: [String: Int]) -> [String: Int] {
+    /// The stored fields of instances of the class `metadata` by name (its superclasses'
+    /// included: the storage fields are `__RawDictionaryStorage`'s and `__RawSetStorage`'s),
+    /// with their offsets, or `fallback` when the mirror cannot lay the class out.
+    private func fieldOffsets(_ metadata: UInt, fallback: [String: Int]) -> [String: Int] {
         var offsets: [String: Int] = [:]
-        for child in mirror.layout(ofInstance: sample)?.children ?? [] {
-            offsets[child.name] = child.offset
-        }
-        return offsets.isEmpty ? fallback : offsets
+        for child in storedFields(ofClass: metadata) ?? [] { offsets[child.name] = child.offset }
+        return offsets["_scale"] == nil ? fallback : offsets
     }
 }

@@ -9,6 +9,20 @@ extension RemoteLayoutCompiler {
         "Swift.Set",
     ]
 
+    /// Whether a struct is one of the standard library's, whose storage never explains a leak
+    /// (`String`, `Substring`, `Character`…), as the census skips them. The concurrency
+    /// library's types demangle under `Swift.` too, but their mangled names use its own
+    /// substitutions (`ScT…` for a `Task`): those are read (a `Task` holds its task).
+    private func isStandardLibraryValue(_ typeRef: UInt64, name: String) -> Bool {
+        guard name.hasPrefix("Swift.") else { return false }
+        return mirror.mangledName(of: typeRef).map { !$0.hasPrefix("Sc") } ?? true
+    }
+
+    /// The builtin types that are one strong reference.
+    private static let referenceBuiltins: Set<String> = [
+        "Builtin.NativeObject", "Builtin.UnknownObject",
+    ]
+
     /// The references of a field, capture or case payload, relative to its start, with their
     /// paths inside it.
     ///
@@ -33,11 +47,13 @@ extension RemoteLayoutCompiler {
             slots.slots = (0..<words).map {
                 ValueSlots.Slot(offset: 8 * $0, ownership: .conservative, path: "")
             }
+        case .builtin:
+            // `Builtin.NativeObject` and the like are references; other builtins hold none.
+            return valueSlots(of: child.typeRef, nesting: nesting + 1) ?? slots
         case .strongReference, .classExistential, .errorExistential, .weakReference,
             .unownedReference, .unmanagedReference, .thickFunction:
             break  // answered above
-        case .builtin, .rawPointer, .noPayloadEnum, .existentialMetatype, .classInstance,
-            .closureContext:
+        case .rawPointer, .noPayloadEnum, .existentialMetatype, .classInstance, .closureContext:
             break
         }
         return slots
@@ -75,11 +91,13 @@ extension RemoteLayoutCompiler {
         }
         switch layout.kind {
         case .structure where Self.collectionStructs.contains(base):
-            // Array, Dictionary, Set: one word, the storage object.
-            if let storage = firstStrongSlot(of: layout, nesting: nesting) {
-                slots.slots = [ValueSlots.Slot(offset: storage, ownership: .strong, path: "")]
-            }
-        case .structure where base.hasPrefix("Swift."):
+            // Array, ContiguousArray, ArraySlice, Set, Dictionary: one word, the storage object
+            // (a `Builtin.BridgeObject` for Set and Dictionary, which the mirror calls builtin).
+            slots.slots = [ValueSlots.Slot(offset: 0, ownership: .strong, path: "")]
+        case .builtin where Self.referenceBuiltins.contains(typeName):
+            // A `Task`'s handle, a managed buffer: a strong reference, as the census reads it.
+            slots.slots = [ValueSlots.Slot(offset: 0, ownership: .strong, path: "")]
+        case .structure where isStandardLibraryValue(typeRef, name: typeName):
             break  // String, Substring and the standard library's other values hold none
         case .structure, .tuple:
             for (index, child) in layout.children.enumerated() {
@@ -117,23 +135,6 @@ extension RemoteLayoutCompiler {
         }
         valueCache[typeRef] = slots
         return slots
-    }
-
-    /// The offset of the first strong reference inside a value (a collection's storage).
-    private func firstStrongSlot(of layout: MirrorLayout, nesting: Int) -> Int? {
-        for child in layout.children {
-            switch child.kind {
-            case .strongReference, .classExistential: return child.offset
-            case .structure:
-                if nesting < Self.maximumNesting, let inner = mirror.layout(ofType: child.typeRef),
-                    let offset = firstStrongSlot(of: inner, nesting: nesting + 1)
-                {
-                    return child.offset + offset
-                }
-            default: continue
-            }
-        }
-        return nil
     }
 
     /// Decodes a dynamic value stored at target address `address`: calls `visit` with each

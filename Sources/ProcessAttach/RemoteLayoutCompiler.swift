@@ -60,7 +60,7 @@ final class RemoteLayoutCompiler {
     private func compile(metadata: UInt, kind: ObjectKind, sample: UInt) -> RemoteLayout {
         switch kind {
         case .instance:
-            return instanceLayout(metadata: metadata, sample: sample)
+            return instanceLayout(metadata: metadata)
         case .closureContext:
             return contextLayout(metadata: metadata, sample: sample)
         case .box:
@@ -98,18 +98,18 @@ final class RemoteLayoutCompiler {
         return name
     }
 
-    private func instanceLayout(metadata: UInt, sample: UInt) -> RemoteLayout {
+    private func instanceLayout(metadata: UInt) -> RemoteLayout {
         let typeRef = mirror.typeRef(forMetadata: metadata)
         let typeName = name(of: typeRef) ?? "object"
         if let storage = collectionStorageLayout(
-            typeName: typeName, typeRef: typeRef, metadata: metadata, sample: sample)
+            typeName: typeName, typeRef: typeRef, metadata: metadata)
         {
             return storage
         }
         var layout = RemoteLayout(typeName: typeName, shape: .instance)
         layout.isTimer = isTimerClass(metadata)
-        guard let instance = mirror.layout(ofInstance: sample), instance.kind == .classInstance
-        else {
+        let fields = storedFields(ofClass: metadata)
+        guard let fields else {
             layout.problem = "no field metadata: read conservatively"
             layout.conservativeFrom = 16
             layout.conservativeLimit = 512
@@ -117,9 +117,8 @@ final class RemoteLayoutCompiler {
             return layout
         }
         var slots = ValueSlots()
-        for (index, child) in instance.children.enumerated() {
-            let end =
-                index + 1 < instance.children.count ? instance.children[index + 1].offset : nil
+        for (index, child) in fields.enumerated() {
+            let end = index + 1 < fields.count ? fields[index + 1].offset : nil
             slots.append(
                 childSlots(child, end: end, nesting: 0).placed(at: child.offset, under: child.name))
         }
@@ -128,6 +127,23 @@ final class RemoteLayoutCompiler {
         }
         apply(slots, base: .property, to: &layout)
         return layout
+    }
+
+    /// The stored properties of instances of the class `metadata`, its superclasses' included
+    /// (the mirror describes each class's own), by offset; nil when the class itself has no
+    /// field metadata.
+    func storedFields(ofClass metadata: UInt) -> [MirrorChild]? {
+        var fields: [MirrorChild] = []
+        var current = metadata
+        var hops = 0
+        while current != 0, hops < 64 {
+            let own = mirror.layout(ofClass: current)
+            if current == metadata, own?.kind != .classInstance { return nil }
+            if let own, own.kind == .classInstance { fields += own.children }
+            current = memory.word(at: current + 8) ?? 0  // the superclass
+            hops += 1
+        }
+        return fields.sorted { $0.offset < $1.offset }
     }
 
     /// Adds value slots held by `base` to a layout, interning their roles.
@@ -189,7 +205,7 @@ final class RemoteLayoutCompiler {
             let captureName: String
             switch child.kind {
             case .thickFunction: captureName = "closure"
-            case _ where typeName.isEmpty || typeName.hasPrefix("Builtin."): captureName = "var"
+            case _ where RemoteTypeNames.isBox(typeName): captureName = "var"
             default: captureName = RemoteTypeNames.captureName(typeName)
             }
             layout.captures.append(captureName)

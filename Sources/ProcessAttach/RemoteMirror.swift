@@ -41,6 +41,7 @@ final class MirrorLibrary: @unchecked Sendable {
     private static let names = [
         "createReflectionContextWithDataLayout", "destroyReflectionContext",
         "addReflectionMappingInfo", "typeRefForMetadata", "infoForInstance", "childOfInstance",
+        "infoForMetadata", "childOfMetadata", "copyNameForTypeRef",
         "infoForTypeRef", "childOfTypeRef", "copyDemangledNameForTypeRef",
         "genericArgumentCountOfTypeRef", "genericArgumentOfTypeRef", "projectExistential",
         "projectEnumValue",
@@ -154,6 +155,17 @@ final class RemoteMirror {
         }
     }
 
+    /// The stored properties a class declares itself (not its superclasses'), at their offsets
+    /// in an instance, given the class's metadata.
+    func layout(ofClass metadata: UInt) -> MirrorLayout? {
+        guard let info = library.function("infoForMetadata"),
+            let child = library.function("childOfMetadata")
+        else { return nil }
+        return layout(rg_mirror_info_for_address(info, context, metadata)) {
+            rg_mirror_child_of_address(child, context, metadata, $0)
+        }
+    }
+
     /// The layout of a value of type `typeRef`.
     func layout(ofType typeRef: UInt64) -> MirrorLayout? {
         guard typeRef != 0, let info = library.function("infoForTypeRef"),
@@ -181,6 +193,15 @@ final class RemoteMirror {
     func name(of typeRef: UInt64) -> String? {
         guard typeRef != 0, let function = library.function("copyDemangledNameForTypeRef"),
             let name = rg_mirror_copy_name(function, context, typeRef)
+        else { return nil }
+        defer { free(name) }
+        return String(cString: name)
+    }
+
+    /// The mangled name of `typeRef` (`Sa12App.EntryCG`, `ScTyytNeverG`), or nil.
+    func mangledName(of typeRef: UInt64) -> String? {
+        guard typeRef != 0, let function = library.function("copyNameForTypeRef"),
+            let name = rg_mirror_copy_mangled_name(function, context, typeRef)
         else { return nil }
         defer { free(name) }
         return String(cString: name)

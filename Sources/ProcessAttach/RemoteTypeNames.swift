@@ -41,6 +41,13 @@ enum RemoteTypeNames {
         return short
     }
 
+    /// Whether a capture of this type is the box of a captured `var`: the remote demangler
+    /// spells a box's type as a SIL box (`<> { var Swift.Int } <>`), or gives no name or a
+    /// builtin one; no Swift type's name starts with `<` or `{`.
+    static func isBox(_ name: String) -> Bool {
+        name.isEmpty || name.hasPrefix("Builtin.") || name.first == "<" || name.first == "{"
+    }
+
     /// The generic base of a demangled name: `Swift.Array<App.Entry>` → `Swift.Array`.
     static func base(_ name: String) -> Substring {
         name.prefix { $0 != "<" }

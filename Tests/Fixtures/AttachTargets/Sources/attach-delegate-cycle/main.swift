@@ -1,5 +1,7 @@
 // An owner and its delegate holding each other strongly (the delegate property is not weak):
-// dropped by the program, kept alive by nothing but each other.
+// dropped by the program, kept alive by nothing but each other. The owner's `downloader` is a
+// property of its superclass, as in a framework's base controller: an attach reads every
+// class of an instance's hierarchy, not only its own.
 import FixtureSupport
 
 protocol DownloadDelegate: AnyObject {
@@ -11,12 +13,20 @@ final class Downloader {
     let buffer = [UInt8](repeating: 1, count: 64)
 }
 
-final class DownloadController: DownloadDelegate {
+class BaseController {
     let downloader = Downloader()
+    let title = "downloads"
+}
 
-    init() { downloader.delegate = self }
+final class DownloadController: BaseController, DownloadDelegate {
+    var finishedCount = 0
 
-    func finished() {}
+    override init() {
+        super.init()
+        downloader.delegate = self
+    }
+
+    func finished() { finishedCount += 1 }
 }
 
 do {

@@ -97,6 +97,29 @@ struct AttachCommandTests {
         #expect(target.isRunningUntraced)
     }
 
+    @Test("--who-holds shows the instances nearest their holder, and says how many it left out")
+    func whoHoldsShowsTheShortestPaths() throws {
+        // A list of 200 nodes a global holds through its head: the first nodes by address are
+        // the list's tail, 200 references deep; the nearest are its head.
+        let target = try AttachTargets.start("attach-many", ["200"])
+        let result = try Self.run(
+            try tool(), ["attach", "\(target.pid)", "--who-holds", "attach_many.Node"])
+        #expect(result.status == 0, "\(result.error)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(
+            lines.contains(
+                "WHO HOLDS attach_many.Node: 200 live objects, 3 shown (the shortest paths), "
+                    + "197 not shown"))
+        // Each shown path: the holder, the global's NodeList, then 1, 2 and 3 nodes.
+        let holders = lines.filter { $0.hasPrefix("  held by: global variable attach_many.list") }
+        #expect(holders.count == 3)
+        let steps = lines.filter { $0.hasPrefix("  ├─ ") || $0.hasPrefix("  ╰→ ") }
+        #expect(steps.count == 1 + 2 + 3)
+        #expect(steps.filter { $0.hasPrefix("  ╰→ .next ⇒ attach_many.Node at 0x") }.count == 2)
+        #expect(!lines.contains { $0.hasPrefix("  ⋮ ") })  // no path long enough to elide
+        #expect(target.isRunningUntraced)
+    }
+
     @Test("--top lists types by count with their bytes")
     func top() throws {
         let target = try AttachTargets.start("attach-stale", ["250"])

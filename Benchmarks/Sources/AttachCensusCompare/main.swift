@@ -119,6 +119,15 @@ struct Heap {
         return result
     }
 
+    /// The kind of holder the path to `node` starts at (`unreached` when no holder reaches
+    /// it: a cycle, or only weak references).
+    func holderKind(of node: CompactGraph.NodeID, in paths: CompactGraph.PathTree) -> String {
+        guard let first = paths.path(to: node)?.first,
+            case .heapHolder(let kind, _)? = graph.rootKind(of: first.from)
+        else { return "unreached" }
+        return kind.rawValue
+    }
+
     struct Pair: Hashable {
         var from: UInt
         var to: UInt
@@ -210,6 +219,27 @@ func compare(census path: String, attach attachPath: String) throws -> Bool {
     printTop(absent)
     say("attach references the census lacks: \(attachOnly.values.reduce(0, +))")
     printTop(attachOnly)
+
+    // Who holds each object both found: the kind of holder its path starts at (the one path
+    // finder, on each graph). The census cannot see stacks: what a thread's stack holds, it
+    // calls held from outside.
+    let censusPaths = census.graph.paths()
+    let attachPaths = attach.graph.paths()
+    var sameHolder = 0
+    var holderDisagreements: [String: Int] = [:]
+    for (address, node) in census.objectByAddress {
+        guard let attachNode = attach.objectByAddress[address] else { continue }
+        let censusHolder = census.holderKind(of: node, in: censusPaths)
+        let attachHolder = attach.holderKind(of: attachNode, in: attachPaths)
+        if censusHolder == attachHolder {
+            sameHolder += 1
+        } else {
+            let type = census.graph.typeName(of: node)
+            holderDisagreements["\(type): census \(censusHolder) | attach \(attachHolder)", default: 0] += 1
+        }
+    }
+    say("objects whose path starts at the same kind of holder: \(sameHolder) of \(found)")
+    printTop(holderDisagreements)
     return share >= 99 && extra.isEmpty
 }
 

@@ -53,7 +53,8 @@ extension RemoteHeapSnapshot {
         let compiler = RemoteLayoutCompiler(mirror: mirror, memory: memory)
         var scan = HeapObjectScan(memory: memory, compiler: compiler)
         scan.scan(blocks: heap.blocks, sizes: heap.sizes)
-        let (graph, index) = Self.makeGraph(scan.heap, layouts: compiler.layouts,
+        let (graph, index) = Self.makeGraph(
+            scan.heap, layouts: compiler.layouts,
             roles: compiler.roles, memory: memory)
 
         var limitations = memory.limitations + heap.limitations
@@ -132,11 +133,11 @@ extension RemoteHeapSnapshot {
         }
         edges.lookThroughForwardingContexts(
             kinds: kinds, layoutOf: scanned.layouts, layouts: layouts, builder: &builder)
-        // Boxes the compiler made for values held out of line look like closure contexts:
-        // named as what they are.
-        for box in boxes where kinds[Int(box)] == .closure {
+        // Boxes the compiler made for values held out of line (an existential's value too large
+        // for its buffer) look like contexts or bare boxes: named after what they hold.
+        for box in boxes {
             let layout = layouts[Int(scanned.layouts[Int(box)])]
-            guard layout.shape == .closureContext else { continue }
+            guard layout.shape == .closureContext || layout.shape == .box else { continue }
             kinds[Int(box)] = .box
             types[Int(box)] = builder.intern(layout.boxName)
         }

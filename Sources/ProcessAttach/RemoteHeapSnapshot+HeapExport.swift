@@ -65,7 +65,9 @@ extension RemoteHeapSnapshot {
     /// A snapshot over `graph`, with the facts `attributes` give.
     init(graph: CompactGraph, attributes: [String: String]) throws(AttachError) {
         var objectCount = 0
-        while objectCount < graph.nodeCount, graph.kind(of: CompactGraph.NodeID(objectCount)) != .root {
+        while objectCount < graph.nodeCount,
+            graph.kind(of: CompactGraph.NodeID(objectCount)) != .root
+        {
             objectCount += 1
         }
         for node in objectCount..<graph.nodeCount

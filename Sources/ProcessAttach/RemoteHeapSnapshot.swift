@@ -83,7 +83,9 @@ public struct RemoteHeapSnapshot: Sendable {
     }
 
     /// Whether `id` names an object of this snapshot.
-    func contains(_ id: RemoteObjectID) -> Bool { id.rawValue >= 0 && Int(id.rawValue) < objectCount }
+    func contains(_ id: RemoteObjectID) -> Bool {
+        id.rawValue >= 0 && Int(id.rawValue) < objectCount
+    }
 
     /// Whether node `node` is an object (not a holder).
     func isObject(_ node: CompactGraph.NodeID) -> Bool { Int(node) < objectCount }

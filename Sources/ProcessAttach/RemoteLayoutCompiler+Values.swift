@@ -120,7 +120,8 @@ extension RemoteLayoutCompiler {
             }
         case .multiPayloadEnum:
             slots.dynamics = [
-                DynamicSlot(offset: 0, shape: .enumValue, typeRef: typeRef, base: .property, path: "")
+                DynamicSlot(
+                    offset: 0, shape: .enumValue, typeRef: typeRef, base: .property, path: "")
             ]
         case .opaqueExistential:
             slots.dynamics = [

@@ -71,7 +71,8 @@ final class RemoteLayoutCompiler {
             return conservative(
                 "block", .block, from: 32, limit: .max, role: ObjectLayout.targetNamedCapture)
         case .errorBox:
-            return conservative("error box", .other, from: 16, limit: 512, role: .boxedValue(path: ""))
+            return conservative(
+                "error box", .other, from: 16, limit: 512, role: .boxedValue(path: ""))
         case .job:
             return conservative("job", .other, from: 16, limit: 512, role: .runs)
         }
@@ -219,7 +220,8 @@ final class RemoteLayoutCompiler {
                 base: .capture(captureName), to: &layout)
         }
         if !layout.captures.isEmpty {
-            layout.typeName = "closure context (captures \(layout.captures.joined(separator: ", ")))"
+            layout.typeName =
+                "closure context (captures \(layout.captures.joined(separator: ", ")))"
         }
         return layout
     }
@@ -230,6 +232,7 @@ final class RemoteLayoutCompiler {
             let boxed = memory.word(at: metadata + 16)
         else { return layout }
         let typeRef = mirror.typeRef(forMetadata: boxed)
+        layout.captures = [RemoteTypeNames.captureName(name(of: typeRef) ?? "")]
         guard let value = valueSlots(of: typeRef, nesting: 0) else {
             layout.problem = "boxed type not described: read conservatively"
             layout.conservativeFrom = Int(offset)

@@ -46,7 +46,9 @@ struct SnapshotUseTests {
         #expect(read.threads == heap.threads)
         #expect(read.limitations == heap.limitations)
         #expect(read.statistics.copiedBytes == heap.statistics.copiedBytes)
-        #expect(Int(read.capturedAt.timeIntervalSince1970) == Int(heap.capturedAt.timeIntervalSince1970))
+        #expect(
+            Int(read.capturedAt.timeIntervalSince1970) == Int(heap.capturedAt.timeIntervalSince1970)
+        )
         let name = "attach_task_loop.TaskRefresher"
         #expect(read.whoHoldsText(name) == heap.whoHoldsText(name))
         #expect(read.whoHoldsText(name).contains("held by: a Task"))

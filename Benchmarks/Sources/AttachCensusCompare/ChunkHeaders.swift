@@ -30,7 +30,8 @@ enum ChunkHeaders {
             "0x\(hex(address)): prev_size 0x\(hex(previous)), size \(chunk) "
             + "[\(flags.joined())], words \(words.joined(separator: " "))"
         if size & 2 == 0, let next = word(address &- 16 &+ chunk &+ 8) {
-            text += "; next chunk size \(next & ~7), its P bit \(next & 1) (this chunk "
+            text +=
+                "; next chunk size \(next & ~7), its P bit \(next & 1) (this chunk "
                 + (next & 1 != 0 ? "in use or in a tcache/fastbin" : "free") + ")"
         }
         return text

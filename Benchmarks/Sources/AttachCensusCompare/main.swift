@@ -170,7 +170,9 @@ func compare(census path: String, attach attachPath: String) throws -> Bool {
         missed["\(census.graph.typeName(of: node)) at 0x\(String(address, radix: 16))"] = 1
     }
     let share = Double(found) / Double(max(census.objectByAddress.count, 1)) * 100
-    say("census objects: \(census.objectByAddress.count); attach objects: \(attach.objectByAddress.count)")
+    say(
+        "census objects: \(census.objectByAddress.count); attach objects: \(attach.objectByAddress.count)"
+    )
     say(String(format: "found by the attach: %d of the census's objects (%.3f %%)", found, share))
     say("same type name: \(sameType) of \(found)")
     printTop(typeDisagreements)
@@ -212,7 +214,8 @@ func compare(census path: String, attach attachPath: String) throws -> Bool {
     }
     say(
         "census references between found objects: \(compared); the attach's with the same role "
-            + "and ownership: \(same) (\(String(format: "%.3f", Double(same) / Double(max(compared, 1)) * 100)) %)")
+            + "and ownership: \(same) (\(String(format: "%.3f", Double(same) / Double(max(compared, 1)) * 100)) %)"
+    )
     say("same holder and target, another role: \(roleDisagreements.values.reduce(0, +))")
     printTop(roleDisagreements)
     say("census references the attach lacks: \(absent.values.reduce(0, +))")
@@ -235,7 +238,8 @@ func compare(census path: String, attach attachPath: String) throws -> Bool {
             sameHolder += 1
         } else {
             let type = census.graph.typeName(of: node)
-            holderDisagreements["\(type): census \(censusHolder) | attach \(attachHolder)", default: 0] += 1
+            holderDisagreements[
+                "\(type): census \(censusHolder) | attach \(attachHolder)", default: 0] += 1
         }
     }
     say("objects whose path starts at the same kind of holder: \(sameHolder) of \(found)")

@@ -4,9 +4,9 @@
 /// This is the neutral model the writer serialises: nodes with a V8 node type, a name, a
 /// stable id and a self size; edges with a V8 edge type, a name (or an element index) and a
 /// target; optional creation traces. It knows nothing of where the graph came from: the
-/// adapters (``V8HeapSnapshot/init(graph:sizes:ids:rootGroup:groupEdge:)`` for a compact
-/// graph, ``V8HeapSnapshot/init(census:number:)`` for a heap census snapshot) decide what each
-/// object becomes.
+/// adapter (``V8HeapSnapshot/init(graph:numbering:groupEdge:creationTrace:)`` for a compact
+/// graph: a live graph's, a census's or an attached process's) decides what each object
+/// becomes.
 ///
 /// Node 0 is the synthetic root the format requires. Things that hold objects from outside the
 /// heap go under named GC-root groups made with ``addRootGroup(named:through:)``:

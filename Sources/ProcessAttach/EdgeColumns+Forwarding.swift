@@ -29,14 +29,17 @@ extension EdgeColumns {
             if outCount[source] < 2 { outCount[source] += 1 }
             onlyTarget[source] = targets[edge]
         }
+        // Per layout, once (not a copy of a layout per reference): 2 for a thunk's context,
+        // 1 for a context that names no capture, 0 for the rest.
+        let forwarding = layouts.map { layout -> UInt8 in
+            guard layout.shape == .closureContext else { return 0 }
+            return layout.isThunk ? 2 : layout.captures.isEmpty ? 1 : 0
+        }
         func forwards(_ node: UInt32) -> Bool {
-            let layout = layouts[Int(layoutOf[Int(node)])]
-            guard layout.shape == .closureContext, kinds[Int(node)] == .closure else {
-                return false
-            }
-            if layout.isThunk { return true }
-            return layout.captures.isEmpty && outCount[Int(node)] == 1
-                && kinds[Int(onlyTarget[Int(node)])] == .closure
+            let kind = forwarding[Int(layoutOf[Int(node)])]
+            guard kind != 0, kinds[Int(node)] == .closure else { return false }
+            return kind == 2
+                || (outCount[Int(node)] == 1 && kinds[Int(onlyTarget[Int(node)])] == .closure)
         }
         var wrapped: [UInt32: UInt32] = [:]
         for edge in sources.indices where forwards(sources[edge]) {

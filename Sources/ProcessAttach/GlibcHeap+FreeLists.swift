@@ -29,7 +29,8 @@ struct FreeLists {
         var free = Set<UInt>()
         var key: UInt?
         // Every chunk of the tcache's size whose lists all check out is a tcache.
-        for block in heap.blocks where heap.chunkSize(at: block - 16) == 0x290 {
+        // (A block's usable size is its chunk's less 8: no binary search per block.)
+        for (index, block) in heap.blocks.enumerated() where heap.sizes[index] == 0x290 - 8 {
             guard let chunks = tcacheChunks(at: block) else { continue }
             for chunk in chunks {
                 free.insert(chunk)

@@ -76,6 +76,7 @@ struct HeapObjectScan {
     mutating func scan(blocks: [UInt], sizes: [UInt32]) {
         heap.addresses.reserveCapacity(blocks.count)
         var region: MemoryRegion?
+        var current = (index: Int32(-1), layout: RemoteLayout(typeName: "", shape: .other))
         for (index, block) in blocks.enumerated() {
             if region.map({ !$0.range.contains(block) }) ?? true {
                 region = memory.region(containing: block)
@@ -97,9 +98,10 @@ struct HeapObjectScan {
             heap.layouts.append(layout)
             heap.sizes.append(UInt32(clamping: size))
             heap.retainCounts.append(retainCount)
-            read(
-                compiler.layouts[Int(layout)], object: block, size: size, region: region,
-                source: source)
+            // Neighbours are often of one type: the layout is fetched (a copy, with its arrays
+            // retained) only when the type changes.
+            if layout != current.index { current = (layout, compiler.layouts[Int(layout)]) }
+            read(current.layout, object: block, size: size, region: region, source: source)
         }
     }
 

@@ -68,6 +68,7 @@ typedef rg_typeinfo (*rg_info_for_typeref_fn)(void *, rg_typeref);
 typedef rg_childinfo (*rg_child_of_typeref_fn)(void *, rg_typeref, unsigned);
 typedef char *(*rg_copy_name_fn)(void *, rg_typeref);
 typedef char *(*rg_copy_name_mangled_fn)(void *, rg_typeref, _Bool);
+typedef rg_typeref (*rg_typeref_for_mangled_fn)(void *, const char *, uint64_t);
 typedef unsigned (*rg_generic_count_fn)(rg_typeref);
 typedef rg_typeref (*rg_generic_argument_fn)(rg_typeref, unsigned);
 typedef int (*rg_project_existential_fn)(
@@ -112,6 +113,12 @@ static inline char *rg_mirror_copy_name(void *function, void *context, rg_typere
 static inline char *rg_mirror_copy_mangled_name(
     void *function, void *context, rg_typeref typeref) {
     return ((rg_copy_name_mangled_fn)function)(context, typeref, 1);
+}
+/// `swift_reflection_typeRefForMangledTypeName`: the type a mangled name (here, in a section the
+/// context was given) names, or 0.
+static inline rg_typeref rg_mirror_typeref_for_mangled(
+    void *function, void *context, const char *name, uint64_t length) {
+    return ((rg_typeref_for_mangled_fn)function)(context, name, length);
 }
 static inline unsigned rg_mirror_generic_count(void *function, rg_typeref typeref) {
     return ((rg_generic_count_fn)function)(typeref);

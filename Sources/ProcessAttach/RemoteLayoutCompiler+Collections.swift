@@ -131,7 +131,9 @@ extension RemoteLayoutCompiler {
     /// with their offsets, or `fallback` when the mirror cannot lay the class out.
     private func fieldOffsets(_ metadata: UInt, fallback: [String: Int]) -> [String: Int] {
         var offsets: [String: Int] = [:]
-        for child in storedFields(ofClass: metadata) ?? [] { offsets[child.name] = child.offset }
+        for child in storedFields(ofClass: metadata).fields ?? [] {
+            offsets[child.name] = child.offset
+        }
         return offsets["_scale"] == nil ? fallback : offsets
     }
 }

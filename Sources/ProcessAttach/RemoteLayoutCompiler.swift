@@ -109,7 +109,12 @@ final class RemoteLayoutCompiler {
         }
         var layout = RemoteLayout(typeName: typeName, shape: .instance)
         layout.isTimer = isTimerClass(metadata)
-        let fields = storedFields(ofClass: metadata)
+        let (fields, unlaidOut) = storedFields(ofClass: metadata)
+        if !unlaidOut.isEmpty {
+            layout.problem =
+                "the mirror cannot lay out \(unlaidOut.joined(separator: ", ")) (a noncopyable "
+                + "field such as an Atomic or a Mutex?): those fields read conservatively"
+        }
         guard let fields else {
             layout.problem = "no field metadata: read conservatively"
             layout.conservativeFrom = 16
@@ -118,8 +123,9 @@ final class RemoteLayoutCompiler {
             return layout
         }
         var slots = ValueSlots()
+        let instanceSize = memory.uint32(at: metadata + 24).map { Int($0) }
         for (index, child) in fields.enumerated() {
-            let end = index + 1 < fields.count ? fields[index + 1].offset : nil
+            let end = index + 1 < fields.count ? fields[index + 1].offset : instanceSize
             slots.append(
                 childSlots(child, end: end, nesting: 0).placed(at: child.offset, under: child.name))
         }
@@ -128,23 +134,6 @@ final class RemoteLayoutCompiler {
         }
         apply(slots, base: .property, to: &layout)
         return layout
-    }
-
-    /// The stored properties of instances of the class `metadata`, its superclasses' included
-    /// (the mirror describes each class's own), by offset; nil when the class itself has no
-    /// field metadata.
-    func storedFields(ofClass metadata: UInt) -> [MirrorChild]? {
-        var fields: [MirrorChild] = []
-        var current = metadata
-        var hops = 0
-        while current != 0, hops < 64 {
-            let own = mirror.layout(ofClass: current)
-            if current == metadata, own?.kind != .classInstance { return nil }
-            if let own, own.kind == .classInstance { fields += own.children }
-            current = memory.word(at: current + 8) ?? 0  // the superclass
-            hops += 1
-        }
-        return fields.sorted { $0.offset < $1.offset }
     }
 
     /// Adds value slots held by `base` to a layout, interning their roles.

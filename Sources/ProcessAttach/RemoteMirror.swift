@@ -41,7 +41,7 @@ final class MirrorLibrary: @unchecked Sendable {
     private static let names = [
         "createReflectionContextWithDataLayout", "destroyReflectionContext",
         "addReflectionMappingInfo", "typeRefForMetadata", "infoForInstance", "childOfInstance",
-        "infoForMetadata", "childOfMetadata", "copyNameForTypeRef",
+        "infoForMetadata", "childOfMetadata", "copyNameForTypeRef", "typeRefForMangledTypeName",
         "infoForTypeRef", "childOfTypeRef", "copyDemangledNameForTypeRef",
         "genericArgumentCountOfTypeRef", "genericArgumentOfTypeRef", "projectExistential",
         "projectEnumValue",
@@ -205,6 +205,43 @@ final class RemoteMirror {
         else { return nil }
         defer { free(name) }
         return String(cString: name)
+    }
+
+    /// The type named by the mangled name at target address `address` in an image's
+    /// `swift5_typeref` section (a field record's type), or 0.
+    ///
+    /// The name is passed where the context was given that section (in the image file's
+    /// view), so that the symbolic references inside it resolve as the mirror's own field
+    /// reading resolves them.
+    func typeRef(forMangledNameAt address: UInt) -> UInt64 {
+        guard let function = library.function("typeRefForMangledTypeName"),
+            let image = reader.memory.images.image(containing: address),
+            let section = image.sectionContents(named: "swift5_typeref"),
+            address >= section.address, address - section.address < UInt(section.bytes.count),
+            let base = section.bytes.baseAddress
+        else { return 0 }
+        let start = Int(address - section.address)
+        let bytes = UnsafeRawBufferPointer(rebasing: section.bytes[start...])
+        guard let length = Self.mangledNameLength(bytes), length > 0 else { return 0 }
+        return rg_mirror_typeref_for_mangled(
+            function, context, (base + start).assumingMemoryBound(to: CChar.self),
+            UInt64(length))
+    }
+
+    /// The length of the mangled name at the start of `bytes`: up to its terminating zero,
+    /// skipping the 4-byte offsets of relative symbolic references (markers 1–0x17) and the
+    /// 8-byte pointers of absolute ones (0x18–0x1F), which may hold zeros.
+    static func mangledNameLength(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0: return index
+            case 0x01...0x17: index += 5
+            case 0x18...0x1F: index += 9
+            default: index += 1
+            }
+        }
+        return nil
     }
 
     /// The generic arguments of `typeRef`.

@@ -103,6 +103,33 @@ struct LeakPathTests {
         #expect(heap.references(from: watcher).map(\.role) == [.storedProperty(name: "watched")])
     }
 
+    @Test("A class with an Atomic and a Mutex: every field named, the untyped ones conservative")
+    func noncopyableFields() throws {
+        let target = try AttachTargets.start("attach-noncopyable")
+        let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+        let listeners = heap.objects(ofType: "attach_noncopyable.Listener")
+        try #require(listeners.count == 2)
+        let paths = listeners.compactMap { heap.retentionPath(to: $0) }
+        try #require(paths.count == 2)
+        for path in paths {
+            guard case .heapHolder(.globalVariable, let name) = path.holder else {
+                Issue.record("held by \(path.holder)")
+                continue
+            }
+            #expect(name.hasPrefix("global variable attach_noncopyable.registry"))
+            #expect(path.objects.first?.typeName == "attach_noncopyable.Registry")
+        }
+        // The primary listener through its own field, the other through the Mutex's array.
+        let roles = Set(paths.map { $0.references.map(\.role) })
+        #expect(
+            roles == [
+                [.storedProperty(name: "primary")],
+                [.storedProperty(name: "listeners"), .element(collection: "an array", path: "")],
+            ])
+        #expect(paths.allSatisfy { $0.references.first?.ownership == .conservative })
+        #expect(heap.limitations.contains { $0.hasPrefix("attach_noncopyable.Registry: ") })
+    }
+
     @Test("Objects freed just before the attach are not reported; the kept ones all are")
     func freedObjectsExcluded() throws {
         let target = try AttachTargets.start("attach-stale", ["1000"])

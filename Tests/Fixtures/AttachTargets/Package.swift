@@ -11,6 +11,7 @@
 //   attach-delegate-cycle  an owner and its delegate holding each other strongly, unreferenced
 //   attach-stale           objects freed just before "ready", next to objects kept
 //   attach-weak-targets    weakly referenced objects whose side tables reuse dirty memory
+//   attach-noncopyable     a class with an Atomic and a Mutex among its stored properties
 //   attach-exiting         exits on its own soon after "ready"
 //   attach-many            N small objects in a linked list held by a global (benchmarks)
 import PackageDescription
@@ -25,6 +26,7 @@ let package = Package(
         .executableTarget(name: "attach-delegate-cycle", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-stale", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-weak-targets", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-noncopyable", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-exiting", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-many", dependencies: ["FixtureSupport"]),
     ]

@@ -156,7 +156,9 @@ let package = Package(
         // (Scripts/devtools/, Python 3 only; Debian's chromium).
         .testTarget(
             name: "HeapExportTests",
-            dependencies: ["HeapExport", "HeapCensus", "RetainGraph", "retain-graph"]
+            dependencies: [
+                "HeapExport", "ObjectGraph", "HeapCensus", "RetainGraph", "retain-graph",
+            ]
         ),
         // Starts real programs that link no RetainGraph product (the nested fixture package
         // Tests/Fixtures/AttachTargets, built on first use) and attaches to them.

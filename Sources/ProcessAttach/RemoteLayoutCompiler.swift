@@ -111,9 +111,10 @@ final class RemoteLayoutCompiler {
         layout.isTimer = isTimerClass(metadata)
         let (fields, unlaidOut) = storedFields(ofClass: metadata)
         if !unlaidOut.isEmpty {
+            let classes = unlaidOut == [typeName] ? "" : " (in \(unlaidOut.joined(separator: ", ")))"
             layout.problem =
-                "the mirror cannot lay out \(unlaidOut.joined(separator: ", ")) (a noncopyable "
-                + "field such as an Atomic or a Mutex?): those fields read conservatively"
+                "fields the mirror cannot lay out\(classes), such as an Atomic or a Mutex: "
+                + "named from the class descriptor, read conservatively where untyped"
         }
         guard let fields else {
             layout.problem = "no field metadata: read conservatively"

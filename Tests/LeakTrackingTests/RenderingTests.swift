@@ -12,7 +12,7 @@ struct RenderingTests {
         let decoded = try LeakReport.decode(from: data)
         #expect(decoded == report)
         let text = try #require(String(data: data, encoding: .utf8))
-        #expect(text.contains("\"schemaVersion\" : 1"))
+        #expect(text.contains("\"schemaVersion\" : \(LeakReport.currentSchemaVersion)"))
         let keys = text.split(separator: "\n").filter { $0.hasPrefix("  \"") }
             .map { $0.split(separator: "\"")[1] }
         #expect(keys == keys.sorted())
@@ -28,7 +28,9 @@ struct RenderingTests {
         #expect(decoded.reports == [report, report])
         var future = report
         future.schemaVersion = LeakReport.currentSchemaVersion + 1
-        #expect(throws: LeakReportError.unsupportedSchemaVersion(2)) {
+        #expect(
+            throws: LeakReportError.unsupportedSchemaVersion(LeakReport.currentSchemaVersion + 1)
+        ) {
             _ = try LeakReport.decode(from: try future.jsonData())
         }
         withExtendedLifetime(loop) {}

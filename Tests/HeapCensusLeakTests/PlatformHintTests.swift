@@ -1,0 +1,217 @@
+import Dispatch
+import Foundation
+import HeapCensus
+import LeakTracking
+import ReferenceReflection
+import Testing
+
+/// Each hint gives the fix that works for its holder, on the pattern a service writes (the
+/// owners of Owners.swift and ServiceOwners.swift), watched as the test helpers watch
+/// (reflection plus the census): the leaking variant gets the right hint and one suspect, the
+/// fixed variant (the hint followed) dies.
+@Suite(.serialized) struct PlatformHintTests {
+    init() { HeapCensus.start() }
+
+    /// Watches what `make` returns (no local variable of the caller keeps it) and checks it.
+    private func report(_ make: () -> AnyObject) throws -> LeakReport {
+        let watcher = LeakWatcher(defaultGrace: .zero, discovery: .reflection)
+        watch(make, with: watcher)
+        let verdict = try #require(watcher.check().first)
+        #expect(verdict.verdict == .leak)
+        return try #require(verdict.report)
+    }
+
+    /// Watches what `make` returns and waits for it to die (what was stopped lets go on its own
+    /// thread).
+    private func dies(_ make: () -> AnyObject) -> Bool {
+        let watcher = LeakWatcher(defaultGrace: .zero, discovery: .reflection)
+        watch(make, with: watcher)
+        let verdicts = watcher.settle(timeout: .seconds(30))
+        return verdicts.first?.verdict == .ok
+    }
+
+    @inline(never)
+    private func watch(_ make: () -> AnyObject, with watcher: LeakWatcher) {
+        watcher.expectDeallocation(of: make(), reason: "owner closed")
+    }
+
+    /// The suspects of a path or cycle, as `Holder ⇒ role`.
+    private func suspects(_ references: [ReportReference]?, in report: LeakReport) -> [String] {
+        (references ?? []).filter(\.isSuspect).map {
+            "\(report.object($0.from)?.shortName ?? "?") ⇒ \($0.description)"
+        }
+    }
+
+    @Test func aURLSessionDelegateIsFixedByInvalidatingTheSession() throws {
+        var clients: [APIClient] = []
+        defer { for item in clients { item.stop() } }
+        let report = try report {
+            let client = APIClient()
+            client.start()
+            clients.append(client)
+            return client
+        }
+        #expect(report.hint.code == .urlSessionDelegate, "\(report.text)")
+        #expect(report.hint.text.contains("invalidateAndCancel()"))
+        #expect(report.hint.text.contains("finishTasksAndInvalidate()"))
+        #expect(!report.hint.text.contains("make it weak"))
+        #expect(suspects(report.cycle, in: report) == ["URLSession ⇒ .delegate"])
+        #expect(
+            dies {
+                let client = APIClient()
+                client.start()
+                client.stop()
+                return client
+            })
+    }
+
+    @Test func aFoundationTimerOnABackgroundRunLoopIsFixedByCapturingWeakly() throws {
+        var refreshers: [BackgroundRefresher] = []
+        defer { for item in refreshers { item.stop() } }
+        let report = try report {
+            let refresher = BackgroundRefresher()
+            refresher.start(weakly: false)
+            refreshers.append(refresher)
+            return refresher
+        }
+        #expect(report.hint.code == .foundationTimer, "\(report.text)")
+        #expect(report.hint.text.contains("capture [weak self]"))
+        #expect(report.hint.text.contains("invalidate() alone"))
+        #expect(suspects(report.path, in: report).count == 1)
+        #expect(
+            dies {
+                let refresher = BackgroundRefresher()
+                refresher.start(weakly: true)
+                refresher.stop()
+                return refresher
+            })
+    }
+
+    @Test func aTaskWaitingOnAContinuationIsFixedByResumingIt() throws {
+        var waiters: [ContinuationWaiter] = []
+        defer { for item in waiters { item.stop() } }
+        let report = try report {
+            let waiter = ContinuationWaiter()
+            waiter.start()
+            waiters.append(waiter)
+            LeakWatcher.drainRunLoop(timeout: .seconds(30)) { waiter.isWaiting }
+            return waiter
+        }
+        #expect(report.hint.code == .continuationNeverResumed, "\(report.text)")
+        #expect(report.hint.text.contains("resume the continuation in stop()"))
+        #expect(report.hint.text.contains("cancelling the task does not end the wait"))
+        #expect(suspects(report.path, in: report).count == 1)
+        #expect(
+            dies {
+                let waiter = ContinuationWaiter()
+                waiter.start()
+                LeakWatcher.drainRunLoop(timeout: .seconds(30)) { waiter.isWaiting }
+                waiter.stop()
+                return waiter
+            })
+    }
+
+    @Test func aNotificationObserverIsFixedByRemovingItsToken() throws {
+        var tokens: [NSObjectProtocol] = []
+        defer { tokens.forEach(NotificationCenter.default.removeObserver) }
+        let report = try report {
+            let owner = ObserverOwner()
+            owner.start(weakly: false)
+            tokens += owner.observer.map { [$0] } ?? []
+            return owner
+        }
+        #expect(report.hint.code == .notificationObserverCapture, "\(report.text)")
+        #expect(report.hint.text.contains("removeObserver(token)"))
+        #expect(suspects(report.path, in: report) == ["closure context ⇒ captures ObserverOwner"])
+        #expect(
+            dies {
+                let owner = ObserverOwner()
+                owner.start(weakly: false)
+                owner.stop()
+                return owner
+            })
+    }
+
+    @Test func aDispatchSourceIsFixedByCancellingIt() throws {
+        var sources: [DispatchSourceTimer] = []
+        defer { for item in sources { item.cancel() } }
+        let report = try report {
+            let owner = DispatchOwner()
+            owner.start(weakly: false)
+            sources += owner.source.map { [$0] } ?? []
+            return owner
+        }
+        #expect(report.hint.code == .dispatchBlockCapture, "\(report.text)")
+        #expect(report.hint.text.contains("cancel() the source in stop()"))
+        #expect(report.hint.text.contains("[weak self]"))
+        #expect(suspects(report.path, in: report) == ["block ⇒ captures DispatchOwner"])
+        #expect(
+            dies {
+                let owner = DispatchOwner()
+                owner.start(weakly: false)
+                owner.stop()
+                return owner
+            })
+    }
+
+    @Test func aDispatchWorkItemIsFixedByCapturingWeakly() throws {
+        var owners: [WorkItemOwner] = []
+        defer { for item in owners { item.stop() } }
+        let queue = DispatchQueue(label: "hints.work")
+        let report = try report {
+            let owner = WorkItemOwner()
+            owner.start(on: queue)
+            owners.append(owner)
+            return owner
+        }
+        #expect(report.hint.code == .dispatchBlockCapture, "\(report.text)")
+        #expect(report.hint.text.contains("capture [weak self] in the work item's block"))
+        #expect(report.hint.text.contains("cancel() does not release"))
+        #expect(suspects(report.path, in: report) == ["block ⇒ captures WorkItemOwner"])
+        #expect(
+            dies {
+                let owner = WorkItemOwner()
+                owner.start(on: queue, weakly: true)
+                owner.stop()
+                owner.item = nil
+                return owner
+            })
+    }
+
+    @Test func aGlobalCacheIsFixedByRemovingTheEntry() throws {
+        defer { entryCache.removeAll() }
+        let report = try report {
+            let entry = Entry()
+            entryCache.append(entry)
+            return entry
+        }
+        #expect(report.hint.code == .globalVariable, "\(report.text)")
+        #expect(report.hint.text.contains("remove the entry when Entry is done"))
+        #expect(report.hint.text.contains("bound the cache"))
+        #expect(suspects(report.path, in: report) == ["array storage ⇒ element of an array"])
+        #expect(
+            dies {
+                let entry = Entry()
+                entryCache.append(entry)
+                entryCache.removeAll { $0 === entry }
+                return entry
+            })
+    }
+
+    @Test func aStrongDelegateIsFixedByMakingItWeak() throws {
+        let report = try report {
+            let parent = Parent()
+            parent.start(weakly: false)
+            return parent
+        }
+        #expect(report.hint.code == .generic, "\(report.text)")
+        #expect(report.hint.text.contains("Child ⇒ .delegate ⇒ Parent: make it weak"))
+        #expect(suspects(report.cycle, in: report) == ["Child ⇒ .delegate"])
+        #expect(
+            dies {
+                let parent = Parent()
+                parent.start(weakly: true)
+                return parent
+            })
+    }
+}

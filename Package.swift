@@ -187,5 +187,15 @@ let package = Package(
         // Checks that the manifest and README.md tell the truth about the code.
         .testTarget(name: "RepositoryTests"),
 
+        // Reports a user can trust (issue 23): reports on platform types explained by the census
+        // alone ("Created at" a line of the test file), read back by the built `retain-graph`
+        // (annotations with file= and line=).
+        .testTarget(
+            name: "CensusReportEndToEndTests",
+            dependencies: [
+                "retain-graph", "HeapCensus", "LeakTracking", "ReferenceReflection",
+            ]
+        ),
+
     ]
 )

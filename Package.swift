@@ -82,7 +82,8 @@ let package = Package(
             ]
         ),
         .target(name: "RetainGraphReports"),
-        .target(name: "HeapGrowth", dependencies: ["HeapCensus", "RetainGraphReports"]),
+        .target(
+            name: "HeapGrowth", dependencies: ["HeapCensus", "RetainGraphReports", "StackTraces"]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "HeapProfiles", dependencies: ["CZlib", "HeapCensus", "StackTraces"]),
         .target(

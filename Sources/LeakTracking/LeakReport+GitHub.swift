@@ -55,15 +55,23 @@ extension LeakReport {
     /// The first creation-trace frame in the user's code: a file inside `workspace` (relative to
     /// it) and outside `.build/`, with its line.
     ///
-    /// A trace's ``CreationTrace/file`` and ``CreationTrace/line`` are used first; frames are
-    /// then read from their text (`function + 12 at /path/File.swift:42 (image)`), so reports
-    /// written by any version of the library work.
+    /// The traces are tried in the order that points nearest the fix: the suspect reference's
+    /// holder (the timer, task or session that keeps the object), then the leaked object, then
+    /// the others. A trace's ``CreationTrace/file`` and ``CreationTrace/line`` are used first;
+    /// frames are then read from their text (`function + 12 at /path/File.swift:42 (image)`),
+    /// so reports written by any version of the library work.
     ///
     /// - Parameter workspace: The repository's root.
     /// - Returns: The file, relative to `workspace`, and the 1-based line; `nil` when no frame
     ///   of any creation trace is in the user's code.
     public func userSourceLocation(workspace: String) -> (file: String, line: Int)? {
-        for trace in creationTraces {
+        let first = (path + (cycle ?? [])).filter(\.isSuspect).map(\.from) + [subject.id]
+        let rank = Dictionary(first.enumerated().map { ($1, $0) }, uniquingKeysWith: min)
+        let traces = creationTraces.enumerated().sorted {
+            (rank[$0.element.object] ?? first.count, $0.offset)
+                < (rank[$1.element.object] ?? first.count, $1.offset)
+        }.map(\.element)
+        for trace in traces {
             var candidates: [(String, Int)] = []
             if let file = trace.file, let line = trace.line, line > 0 {
                 candidates.append((file, line))

@@ -22,11 +22,11 @@ import Testing
     }
 
     /// Watches what `make` returns and waits for it to die (what was stopped lets go on its own
-    /// thread).
-    private func dies(_ make: () -> AnyObject) -> Bool {
+    /// thread, or task: the wait suspends, so the task can run).
+    private func dies(_ make: () -> AnyObject) async -> Bool {
         let watcher = LeakWatcher(defaultGrace: .zero, discovery: .reflection)
         watch(make, with: watcher)
-        let verdicts = watcher.settle(timeout: .seconds(30))
+        let verdicts = await watcher.settled(timeout: .seconds(30))
         return verdicts.first?.verdict == .ok
     }
 
@@ -42,7 +42,7 @@ import Testing
         }
     }
 
-    @Test func aURLSessionDelegateIsFixedByInvalidatingTheSession() throws {
+    @Test func aURLSessionDelegateIsFixedByInvalidatingTheSession() async throws {
         var clients: [APIClient] = []
         defer { for item in clients { item.stop() } }
         let report = try report {
@@ -57,7 +57,7 @@ import Testing
         #expect(!report.hint.text.contains("make it weak"))
         #expect(suspects(report.cycle, in: report) == ["URLSession ⇒ .delegate"])
         #expect(
-            dies {
+            await dies {
                 let client = APIClient()
                 client.start()
                 client.stop()
@@ -65,7 +65,7 @@ import Testing
             })
     }
 
-    @Test func aFoundationTimerOnABackgroundRunLoopIsFixedByCapturingWeakly() throws {
+    @Test func aFoundationTimerOnABackgroundRunLoopIsFixedByCapturingWeakly() async throws {
         var refreshers: [BackgroundRefresher] = []
         defer { for item in refreshers { item.stop() } }
         let report = try report {
@@ -79,7 +79,7 @@ import Testing
         #expect(report.hint.text.contains("invalidate() alone"))
         #expect(suspects(report.path, in: report).count == 1)
         #expect(
-            dies {
+            await dies {
                 let refresher = BackgroundRefresher()
                 refresher.start(weakly: true)
                 refresher.stop()
@@ -87,31 +87,31 @@ import Testing
             })
     }
 
-    @Test func aTaskWaitingOnAContinuationIsFixedByResumingIt() throws {
-        var waiters: [ContinuationWaiter] = []
-        defer { for item in waiters { item.stop() } }
-        let report = try report {
-            let waiter = ContinuationWaiter()
-            waiter.start()
-            waiters.append(waiter)
-            LeakWatcher.drainRunLoop(timeout: .seconds(30)) { waiter.isWaiting }
-            return waiter
-        }
+    @Test func aTaskWaitingOnAContinuationIsFixedByResumingIt() async throws {
+        var leaking = await Self.waiter(resumed: false)
+        weak let waiting = leaking.last
+        defer { waiting?.stop() }
+        let report = try report { leaking.removeLast() }
         #expect(report.hint.code == .continuationNeverResumed, "\(report.text)")
         #expect(report.hint.text.contains("resume the continuation in stop()"))
         #expect(report.hint.text.contains("cancelling the task does not end the wait"))
         #expect(suspects(report.path, in: report).count == 1)
-        #expect(
-            dies {
-                let waiter = ContinuationWaiter()
-                waiter.start()
-                LeakWatcher.drainRunLoop(timeout: .seconds(30)) { waiter.isWaiting }
-                waiter.stop()
-                return waiter
-            })
+        var fixed = await Self.waiter(resumed: true)
+        #expect(await dies { fixed.removeLast() })
     }
 
-    @Test func aNotificationObserverIsFixedByRemovingItsToken() throws {
+    /// A waiter whose task waits on its continuation, resumed (the fix) or not; in an array,
+    /// so that no local variable of the test keeps it.
+    @inline(never)
+    private static func waiter(resumed: Bool) async -> [ContinuationWaiter] {
+        let waiter = ContinuationWaiter()
+        waiter.start()
+        await waiter.untilWaiting()
+        if resumed { waiter.stop() }
+        return [waiter]
+    }
+
+    @Test func aNotificationObserverIsFixedByRemovingItsToken() async throws {
         var tokens: [NSObjectProtocol] = []
         defer { tokens.forEach(NotificationCenter.default.removeObserver) }
         let report = try report {
@@ -124,7 +124,7 @@ import Testing
         #expect(report.hint.text.contains("removeObserver(token)"))
         #expect(suspects(report.path, in: report) == ["closure context ⇒ captures ObserverOwner"])
         #expect(
-            dies {
+            await dies {
                 let owner = ObserverOwner()
                 owner.start(weakly: false)
                 owner.stop()
@@ -132,7 +132,7 @@ import Testing
             })
     }
 
-    @Test func aDispatchSourceIsFixedByCancellingIt() throws {
+    @Test func aDispatchSourceIsFixedByCancellingIt() async throws {
         var sources: [DispatchSourceTimer] = []
         defer { for item in sources { item.cancel() } }
         let report = try report {
@@ -146,7 +146,7 @@ import Testing
         #expect(report.hint.text.contains("[weak self]"))
         #expect(suspects(report.path, in: report) == ["block ⇒ captures DispatchOwner"])
         #expect(
-            dies {
+            await dies {
                 let owner = DispatchOwner()
                 owner.start(weakly: false)
                 owner.stop()
@@ -154,7 +154,7 @@ import Testing
             })
     }
 
-    @Test func aDispatchWorkItemIsFixedByCapturingWeakly() throws {
+    @Test func aDispatchWorkItemIsFixedByCapturingWeakly() async throws {
         var owners: [WorkItemOwner] = []
         defer { for item in owners { item.stop() } }
         let queue = DispatchQueue(label: "hints.work")
@@ -169,7 +169,7 @@ import Testing
         #expect(report.hint.text.contains("cancel() does not release"))
         #expect(suspects(report.path, in: report) == ["block ⇒ captures WorkItemOwner"])
         #expect(
-            dies {
+            await dies {
                 let owner = WorkItemOwner()
                 owner.start(on: queue, weakly: true)
                 owner.stop()
@@ -178,27 +178,27 @@ import Testing
             })
     }
 
-    @Test func aGlobalCacheIsFixedByRemovingTheEntry() throws {
-        defer { entryCache.removeAll() }
+    @Test func aGlobalCacheIsFixedByRemovingTheEntry() async throws {
+        defer { hintCache.removeAll() }
         let report = try report {
-            let entry = Entry()
-            entryCache.append(entry)
+            let entry = HintEntry()
+            hintCache.append(entry)
             return entry
         }
         #expect(report.hint.code == .globalVariable, "\(report.text)")
-        #expect(report.hint.text.contains("remove the entry when Entry is done"))
+        #expect(report.hint.text.contains("remove the entry when HintEntry is done"))
         #expect(report.hint.text.contains("bound the cache"))
         #expect(suspects(report.path, in: report) == ["array storage ⇒ element of an array"])
         #expect(
-            dies {
-                let entry = Entry()
-                entryCache.append(entry)
-                entryCache.removeAll { $0 === entry }
+            await dies {
+                let entry = HintEntry()
+                hintCache.append(entry)
+                hintCache.removeAll { $0 === entry }
                 return entry
             })
     }
 
-    @Test func aStrongDelegateIsFixedByMakingItWeak() throws {
+    @Test func aStrongDelegateIsFixedByMakingItWeak() async throws {
         let report = try report {
             let parent = Parent()
             parent.start(weakly: false)
@@ -208,7 +208,7 @@ import Testing
         #expect(report.hint.text.contains("Child ⇒ .delegate ⇒ Parent: make it weak"))
         #expect(suspects(report.cycle, in: report) == ["Child ⇒ .delegate"])
         #expect(
-            dies {
+            await dies {
                 let parent = Parent()
                 parent.start(weakly: true)
                 return parent

@@ -83,6 +83,14 @@ final class ContinuationWaiter: @unchecked Sendable {
 
     var isWaiting: Bool { lock.withLock { pending != nil } }
 
+    /// Returns once the task waits on its continuation (suspending, so the task can run).
+    func untilWaiting() async {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while !isWaiting, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
     /// Resumes the wait (the fix): the task ends and lets go of the waiter.
     func stop() {
         let continuation = lock.withLock { () -> CheckedContinuation<String, Never>? in
@@ -132,3 +140,8 @@ final class Subscriber: @unchecked Sendable {
     func stop() { Handlers.shared.unregister(name) }
     func handle() {}
 }
+
+/// An entry of PlatformHintTests' global cache (a global of their own: suites run in parallel).
+final class HintEntry: @unchecked Sendable {}
+
+nonisolated(unsafe) var hintCache: [HintEntry] = []

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a ``HeapGrowth`` measurement found: the types whose live count grew with the work's
+/// What a `HeapGrowth` measurement found: the types whose live count grew with the work's
 /// repetitions, and the types other work in the process changed meanwhile.
 ///
 /// ```swift

@@ -2,14 +2,14 @@ import Foundation
 import HeapGrowth
 import Testing
 
-/// A Swift Testing trait that runs a test's body as a ``HeapGrowth`` measurement and records an
+/// A Swift Testing trait that runs a test's body as a ``/HeapGrowth/HeapGrowth`` measurement and records an
 /// issue, with the growth report, when the heap grows with the repetitions.
 ///
 /// The body is the work: it runs once to warm up, then three times `repetitions` times (a
 /// discovery round and two measured ones), so keep it to what one request, session or screen
 /// does, and make it repeatable. The issue is recorded at the test's line, with the report's
 /// text as its comment and its JSON attached. In a parallel run the measurement counts what
-/// the body made (see ``HeapGrowth``); when other work changed the heap meanwhile and nothing
+/// the body made (see ``/HeapGrowth/HeapGrowth``); when other work changed the heap meanwhile and nothing
 /// grew with the body, a warning says so (the test still passes).
 ///
 /// ```swift

@@ -24,8 +24,8 @@ import HeapCensus
 /// candidate types say which instances were made there. Growth made elsewhere (an event loop or
 /// a `Task { }` the work started, or another test) is reported when the type grew steadily and
 /// did not grow during an idle round as long as a measured one; otherwise it is stated as
-/// interference (``/RetainGraphReports/GrowthReport/interference``), never counted as the work's and never silent.
-/// Measurements themselves run one at a time.
+/// interference (``/RetainGraphReports/GrowthReport/interference``), never counted as the
+/// work's and never silent. Measurements themselves run one at a time.
 ///
 /// ```swift
 /// let growth = try await HeapGrowth.measure(repeating: 100) {

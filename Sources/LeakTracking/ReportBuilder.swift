@@ -62,8 +62,8 @@ struct ReportBuilder {
         return object
     }
 
-    /// A graph reference as a report reference; `isSuspect` comes from ``suspect(in:isCycle:subject:)``,
-    /// which picks one per path and one per cycle.
+    /// A graph reference as a report reference; `isSuspect` comes from
+    /// ``suspect(in:isCycle:subject:)``, which picks one per path and one per cycle.
     mutating func reference(_ reference: Reference, isSuspect: Bool = false) -> ReportReference {
         let from = localID(of: reference.from)
         let to = localID(of: reference.to)

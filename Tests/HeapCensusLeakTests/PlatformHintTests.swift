@@ -122,6 +122,11 @@ import Testing
         }
         #expect(report.hint.code == .notificationObserverCapture, "\(report.text)")
         #expect(report.hint.text.contains("removeObserver(token)"))
+        // Six references read from the heap: one note for all of them, no note twice.
+        let heapNotes = report.notes.filter { $0.contains("read from the heap by the census") }
+        #expect(heapNotes.count == 1, "\(report.notes)")
+        #expect(heapNotes.first?.hasPrefix("6 references marked (found in the heap)") == true)
+        #expect(Set(report.notes).count == report.notes.count)
         #expect(suspects(report.path, in: report) == ["closure context ⇒ captures ObserverOwner"])
         #expect(
             await dies {

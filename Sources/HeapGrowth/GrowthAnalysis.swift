@@ -57,10 +57,27 @@ enum GrowthAnalysis {
         let net = rounds.map { $0.net[type] ?? 0 }
         let mine = rounds.map { $0.byTheWork[type] ?? 0 }
         if isSteady(mine[0], mine[1], repetitions: repetitions) { return .byTheWork }
-        if isSteady(net[0], net[1], repetitions: repetitions) { return .undecided }
+        if steadyGrowth(type, rounds: rounds, repetitions: repetitions) != nil {
+            return .undecided
+        }
         let minimum = self.minimum(repetitions)
         if (net + mine).contains(where: { $0 >= minimum }) { return .unsteady }
         return .none
+    }
+
+    /// The growth of a type made elsewhere, when it grew steadily: its live count's growth, or
+    /// else the new instances of each round still alive at the end, which other threads
+    /// freeing older instances meanwhile do not hide; the latter only when the live count grew
+    /// by the minimum over both rounds (a pool that replaces its objects makes new ones but
+    /// does not grow).
+    static func steadyGrowth(_ type: String, rounds: [RoundGrowth], repetitions: Int) -> [Int]? {
+        let net = rounds.map { $0.net[type] ?? 0 }
+        if isSteady(net[0], net[1], repetitions: repetitions) { return net }
+        let alive = rounds.map { $0.newInstances[type]?.count ?? 0 }
+        guard isSteady(alive[0], alive[1], repetitions: repetitions),
+            net.reduce(0, +) >= minimum(repetitions)
+        else { return nil }
+        return alive
     }
 
     /// The report: every candidate classified, the grown ones described from `end`.
@@ -97,9 +114,12 @@ enum GrowthAnalysis {
                             typeName: type, growth: net, madeByTheWork: mine,
                             isTraced: isTraced, idleGrowth: idle, reason: .growsWithoutTheWork))
                 } else {
+                    let growth =
+                        steadyGrowth(type, rounds: rounds, repetitions: repetitions) ?? net
                     grown.append(
                         describe(
-                            type, growth: net, attribution: isTraced ? .otherThreads : .untraced,
+                            type, growth: growth,
+                            attribution: isTraced ? .otherThreads : .untraced,
                             elsewhere: nil, sample: rounds[1].newInstances[type] ?? [],
                             end: end, repetitions: repetitions, idleGrowth: idle))
                 }

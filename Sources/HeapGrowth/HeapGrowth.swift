@@ -35,16 +35,17 @@ import HeapCensus
 /// ```
 ///
 /// The census is started if it is not running, and left running. Its own cost is three counts
-/// (one load per live object), two snapshots with references, and the candidate types' creation
-/// traces during the measured rounds.
+/// (one load per live object), one snapshot with references at the end, the candidate types'
+/// creation traces during the measured rounds, and an idle round when some growth was made on
+/// other threads.
 public enum HeapGrowth {
     /// The smallest number of repetitions a measurement uses.
     public static let minimumRepetitions = 10
 
     /// Measures what `work` leaves behind per repetition.
     ///
-    /// `work` runs on the measurement's own thread (see the type's discussion); a body isolated
-    /// to an actor still runs on that actor.
+    /// `work` and `settle` run on the measurement's own thread (see the type's discussion); a
+    /// body isolated to an actor still runs on that actor.
     ///
     /// - Parameters:
     ///   - repetitions: Repetitions per round (clamped to at least ``minimumRepetitions``).
@@ -64,36 +65,38 @@ public enum HeapGrowth {
         let ticket = await MeasurementGate.shared.enter()
         defer { MeasurementGate.shared.leave(ticket) }
         HeapCensus.start()
-        // Started, and its marker read, before anything is counted.
+        // Started, and its marker read, before anything is counted. The whole measurement runs
+        // on it: it never waits for a thread of the cooperative pool that synchronous
+        // measurements queued behind it may be blocking.
         let thread = MeasurementThread.shared
         let markers = [thread.markerFunction, SynchronousMarker.markerFunction]
-        func round(_ count: Int) async throws {
-            try await withTaskExecutorPreference(thread) {
+        return try await withTaskExecutorPreference(thread) {
+            func round(_ count: Int) async throws {
                 for _ in 0..<count { try await work() }
+                try await settle()
             }
-            try await settle()
+            try await round(max(warmUp, 0))
+            let start = HeapCensus.counts()
+            try await round(repetitions)
+            var session = MeasurementSession(
+                start: start, discovered: HeapCensus.counts(), repetitions: repetitions,
+                ticket: ticket, markers: markers)
+            defer { session.stopTracing() }
+            let clock = ContinuousClock()
+            let began = clock.now
+            try await round(repetitions)
+            session.endFirstRound(HeapCensus.counts())
+            try await round(repetitions)
+            session.endSecondRound(HeapCensus.snapshot())
+            let measured = (clock.now - began) / 2
+            let undecided = session.undecided()
+            if !undecided.isEmpty {
+                let before = HeapCensus.counts()
+                try await Task.sleep(for: measured)
+                session.endIdleRound(undecided, before: before, after: HeapCensus.counts())
+            }
+            return session.report()
         }
-        try await round(max(warmUp, 0))
-        let start = HeapCensus.counts()
-        try await round(repetitions)
-        var session = MeasurementSession(
-            start: start, discovered: HeapCensus.counts(), repetitions: repetitions,
-            ticket: ticket, markers: markers)
-        defer { session.stopTracing() }
-        let clock = ContinuousClock()
-        let began = clock.now
-        try await round(repetitions)
-        session.endRound(HeapCensus.snapshot())
-        try await round(repetitions)
-        session.endRound(HeapCensus.snapshot())
-        let measured = (clock.now - began) / 2
-        let undecided = session.undecided()
-        if !undecided.isEmpty {
-            let before = HeapCensus.counts()
-            try await Task.sleep(for: measured)
-            session.endIdleRound(undecided, before: before, after: HeapCensus.counts())
-        }
-        return session.report()
     }
 
     /// Measures what `work` leaves behind per repetition, synchronously (see the async form).
@@ -122,9 +125,9 @@ public enum HeapGrowth {
         defer { session.stopTracing() }
         let began = Date()
         try round(repetitions)
-        session.endRound(HeapCensus.snapshot())
+        session.endFirstRound(HeapCensus.counts())
         try round(repetitions)
-        session.endRound(HeapCensus.snapshot())
+        session.endSecondRound(HeapCensus.snapshot())
         let measured = Date().timeIntervalSince(began) / 2
         let undecided = session.undecided()
         if !undecided.isEmpty {

@@ -1,4 +1,5 @@
 import Foundation
+import HeapCensus
 
 /// One growth measurement at a time in the process.
 ///
@@ -15,7 +16,7 @@ final class MeasurementGate: @unchecked Sendable {
     static let shared = MeasurementGate()
 
     /// The longest a synchronous measurement waits for another to finish.
-    static let synchronousWait: TimeInterval = 5
+    static let synchronousWait: TimeInterval = 30
 
     /// What a measurement holds while it runs.
     struct Ticket {
@@ -69,5 +70,42 @@ final class MeasurementGate: @unchecked Sendable {
             return waiting.removeFirst()  // the gate passes to it, still busy
         }
         next?.resume()
+    }
+}
+
+/// The types the running measurements trace, as one set: the census traces one set of types at
+/// a time, so a measurement that runs beside another (a synchronous one that stopped waiting)
+/// adds its types to it instead of replacing it.
+final class TracedTypes: @unchecked Sendable {
+    static let shared = TracedTypes()
+
+    private let lock = NSLock()
+    private var byMeasurement: [Int: [AnyClass]] = [:]
+    private var next = 0
+
+    /// Traces `types` too, until ``remove(_:)`` with the number returned.
+    func add(_ types: [AnyClass]) -> Int {
+        lock.withLock {
+            next += 1
+            byMeasurement[next] = types
+            HeapCensus.traceCreation(of: union)
+            return next
+        }
+    }
+
+    /// Stops tracing the types of measurement `number` (those no other one traces).
+    func remove(_ number: Int) {
+        lock.withLock {
+            byMeasurement[number] = nil
+            HeapCensus.traceCreation(of: union)
+        }
+    }
+
+    /// Every measurement's types, each once. Call with the lock held.
+    private var union: [AnyClass] {
+        var seen = Set<ObjectIdentifier>()
+        return byMeasurement.values.flatMap { $0 }.filter {
+            seen.insert(ObjectIdentifier($0)).inserted
+        }
     }
 }

@@ -10,16 +10,20 @@ import RetainGraphReports
 struct MeasurementSession {
     let repetitions: Int
     let candidates: [String]
-    private let isTracing: Bool
+    /// The number of this measurement's traced types in ``TracedTypes``.
+    private let tracing: Int?
     private var attribution: WorkAttribution
     private let discovered: TypeCensus
-    /// The snapshots that ended the measured rounds.
-    private var ends: [HeapSnapshot] = []
+    /// The counts that ended the first measured round, and the snapshot that ended the second.
+    private var middle: TypeCensus?
+    private var end: HeapSnapshot?
     private var compared: [RoundGrowth]?
     private var idleGrowth: [String: Int] = [:]
 
     /// Finds the candidates between `start` and `discovered`, and traces their creation from
-    /// now on when the measurement runs alone (``MeasurementGate/Ticket/isExclusive``).
+    /// now on; the work's instances are told apart only when the measurement runs alone
+    /// (``MeasurementGate/Ticket/isExclusive``): beside another, both run under the same
+    /// markers.
     init(
         start: HeapCounts, discovered: HeapCounts, repetitions: Int,
         ticket: MeasurementGate.Ticket, markers: [String?]
@@ -29,32 +33,35 @@ struct MeasurementSession {
             from: start, to: discovered, repetitions: repetitions)
         attribution = WorkAttribution(markers: ticket.isExclusive ? markers : [])
         self.discovered = TypeCensus(discovered, types: candidates)
-        isTracing = ticket.isExclusive && !candidates.isEmpty
-        if isTracing {
-            HeapCensus.traceCreation(
-                of: candidates.compactMap { discovered.instanceClass(named: $0) })
-        }
+        let classes = candidates.compactMap { discovered.instanceClass(named: $0) }
+        tracing = classes.isEmpty ? nil : TracedTypes.shared.add(classes)
     }
 
     /// Stops tracing the candidates' creation.
     func stopTracing() {
-        if isTracing { HeapCensus.traceCreation(of: []) }
+        if let tracing { TracedTypes.shared.remove(tracing) }
     }
 
-    /// Records a measured round that ended with `snapshot`.
-    mutating func endRound(_ snapshot: HeapSnapshot) {
-        ends.append(snapshot)
+    /// Records the end of the first measured round: counts, quickly.
+    mutating func endFirstRound(_ counts: HeapCounts) {
+        middle = TypeCensus(counts, types: candidates)
+    }
+
+    /// Records the end of the second measured round: a snapshot, with creation traces.
+    mutating func endSecondRound(_ snapshot: HeapSnapshot) {
+        end = snapshot
     }
 
     /// The two rounds compared (once, after both ended).
     private mutating func rounds() -> [RoundGrowth] {
         if let compared { return compared }
-        guard ends.count == 2 else { return [] }
+        guard let middle, let end else { return [] }
+        let final = TypeCensus(end, types: candidates)
         let first = RoundGrowth(
-            from: discovered, to: ends[0], types: candidates, attribution: &attribution)
-        let second = RoundGrowth(
-            from: TypeCensus(ends[0], types: candidates), to: ends[1], types: candidates,
+            from: discovered, to: middle, final: end, types: candidates,
             attribution: &attribution)
+        let second = RoundGrowth(
+            from: middle, to: final, final: end, types: candidates, attribution: &attribution)
         compared = [first, second]
         return [first, second]
     }
@@ -79,7 +86,7 @@ struct MeasurementSession {
     /// The report of the two measured rounds.
     mutating func report() -> GrowthReport {
         let rounds = rounds()
-        guard rounds.count == 2, let end = ends.last else {
+        guard rounds.count == 2, let end else {
             return GrowthReport(
                 repetitions: repetitions, threshold: GrowthAnalysis.minimum(repetitions),
                 grown: [], liveObjects: HeapCensus.liveObjectCount)

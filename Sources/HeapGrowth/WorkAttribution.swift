@@ -50,25 +50,35 @@ struct RoundGrowth {
 
     /// Compares the end of a round with its start, for `types`.
     ///
+    /// The live counts come from the round's two ends, read quickly (counts), so that other
+    /// work has little time to change them in between; the new instances are looked up in the
+    /// measurement's last snapshot, which has their creation traces: an instance that died
+    /// before it is not counted as the work's (it did not stay).
+    ///
     /// - Parameters:
     ///   - start: Each type's live count and addresses when the round began.
-    ///   - end: The census snapshot when it ended (with the traced types' creation traces).
+    ///   - end: The same when it ended.
+    ///   - final: The snapshot that ended the last round (with the traced types' creation
+    ///     traces).
     ///   - types: The candidate types.
     ///   - attribution: How to tell the work's objects.
     init(
-        from start: TypeCensus, to end: HeapSnapshot, types: [String],
+        from start: TypeCensus, to end: TypeCensus, final: HeapSnapshot, types: [String],
         attribution: inout WorkAttribution
     ) {
         for type in types {
             let before = start.addresses[type] ?? []
-            let objects = end.objects(ofType: type)
-            net[type] = objects.count - (start.counts[type] ?? 0)
+            let after = end.addresses[type] ?? []
+            net[type] = after.count - before.count
             var mine: [HeapObjectID] = []
             var new: [HeapObjectID] = []
             var withTrace = 0
-            for id in objects where !before.contains(end[id].address) {
+            for address in after.subtracting(before) {
+                guard let id = final.id(ofObjectAt: address), final[id].typeName == type else {
+                    continue  // died since (or its memory holds another object now)
+                }
                 new.append(id)
-                guard let trace = end.creationTrace(of: id) else { continue }
+                guard let trace = final.creationTrace(of: id) else { continue }
                 withTrace += 1
                 if attribution.isMadeByTheWork(trace) { mine.append(id) }
             }

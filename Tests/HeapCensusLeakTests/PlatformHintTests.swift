@@ -24,7 +24,8 @@ import Testing
     /// Watches what `make` returns and waits for it to die (what was stopped lets go on its own
     /// thread, or task: the wait suspends, so the task can run).
     private func dies(_ make: () -> AnyObject) async -> Bool {
-        let watcher = LeakWatcher(defaultGrace: .zero, discovery: .reflection)
+        // A generous grace: the watch is judged as soon as the object dies, or when it ends.
+        let watcher = LeakWatcher(defaultGrace: .seconds(20), discovery: .reflection)
         watch(make, with: watcher)
         let verdicts = await watcher.settled(timeout: .seconds(30))
         return verdicts.first?.verdict == .ok
@@ -107,7 +108,10 @@ import Testing
         let waiter = ContinuationWaiter()
         waiter.start()
         await waiter.untilWaiting()
-        if resumed { waiter.stop() }
+        if resumed {
+            waiter.stop()
+            await waiter.task?.value
+        }
         return [waiter]
     }
 

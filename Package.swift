@@ -89,7 +89,8 @@ let package = Package(
             ]
         ),
         .target(name: "RetainGraphReports"),
-        .target(name: "HeapGrowth", dependencies: ["HeapCensus", "RetainGraphReports"]),
+        .target(
+            name: "HeapGrowth", dependencies: ["HeapCensus", "RetainGraphReports", "StackTraces"]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "HeapProfiles", dependencies: ["CZlib", "HeapCensus", "StackTraces"]),
         .target(
@@ -193,6 +194,16 @@ let package = Package(
         ),
         // Checks that the manifest and README.md tell the truth about the code.
         .testTarget(name: "RepositoryTests"),
+
+        // Reports a user can trust (issue 23): reports on platform types explained by the census
+        // alone ("Created at" a line of the test file), read back by the built `retain-graph`
+        // (annotations with file= and line=).
+        .testTarget(
+            name: "CensusReportEndToEndTests",
+            dependencies: [
+                "retain-graph", "HeapCensus", "LeakTracking", "ReferenceReflection",
+            ]
+        ),
 
     ]
 )

@@ -16,7 +16,7 @@ struct RetainGraphCommand: ParsableCommand {
         discussion: """
             Reports are the JSON files written by LeakTracking's DirectorySink or by \
             LeakReport.jsonData(). Every PATH may be a report file, a collection file \
-            ({"schemaVersion": 1, "reports": [...]}) or a directory of .json files.
+            ({"schemaVersion": 2, "reports": [...]}) or a directory of .json files.
 
             Exit codes: 0 success (compare: no new leaks); 1 compare found new leaks; \
             2 a report could not be read.

@@ -59,7 +59,9 @@ enum CensusDoor {
         return try body()
     }
 
-    @inline(__always)
+    /// One word of another object's memory. Transparent, so a debug build inlines it too: the
+    /// scan makes several loads per object.
+    @_transparent
     static func load(_ address: UInt) -> UInt {
         guard let pointer = UnsafeRawPointer(bitPattern: address) else { return 0 }
         return rg_census_load_word(pointer)

@@ -122,9 +122,11 @@ extension HeapSnapshot {
         _ edges: inout EdgeColumns, typeIndex: [Int32], layouts: [CompiledLayout],
         kinds: [CompactGraph.NodeKind], typeNames: [String], builder: inout CompactGraph.Builder
     ) {
+        // Per type, once: reading `isThunk` copies a layout (its arrays retained).
+        let thunkTypes = layouts.map(\.isThunk)
         func isThunk(_ node: UInt32) -> Bool {
             let type = Int(typeIndex[Int(node)])
-            return type < layouts.count && layouts[type].isThunk
+            return type < thunkTypes.count && thunkTypes[type]
         }
         var wrapped: [UInt32: UInt32] = [:]
         for edge in edges.sources.indices where isThunk(edges.sources[edge]) {

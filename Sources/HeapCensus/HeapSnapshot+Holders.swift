@@ -21,7 +21,8 @@ extension HeapSnapshot {
         edges.flags.reserveCapacity(count)
         edges.roles.reserveCapacity(count)
         for edge in 0..<count {
-            guard let target = index.index(of: read.words.base[edge]) else { continue }
+            let target = index.rawIndex(of: read.words.base[edge])
+            guard target >= 0 else { continue }
             let kind = read.kinds.base[edge]
             let ownership = Ownership(byte: kind & 7)
             let type = typeIndex[Int(target)]
@@ -37,53 +38,28 @@ extension HeapSnapshot {
         return edges
     }
 
-    /// Decodes the dynamic values the scan copied (enum payloads, existentials) into more
-    /// references.
-    ///
-    /// - Returns: The objects reached as boxes of values held out of line (an indirect enum
-    ///   payload, an existential's boxed value).
-    static func decodeDynamicValues(
-        _ scan: RawHeap, index: AddressIndex, kinds: [CompactGraph.NodeKind],
-        builder: inout CompactGraph.Builder, typeNames: [String], typeIndex: [Int32],
-        into edges: inout EdgeColumns
-    ) -> Set<Int32> {
-        var boxes = Set<Int32>()
-        guard !scan.dynamicValues.isEmpty else { return boxes }
-        var copies = scan.dynamicBytes  // decoding works on the copies in place
-        copies.withUnsafeMutableBytes { bytes in
-            guard let base = bytes.baseAddress else { return }
-            for value in scan.dynamicValues {
-                DynamicValues.decode(value.slot, copy: base + value.offset) { word, slot in
-                    guard let target = index.index(of: word) else { return }
-                    if slot.isBox { boxes.insert(target) }
-                    let type = typeIndex[Int(target)]
-                    var role = builder.intern(slot.role)
-                    if slot.isFunctionContext, kinds[Int(target)] != .closure {
-                        role = builder.intern(
-                            slot.role.capturing(RoleNaming.shortName(typeNames[Int(type)])))
-                    }
-                    edges.append(
-                        source: value.source, target: UInt32(target),
-                        flags: CompactGraph.flags(slot.ownership, .heap), role: role)
-                }
-            }
-        }
-        return boxes
-    }
-
     /// Every word in the writable data of the loaded images that holds a kept object's
     /// address: a global or static variable (or a C global) holding it.
     static func findGlobals(addresses: [UInt], index: AddressIndex) -> [GlobalReference] {
         guard var lowest = addresses.first else { return [] }
         var highest = lowest
-        for address in addresses {
-            lowest = min(lowest, address)
-            highest = max(highest, address)
+        // Loops over buffers, not generic iterators and `min`: a debug build runs those
+        // unspecialised.
+        addresses.withUnsafeBufferPointer { addresses in
+            guard let base = addresses.baseAddress else { return }
+            var position = 0
+            while position < addresses.count {
+                let address = base[position]
+                if address < lowest { lowest = address }
+                if address > highest { highest = address }
+                position += 1
+            }
         }
         var found: [GlobalReference] = []
         CensusDoor.writableSegments { segment, _ in
             var slot = (segment.lowerBound + 7) & ~7
-            while slot &+ 8 <= segment.upperBound &+ 1 {
+            let end = segment.upperBound &+ 1
+            while slot &+ 8 <= end {
                 let word = CensusDoor.load(slot)
                 if word >= lowest, word <= highest, word & 15 == 0,
                     let object = index.index(of: word)

@@ -8,6 +8,7 @@
 //                      sanitizer, swift_allocObject and the sanitizer's hooks)
 //   census_blocks.c    C blocks on the heap: _Block_copy, and reading the Blocks ABI
 //   census_start.c     the constructor that starts the census from the environment
+//   census_exit.c      the constructor and atexit handler of the at-exit leak check (SuiteLeaks)
 //   census_reading.c   reads of other objects' memory and of the loaded images
 //   census_table.c/.h  the table of live blocks (hot paths inline in the header)
 //   census_sites.c     the creation-site table (return-address pairs, 16-bit ids)

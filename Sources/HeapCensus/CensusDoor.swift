@@ -102,6 +102,16 @@ enum CensusDoor {
         return flags == 0 ? nil : metadata
     }
 
+    /// The strong retain count and the unowned and weak references of the live census block at
+    /// `address`, read under its stripe lock; nil when the census knows no live block there.
+    static func counts(ofLiveBlockAt address: UInt) -> (strong: Int, unowned: Int, weak: Int)? {
+        var strong = 0
+        var unowned = 0
+        var weak = 0
+        guard rg_census_counts_if_live(address, &strong, &unowned, &weak) else { return nil }
+        return (strong, unowned, weak)
+    }
+
     /// A heap block's reference count and the end of its captured variables.
     static func blockInfo(_ address: UInt) -> (references: Int, captureEnd: Int) {
         guard let pointer = UnsafeRawPointer(bitPattern: address) else { return (0, 0) }

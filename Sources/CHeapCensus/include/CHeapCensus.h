@@ -74,6 +74,14 @@ bool rg_census_mark(uintptr_t address, uintptr_t flags);
 /// stripe's lock, so the block cannot be freed meanwhile), else 0; its flags in `flags`.
 uintptr_t rg_census_metadata_if_live(uintptr_t address, uintptr_t *_Nullable flags);
 
+/// The reference counts of the live census block at `address`, read under its stripe's lock:
+/// `*strong` its strong retain count (a C block's reference count), `*unowned` and `*weak` the
+/// unowned and weak references to it (swift_unownedRetainCount and swift_weakRetainCount less
+/// the one each keeps for the others; 0 for a C block). False when the census does not know a
+/// live, initialised block there, or the object began deinitialising.
+bool rg_census_counts_if_live(uintptr_t address, size_t *_Nonnull strong,
+                              size_t *_Nonnull unowned, size_t *_Nonnull weak);
+
 /// Retains (+1 strong) the live Swift object at `address` unless it is not in the census, is a
 /// block, or began deinitialising. The check and the retain happen under the stripe's lock.
 bool rg_census_try_retain(uintptr_t address);

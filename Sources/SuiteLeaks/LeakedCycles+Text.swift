@@ -1,0 +1,73 @@
+import HeapCensus
+
+extension LeakedCycles {
+    /// The groups as a person reads them: a headline, then per group its shape and counts, its
+    /// sample cycle with each reference named, and where its objects were made.
+    ///
+    /// ```text
+    /// RetainGraph: 2 leaked reference cycles at exit, 1 shape (4 objects, 160 B retained)
+    ///
+    /// 1. Parent ⇄ Child: 2 cycles, 4 objects, 160 B (160 B retained)   fingerprint 3f2a…
+    ///      Parent ─(.child)⇒ Child
+    ///      Child ─(.parent)⇒ Parent
+    ///    created at: LeakTests.swift:14 (2 Parent), LeakTests.swift:15 (2 Child)
+    /// ```
+    ///
+    /// Creation sites are symbolicated here (about 0.1–0.3 ms per address, the first time).
+    public var text: String {
+        guard !isEmpty else {
+            return "RetainGraph: no leaked reference cycle at exit "
+                + "(\(heapObjectCount) objects read)"
+        }
+        var lines = [
+            "RetainGraph: \(Self.counted(cycleCount, "leaked reference cycle")) at exit, "
+                + "\(Self.counted(groups.count, "shape")) (\(objectCount) objects, "
+                + "\(ByteCount(retainedBytes)) retained; \(heapObjectCount) objects read). "
+                + "Nothing reaches them and nothing outside the heap holds them."
+        ]
+        for (number, group) in groups.enumerated() {
+            lines.append("")
+            lines += group.textLines(number: number + 1)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `1 cycle`, `2 cycles`.
+    static func counted(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+}
+
+extension CycleGroup {
+    /// The group's lines in ``LeakedCycles/text``.
+    func textLines(number: Int) -> [String] {
+        let names = sample.map { Self.shortName($0.typeName) }
+        let shape = names.count == 2 ? "\(names[0]) ⇄ \(names[1])" : names.joined(separator: " ⇒ ")
+        var lines = [
+            "\(number). \(shape): \(LeakedCycles.counted(cycleCount, "cycle")), "
+                + "\(objectCount) objects, \(ByteCount(bytes)) "
+                + "(\(ByteCount(retainedBytes)) retained)   fingerprint \(fingerprint)"
+        ]
+        for (index, step) in sample.enumerated() {
+            let next = names[(index + 1) % names.count]
+            let arrow = step.ownership.retainsTarget ? "⇒" : "→"
+            var line = "     \(names[index]) ─(\(step.role.description))\(arrow) \(next)"
+            if let site = step.creationSite { line += "   made at \(site.description)" }
+            lines.append(line)
+        }
+        if !sites.isEmpty {
+            let shown = sites.prefix(4).map { "\($0.site.description) (\($0.count) \(Self.shortName($0.typeName)))" }
+            let more = sites.count > 4 ? ", and \(sites.count - 4) more sites" : ""
+            lines.append("   created at: " + shown.joined(separator: ", ") + more)
+        }
+        return lines
+    }
+
+    /// A type name without its module.
+    static func shortName(_ typeName: String) -> String {
+        guard let dot = typeName.firstIndex(of: "."), !typeName[..<dot].contains("<"),
+            !typeName[..<dot].contains(" ")
+        else { return typeName }
+        return String(typeName[typeName.index(after: dot)...])
+    }
+}

@@ -1,0 +1,102 @@
+import HeapCensus
+import ObjectGraph
+
+/// The strong reference cycles of a heap that are leaked for certain: nothing can reach them any
+/// more, and nothing outside the heap holds them. Grouped by shape, biggest first.
+///
+/// A cycle is reported when all of these hold, so that what is reported cannot be in use:
+/// - it is a strong cycle of the census's graph (a strongly connected component of more than
+///   one object, or an object holding itself), found by ``/ObjectGraph/CompactGraph/strongComponents()``;
+/// - no root reaches it through references of any kind: not a global variable, not anything
+///   outside the Swift heap (a thread's stack, a run loop, libdispatch, the concurrency
+///   runtime, C code: their references show as retain counts the heap does not explain), and
+///   not through a weak or unowned reference either, since reading one makes a strong one again;
+/// - every object in it, and every object that can reach it, has reference counts the heap
+///   explains exactly: its strong retain count equals the strong references found in the heap,
+///   and its weak and unowned counts equal the weak and unowned references found there
+///   (``/HeapCensus/HeapCensus/referenceCounts(ofObjectAt:)``), so no variable anywhere holds it.
+///
+/// What is not reported, by construction: an object a global, a thread, a task, a timer, C code
+/// or a weak reference can still reach; a cycle whose objects the census did not see allocated
+/// (made before it started) or whose counts changed between the snapshot and the check. What is
+/// invisible to the check: a pointer kept without a count (`Unmanaged.passUnretained`,
+/// `unowned(unsafe)`) by code that never retains it; such code does not keep the cycle alive.
+/// A reference read conservatively (a word of a task's or a C block's memory that equals an
+/// object's address) counts as a strong reference.
+///
+/// ```swift
+/// HeapCensus.start()
+/// runTheSuite()
+/// let leaks = LeakedCycles.check()
+/// print(leaks.text)                  // Parent ⇄ Child: 12 cycles, 1.5 KiB, created at …
+/// ```
+public struct LeakedCycles: Sendable {
+    /// The groups of cycles of one shape, by retained bytes, largest first.
+    public let groups: [CycleGroup]
+    /// The number of objects in the heap that was read.
+    public let heapObjectCount: Int
+
+    /// Creates a result from groups (for tests and renderers).
+    ///
+    /// - Parameters:
+    ///   - groups: The groups, in the order to show them.
+    ///   - heapObjectCount: The number of objects in the heap that was read.
+    public init(groups: [CycleGroup], heapObjectCount: Int) {
+        self.groups = groups
+        self.heapObjectCount = heapObjectCount
+    }
+
+    /// Whether no leaked cycle was found.
+    public var isEmpty: Bool { groups.isEmpty }
+
+    /// The number of leaked cycles, all groups together.
+    public var cycleCount: Int { groups.reduce(0) { $0 + $1.cycleCount } }
+
+    /// The number of objects in leaked cycles, all groups together.
+    public var objectCount: Int { groups.reduce(0) { $0 + $1.objectCount } }
+
+    /// The bytes the leaked cycles and what only they hold take.
+    public var retainedBytes: UInt64 { groups.reduce(0) { $0 + $1.retainedBytes } }
+
+    /// The leaked cycles of a snapshot, with their creation sites (the census's, read now).
+    ///
+    /// The census must still hold the snapshot's objects: their weak and unowned counts are
+    /// read live, and a cycle whose objects changed since the snapshot is left out.
+    ///
+    /// - Parameter heap: A census snapshot.
+    /// - Returns: The leaked cycles, grouped.
+    /// - Complexity: O(*n* + *r*) for the heap's components and paths, plus work in proportion
+    ///   to the objects no root reaches.
+    public static func find(in heap: HeapSnapshot) -> LeakedCycles {
+        var analysis = CycleAnalysis(heap: heap)
+        return LeakedCycles(groups: analysis.groups(), heapObjectCount: heap.objectCount)
+    }
+
+    /// Takes a census snapshot and finds its leaked cycles; with `confirming`, takes a second one
+    /// when the first finds some, and keeps only the cycles found in both with the same objects
+    /// and counts.
+    ///
+    /// A leaked cycle cannot change: nothing references it. A cycle that other threads were
+    /// changing while the first snapshot read it (a reading torn across their writes) is not
+    /// found the same way twice.
+    ///
+    /// - Parameter confirming: Whether to confirm with a second snapshot.
+    /// - Returns: The leaked cycles, grouped.
+    /// - Complexity: One or two snapshots and their analysis (see ``find(in:)``).
+    public static func check(confirming: Bool = true) -> LeakedCycles {
+        let first = find(in: HeapCensus.snapshot())
+        guard confirming, !first.isEmpty else { return first }
+        let second = find(in: HeapCensus.snapshot())
+        return first.confirmed(by: second)
+    }
+
+    /// The groups of `self` whose cycles `other` found too (same objects at the same
+    /// addresses), each keeping only those cycles.
+    func confirmed(by other: LeakedCycles) -> LeakedCycles {
+        let seen = Set(other.groups.flatMap { $0.cycleSignatures })
+        let groups = self.groups.compactMap { group in
+            group.keeping { seen.contains($0) }
+        }
+        return LeakedCycles(groups: groups, heapObjectCount: other.heapObjectCount)
+    }
+}

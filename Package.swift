@@ -27,6 +27,8 @@
 //                        handler-agnostic /debug/pprof/heap endpoint
 //   LeakTracking         expected death, verdicts, leak reports (text, JSON, DOT) and sinks
 //   RetainGraphTesting   every Swift Testing trait and XCTest helper (leaks, heap growth)
+//   SuiteLeaks           the at-exit check of a whole test run: leaked cycles, grouped, as
+//                        reports (linked, or preloaded as SuiteLeaksPreload)
 //   retain-graph         command-line tool: render and compare reports (no census, no test
 //                        framework linked)
 import PackageDescription
@@ -196,11 +198,14 @@ let package = Package(
         // census's C door holds the exit hook (census_exit.c); SuiteLeaks the check and its
         // report. SuiteLeaksTests builds and runs Tests/Fixtures/ExitLeaks (a package of its
         // own) with the preloaded library.
-        .target(name: "SuiteLeaks", dependencies: ["HeapCensus", "LeakTracking", "ObjectGraph", "RetainGraph"]),
+        .target(
+            name: "SuiteLeaks",
+            dependencies: ["HeapCensus", "LeakTracking", "ObjectGraph", "RetainGraph"]),
         .testTarget(
             name: "SuiteLeaksTests",
-            dependencies: ["SuiteLeaks", "HeapCensus", "LeakTracking", "ObjectGraph"],
-            exclude: []
+            dependencies: [
+                "SuiteLeaks", "HeapCensus", "LeakTracking", "ObjectGraph", "retain-graph",
+            ]
         ),
 
     ]

@@ -167,7 +167,8 @@ final class ScanColumns {
                 roles: Column(capacity: references), bytes: Column(capacity: bytes),
                 dynamicSources: Column(capacity: bytes / 32),
                 dynamicOffsets: Column(capacity: bytes / 32),
-                dynamicSlots: Column(capacity: bytes / 32), unknownAddresses: Column(capacity: 1024),
+                dynamicSlots: Column(capacity: bytes / 32),
+                unknownAddresses: Column(capacity: 1024),
                 unknownTypes: Column(capacity: 1024), unknownStripes: Column(capacity: 1024)))
     }
 

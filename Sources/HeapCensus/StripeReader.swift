@@ -103,7 +103,8 @@ struct StripeReader {
             address, layout: layoutIndex, retainCount: retainCount, kind: .object, size: size)
         readSlots(from: layout.slotStart, to: layout.slotEnd, base: address, source: source)
         guard layout.hasMore else { return nil }
-        readDynamics(from: layout.dynamicStart, to: layout.dynamicEnd, base: address, source: source)
+        readDynamics(
+            from: layout.dynamicStart, to: layout.dynamicEnd, base: address, source: source)
         var region = layout.regionStart
         while region < layout.regionEnd {
             readRegion(regions[Int(region)], object: address, size: size, source: source)

@@ -67,4 +67,3 @@ public struct TypePattern: Hashable, Sendable, CustomStringConvertible {
     /// The pattern as written.
     public var description: String { pattern }
 }
-

@@ -112,7 +112,9 @@ public enum ExitCheck {
         if !leaks.isEmpty, settings.baselinePath != nil || !settings.allowed.isEmpty {
             text += "\n" + comparison.text
         }
-        if status != 0 { text += "\nRetainGraph: new leaked cycles: failing (RETAINGRAPH_LEAKS_FAIL)" }
+        if status != 0 {
+            text += "\nRetainGraph: new leaked cycles: failing (RETAINGRAPH_LEAKS_FAIL)"
+        }
         for note in notes { text += "\n" + note }
         FileHandle.standardError.write(Data((text + "\n").utf8))
         return Outcome(
@@ -120,7 +122,8 @@ public enum ExitCheck {
     }
 
     /// Writes `collection` to `path`, or into it when it is a directory; returns the file.
-    private static func write(_ collection: LeakReportCollection, to path: String) throws -> String {
+    private static func write(_ collection: LeakReportCollection, to path: String) throws -> String
+    {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         var file = path

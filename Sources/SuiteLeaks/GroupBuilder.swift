@@ -54,7 +54,8 @@ struct GroupBuilder {
                 retainedBytes: retainedBytes))
         for (member, address) in zip(members, addresses) {
             guard let site = HeapCensus.creationSite(ofObjectAt: address) else { continue }
-            pending[key]?.sites[SiteKey(typeName: graph.typeName(of: member), site: site), default: 0] +=
+            pending[key]?.sites[
+                SiteKey(typeName: graph.typeName(of: member), site: site), default: 0] +=
                 1
         }
     }
@@ -82,7 +83,8 @@ struct GroupBuilder {
             ids[step.from] = id
             let address = graph.address(of: step.from) ?? 0
             builder.addNode(
-                id: id, typeName: graph.typeName(of: step.from), kind: Self.kind(of: step.from, graph),
+                id: id, typeName: graph.typeName(of: step.from),
+                kind: Self.kind(of: step.from, graph),
                 address: address, size: graph.size(of: step.from),
                 creationTrace: HeapCensus.creationSite(ofObjectAt: address)?.trace)
         }
@@ -110,8 +112,10 @@ struct GroupBuilder {
         // The report's cycle is the sample's, in the same rotation: its holders are the steps'.
         let objectIDs = (report.cycle ?? []).map(\.from)
         report.creationTraces = Self.creationTraces(of: steps, objects: objectIDs)
-        let sites = pending.sites.map { CycleGroup.Site(typeName: $0.key.typeName, site: $0.key.site, count: $0.value) }
-            .sorted { ($0.count, $1.typeName) > ($1.count, $0.typeName) }
+        let sites = pending.sites.map {
+            CycleGroup.Site(typeName: $0.key.typeName, site: $0.key.site, count: $0.value)
+        }
+        .sorted { ($0.count, $1.typeName) > ($1.count, $0.typeName) }
         return CycleGroup(
             fingerprint: report.fingerprint, sample: steps, sites: sites,
             report: CycleGroup.counted(report, cycles: pending.cycles), cycles: pending.cycles)

@@ -56,7 +56,9 @@ extension CycleGroup {
             lines.append(line)
         }
         if !sites.isEmpty {
-            let shown = sites.prefix(4).map { "\($0.site.description) (\($0.count) \(Self.shortName($0.typeName)))" }
+            let shown = sites.prefix(4).map {
+                "\($0.site.description) (\($0.count) \(Self.shortName($0.typeName)))"
+            }
             let more = sites.count > 4 ? ", and \(sites.count - 4) more sites" : ""
             lines.append("   created at: " + shown.joined(separator: ", ") + more)
         }

@@ -38,7 +38,9 @@ enum ThreadActivity {
             .split(separator: "/").last.map(String.init) ?? ""
         var running = 0
         for task in tasks where task != own {
-            guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8)
+            guard
+                let stat = try? String(
+                    contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8)
             else { continue }  // the thread ended meanwhile
             // `tid (name) S …`: the state follows the name's closing parenthesis, which the name
             // itself may contain.

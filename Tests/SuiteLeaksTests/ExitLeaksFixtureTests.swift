@@ -26,7 +26,9 @@ struct ExitLeaksFixtureTests {
         Set(report.objects.map(\.typeName))
     }
 
-    @Test("Each test process reports the unreachable cycle with its lines, and nothing else of its own")
+    @Test(
+        "Each test process reports the unreachable cycle with its lines, and nothing else of its own"
+    )
     func reportsTheLeakedCycleOnly() throws {
         let (output, directory) = try FixtureRun.test()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -38,7 +40,9 @@ struct ExitLeaksFixtureTests {
         #expect(byFile.count == 2, "\(byFile.keys.sorted()): \(output.text)")
         for (file, reports) in byFile {
             let leaky = reports.filter {
-                Self.types($0).isSuperset(of: ["ExitLeaksTests.LeakyParent", "ExitLeaksTests.LeakyChild"])
+                Self.types($0).isSuperset(of: [
+                    "ExitLeaksTests.LeakyParent", "ExitLeaksTests.LeakyChild",
+                ])
             }
             #expect(leaky.count == 1, "\(file): \(reports.map(\.summary))")
             if let report = leaky.first {
@@ -50,11 +54,13 @@ struct ExitLeaksFixtureTests {
                     frames.contains { $0.hasSuffix("Scenarios.swift:\(parentLine)") }
                         || frames.contains { $0.contains("Scenarios.swift:\(parentLine) ") },
                     "\(frames)")
-                #expect(frames.contains { $0.contains("Scenarios.swift:\(childLine)") }, "\(frames)")
+                #expect(
+                    frames.contains { $0.contains("Scenarios.swift:\(childLine)") }, "\(frames)")
             }
             for report in reports {
                 let types = Self.types(report)
-                #expect(!types.contains("ExitLeaksTests.GlobalParent"), "\(file): \(report.summary)")
+                #expect(
+                    !types.contains("ExitLeaksTests.GlobalParent"), "\(file): \(report.summary)")
                 #expect(!types.contains("ExitLeaksTests.GlobalChild"), "\(file): \(report.summary)")
                 #expect(!types.contains("ExitLeaksTests.Poller"), "\(file): \(report.summary)")
                 #expect(!types.contains { $0.contains("Poller") }, "\(file): \(report.summary)")
@@ -65,10 +71,14 @@ struct ExitLeaksFixtureTests {
         #expect(output.text.contains("made at Scenarios.swift:\(parentLine)"), "\(output.text)")
     }
 
-    @Test("RETAINGRAPH_LEAKS_FAIL fails the run on a new leak; the baseline and type patterns accept known ones")
+    @Test(
+        "RETAINGRAPH_LEAKS_FAIL fails the run on a new leak; the baseline and type patterns accept known ones"
+    )
     func failsOnNewLeaksOnlyWhenAsked() throws {
         // Failing: nothing known, nothing allowed.
-        let (failing, failingReports) = try FixtureRun.test(environment: ["RETAINGRAPH_LEAKS_FAIL": "1"])
+        let (failing, failingReports) = try FixtureRun.test(environment: [
+            "RETAINGRAPH_LEAKS_FAIL": "1"
+        ])
         defer { try? FileManager.default.removeItem(at: failingReports) }
         #expect(failing.status != 0, "\(failing.text)")
         #expect(failing.text.contains("new leaked cycles: failing"), "\(failing.text)")

@@ -47,9 +47,13 @@ enum FixtureRun {
 
     /// Builds the preloaded library and the fixture's tests, once per process.
     static let build: Result<Void, FixtureError> = {
-        let swift = ["swift", "build", "--package-path", package.path, "--scratch-path", scratch.path]
+        let swift = [
+            "swift", "build", "--package-path", package.path, "--scratch-path", scratch.path,
+        ]
         do {
-            for arguments in [swift + ["--product", "SuiteLeaksPreload"], swift + ["--build-tests"]] {
+            for arguments in [
+                swift + ["--product", "SuiteLeaksPreload"], swift + ["--build-tests"],
+            ] {
                 let output = try run(arguments)
                 guard output.status == 0 else {
                     return .failure(FixtureError(message: "\(arguments): \(output.text)"))

@@ -116,7 +116,10 @@ let package = Package(
         // the at-exit leak check, in debug and release (Scripts/exit-check-scale.sh).
         .executableTarget(
             name: "ExitCheckScale",
-            dependencies: ["CensusSupport", .product(name: "HeapCensus", package: "RetainGraph")],
+            dependencies: [
+                "CensusSupport", .product(name: "HeapCensus", package: "RetainGraph"),
+                .product(name: "SuiteLeaks", package: "RetainGraph"),
+            ],
             path: "Sources/ExitCheckScale"
         ),
         .executableTarget(

@@ -25,7 +25,7 @@ extension HeapSnapshot {
             let copy = copies + columns.dynamicOffsets.base[value]
             guard
                 mayHoldReference(
-                    copy, words: Int(scan.flat.dynamics[slotNumber].referenceWords))
+                    copy, words: Int(scan.flat.dynamics[slotNumber].referenceWords), index: index)
             else { continue }
             DynamicValues.decode(scan.flat.dynamicSlots[slotNumber], copy: copy) { word, slot in
                 let target = index.rawIndex(of: word)
@@ -45,17 +45,24 @@ extension HeapSnapshot {
         return boxes
     }
 
-    /// Whether any of the first `words` words of a dynamic value's copy could be a reference:
-    /// an address (without the bits an enum may keep its case in) past the first page.
-    /// Decoding a value is much dearer than this look (enum cases, role names), and most
-    /// dynamic values in a heap hold no reference at all (a case without payload, a number in
-    /// an `Any`): a word that is not such an address cannot be one of the census's objects.
-    private static func mayHoldReference(_ copy: UnsafeMutableRawPointer, words: Int) -> Bool {
+    /// Whether any of the first `words` words of a dynamic value's copy is, without the bits
+    /// an enum may keep its case in, the address of one of the census's objects.
+    ///
+    /// Only such a word can become a reference of the snapshot: decoding keeps the words that
+    /// are census objects' addresses (a reference, an existential's or an indirect case's box),
+    /// and a reference field lies at a multiple of 8 bytes from the value's start. Decoding a
+    /// value is much dearer than this look (enum cases, role names built as strings, and in a
+    /// debug build unspecialised generic code), and many dynamic values hold no census object
+    /// at all (a case without payload, a number or an inline string in an `Any`).
+    private static func mayHoldReference(
+        _ copy: UnsafeMutableRawPointer, words: Int, index: AddressIndex
+    ) -> Bool {
         let values = copy.assumingMemoryBound(to: UInt.self)
-        var index = 0
-        while index < words {
-            if values[index] & 0x0000_FFFF_FFFF_FFF0 >= 4096 { return true }
-            index += 1
+        var word = 0
+        while word < words {
+            let address = values[word] & 0x0000_FFFF_FFFF_FFF0
+            if address >= 4096, index.rawIndex(of: address) >= 0 { return true }
+            word += 1
         }
         return false
     }

@@ -81,6 +81,9 @@ extension HeapSnapshot {
         into builder: inout CompactGraph.Builder
     ) {
         let strong = CompactGraph.flags(.strong, .heap)
+        // Roles are interned once per kind: interning hashes a role (and runs unspecialised in
+        // a debug build), and thousands of objects can have holders outside the heap.
+        let globalRole = builder.intern(.heldBy(.globalVariable))
         // Globals, one node per variable (its symbol), in the order found.
         var variableNode: [UInt: CompactGraph.NodeID] = [:]
         for global in globals {
@@ -101,10 +104,10 @@ extension HeapSnapshot {
             }
             builder.appendEdges(
                 sources: [node], targets: [UInt32(global.object)], flags: [strong],
-                roles: [builder.intern(.heldBy(.globalVariable))], tags: [])
+                roles: [globalRole], tags: [])
         }
         // The other holders, one node per kind.
-        var holderNode: [HeapHolderKind: CompactGraph.NodeID] = [:]
+        var holderNode: [HeapHolderKind: (node: CompactGraph.NodeID, role: UInt32)] = [:]
         var sources: [UInt32] = []
         var targets: [UInt32] = []
         var roles: [UInt32] = []
@@ -121,18 +124,19 @@ extension HeapSnapshot {
                     kind = .outside
                 }
             }
-            let node: CompactGraph.NodeID
+            let holder: (node: CompactGraph.NodeID, role: UInt32)
             if let known = holderNode[kind] {
-                node = known
+                holder = known
             } else {
-                node = builder.addNode(kind: .root, typeName: kind.groupName)
+                let node = builder.addNode(kind: .root, typeName: kind.groupName)
                 builder.addRoot(
                     node, kind: .heapHolder(kind, description: HeapHolder.description(of: kind)))
-                holderNode[kind] = node
+                holder = (node, builder.intern(.heldBy(kind)))
+                holderNode[kind] = holder
             }
-            sources.append(node)
+            sources.append(holder.node)
             targets.append(UInt32(object))
-            roles.append(builder.intern(.heldBy(kind)))
+            roles.append(holder.role)
         }
         builder.appendEdges(
             sources: sources, targets: targets,

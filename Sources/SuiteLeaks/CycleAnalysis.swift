@@ -2,10 +2,13 @@ import HeapCensus
 import ObjectGraph
 
 /// Finds the leaked cycles of one census snapshot (see ``LeakedCycles`` for what qualifies),
-/// with the graph's own analyses only: its path tree for what roots hold, its strongly connected
-/// components for the cycles, and both again (``/ObjectGraph/CompactGraph/paths()``,
-/// ``/ObjectGraph/CompactGraph/dominatorTree()``) on two small graphs made of the objects no
-/// root holds.
+/// with the graph's own analyses only: the heap's path tree for what roots hold, then, on small
+/// graphs of the objects no root holds, strongly connected components for the cycles, the path
+/// tree again for what a weak or unowned reference or an unexplained count can revive, and the
+/// dominator tree for retained bytes.
+///
+/// Only the path tree looks at the whole heap (once per snapshot, shared with every other
+/// question about it); everything after it is in proportion to the objects no root holds.
 struct CycleAnalysis {
     let heap: HeapSnapshot
     let graph: CompactGraph
@@ -15,34 +18,36 @@ struct CycleAnalysis {
         graph = heap.graph
     }
 
+    /// The objects no root holds through retaining references, as a graph of their own: node
+    /// `i` is heap node `nodes[i]`; each edge between two of them keeps its ownership, and its
+    /// tag is its edge in the heap's graph (for its role).
+    struct Unheld {
+        var nodes: [CompactGraph.NodeID] = []
+        /// Each heap object's node in ``graph``, -1 for the others.
+        var position: [Int32]
+        var graph = CompactGraph.Builder().build()
+    }
+
     /// The leaked cycles, grouped by shape, by retained bytes (largest first).
-    mutating func groups() -> [CycleGroup] {
+    func groups() -> [CycleGroup] {
         let unheld = objectsNoRootHolds()
         guard !unheld.nodes.isEmpty else { return [] }
         let leaked = leakedObjects(unheld)
         guard leaked.contains(true) else { return [] }
-        let components = graph.strongComponents()
+        let local = unheld.graph
+        let components = local.strongComponents()
         var cycles: [[CompactGraph.NodeID]] = []
         for component in components.cycles {
             let members = Array(components.members(of: component))
-            guard let first = members.first, Int(first) < heap.objectCount else { continue }
-            let position = unheld.position[Int(first)]
-            if position >= 0, leaked[Int(position)] { cycles.append(members) }
+            if let first = members.first, leaked[Int(first)] { cycles.append(members) }
         }
         guard !cycles.isEmpty else { return [] }
         let retained = retainedBytes(of: cycles, unheld: unheld, leaked: leaked)
-        var builder = GroupBuilder(heap: heap, components: components)
+        var builder = GroupBuilder(heap: heap, unheld: unheld, components: components)
         for (index, members) in cycles.enumerated() {
             builder.add(members, retainedBytes: retained[index])
         }
         return builder.groups()
-    }
-
-    /// The objects no root holds through retaining references, and each one's position among
-    /// them (-1 for the others).
-    struct Unheld {
-        var nodes: [CompactGraph.NodeID] = []
-        var position: [Int32]
     }
 
     private func objectsNoRootHolds() -> Unheld {
@@ -52,6 +57,26 @@ struct CycleAnalysis {
             unheld.position[node] = Int32(unheld.nodes.count)
             unheld.nodes.append(CompactGraph.NodeID(node))
         }
+        var builder = CompactGraph.Builder(
+            expectedNodes: unheld.nodes.count, expectedEdges: 2 * unheld.nodes.count)
+        let type = builder.intern("object")
+        for node in unheld.nodes {
+            builder.addNode(kind: .object, typeNameNumber: type, size: graph.size(of: node))
+        }
+        for (index, node) in unheld.nodes.enumerated() {
+            for edge in graph.outEdges(of: node) {
+                let target = graph.target(of: CompactGraph.EdgeID(edge))
+                guard Int(target) < heap.objectCount, unheld.position[Int(target)] >= 0 else {
+                    continue
+                }
+                builder.addEdge(
+                    from: CompactGraph.NodeID(index),
+                    to: CompactGraph.NodeID(unheld.position[Int(target)]),
+                    ownership: graph.ownership(ofEdge: CompactGraph.EdgeID(edge)),
+                    tag: UInt32(edge))
+            }
+        }
+        unheld.graph = builder.build(numberingForLocality: false)
         return unheld
     }
 
@@ -120,26 +145,26 @@ struct CycleAnalysis {
     private func retainedBytes(
         of cycles: [[CompactGraph.NodeID]], unheld: Unheld, leaked: [Bool]
     ) -> [UInt64] {
+        let local = unheld.graph
         var builder = CompactGraph.Builder(expectedNodes: unheld.nodes.count + cycles.count)
         let type = builder.intern("object")
-        for node in unheld.nodes {
-            builder.addNode(kind: .object, typeNameNumber: type, size: graph.size(of: node))
+        for node in 0..<local.nodeCount {
+            builder.addNode(
+                kind: .object, typeNameNumber: type,
+                size: local.size(of: CompactGraph.NodeID(node)))
         }
-        var cycleOf = [Int](repeating: -1, count: unheld.nodes.count)
+        var cycleOf = [Int](repeating: -1, count: local.nodeCount)
         for (index, members) in cycles.enumerated() {
-            for member in members { cycleOf[Int(unheld.position[Int(member)])] = index }
+            for member in members { cycleOf[Int(member)] = index }
         }
-        for (index, node) in unheld.nodes.enumerated() where leaked[index] {
+        for node in 0..<local.nodeCount where leaked[node] {
             // Retaining edges come first in a node's row.
-            for edge in graph.strongOutEdges(of: node) {
-                let target = graph.target(of: CompactGraph.EdgeID(edge))
-                guard Int(target) < heap.objectCount else { continue }
-                let position = unheld.position[Int(target)]
-                guard position >= 0, leaked[Int(position)] else { continue }
-                let targetCycle = cycleOf[Int(position)]
-                guard targetCycle < 0 || targetCycle == cycleOf[index] else { continue }
+            for edge in local.strongOutEdges(of: CompactGraph.NodeID(node)) {
+                let target = Int(local.target(of: CompactGraph.EdgeID(edge)))
+                guard leaked[target], cycleOf[target] < 0 || cycleOf[target] == cycleOf[node]
+                else { continue }
                 builder.addEdge(
-                    from: CompactGraph.NodeID(index), to: CompactGraph.NodeID(position),
+                    from: CompactGraph.NodeID(node), to: CompactGraph.NodeID(target),
                     ownership: .strong)
             }
         }
@@ -149,9 +174,7 @@ struct CycleAnalysis {
             builder.addRoot(root, kind: .process)
             roots.append(root)
             for member in members {
-                builder.addEdge(
-                    from: root, to: CompactGraph.NodeID(unheld.position[Int(member)]),
-                    ownership: .strong)
+                builder.addEdge(from: root, to: member, ownership: .strong)
             }
         }
         let retaining = builder.build(numberingForLocality: false)

@@ -8,6 +8,8 @@ import RetainGraph
 /// and report.
 struct GroupBuilder {
     let heap: HeapSnapshot
+    /// The objects no root holds, as a graph of their own (``CycleAnalysis/Unheld``).
+    let unheld: CycleAnalysis.Unheld
     let components: CompactGraph.Components
     private var order: [String] = []
     private var pending: [String: Pending] = [:]
@@ -24,20 +26,33 @@ struct GroupBuilder {
         let site: CreationSite
     }
 
-    init(heap: HeapSnapshot, components: CompactGraph.Components) {
+    init(
+        heap: HeapSnapshot, unheld: CycleAnalysis.Unheld, components: CompactGraph.Components
+    ) {
         self.heap = heap
+        self.unheld = unheld
         self.components = components
     }
 
-    /// Adds one leaked cycle (a component's members).
-    mutating func add(_ members: [CompactGraph.NodeID], retainedBytes: UInt64) {
+    /// Adds one leaked cycle (a component's members, as nodes of the unheld objects' graph).
+    mutating func add(_ localMembers: [CompactGraph.NodeID], retainedBytes: UInt64) {
         let graph = heap.graph
+        let members = localMembers.map { unheld.nodes[Int($0)] }
         // The shortest cycle through the member whose type name sorts first: the whole cycle
         // for a simple one, the same shape whichever member a search starts from.
         let names = members.map { graph.typeName(of: $0) }
         guard let first = names.indices.min(by: { names[$0] < names[$1] }),
-            let steps = graph.cycle(through: members[first], components: components)
+            let localSteps = unheld.graph.cycle(
+                through: localMembers[first], components: components)
         else { return }
+        // The cycle's steps in the heap's graph: nodes and edges (an edge's tag is its heap
+        // edge).
+        let steps = localSteps.map { step in
+            CompactGraph.Step(
+                from: unheld.nodes[Int(step.from)],
+                edge: unheld.graph.tag(ofEdge: step.edge),
+                to: unheld.nodes[Int(step.to)])
+        }
         // The shape, whatever its rotation: its references as holder type, ownership and role.
         let key = steps.map { step in
             "\(graph.typeName(of: step.from))\u{1}\(graph.ownership(ofEdge: step.edge))\u{1}"

@@ -65,11 +65,11 @@ public struct LeakedCycles: Sendable {
     ///
     /// - Parameter heap: A census snapshot.
     /// - Returns: The leaked cycles, grouped.
-    /// - Complexity: O(*n* + *r*) for the heap's components and paths, plus work in proportion
-    ///   to the objects no root reaches.
+    /// - Complexity: O(*n* + *r*) for the heap's path tree (once per snapshot), plus work in
+    ///   proportion to the objects and references no root holds.
     public static func find(in heap: HeapSnapshot) -> LeakedCycles {
-        var analysis = CycleAnalysis(heap: heap)
-        return LeakedCycles(groups: analysis.groups(), heapObjectCount: heap.objectCount)
+        LeakedCycles(
+            groups: CycleAnalysis(heap: heap).groups(), heapObjectCount: heap.objectCount)
     }
 
     /// Takes a census snapshot and finds its leaked cycles; with `confirming`, takes a second one

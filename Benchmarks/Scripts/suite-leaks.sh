@@ -60,7 +60,16 @@ for suite in "${suites[@]}"; do
   esac
   source="$work/$suite"
   if [[ ! -d "$source/.git" ]]; then
-    git clone --quiet --depth 1 --branch "$tag" "$url" "$source" >&2
+    git -c advice.detachedHead=false clone --quiet --depth 1 --branch "$tag" "$url" "$source" >&2
+  fi
+  if [[ $suite == async-algorithms ]]; then
+    # The mirror's copy lacks upstream's two symbolic links to Locking.swift (git keeps no
+    # symlinks there): without them neither AsyncSequenceValidation nor the tests build.
+    [[ -e "$source/Sources/AsyncSequenceValidation/Locking.swift" ]] ||
+      ln -s ../AsyncAlgorithms/Locking.swift "$source/Sources/AsyncSequenceValidation/Locking.swift"
+    [[ -e "$source/Tests/AsyncAlgorithmsTests/Support/Locking.swift" ]] ||
+      ln -s ../../../Sources/AsyncAlgorithms/Locking.swift \
+        "$source/Tests/AsyncAlgorithmsTests/Support/Locking.swift"
   fi
   echo
   echo "== $suite $tag ($(git -C "$source" rev-parse --short HEAD)), load: $(load)"

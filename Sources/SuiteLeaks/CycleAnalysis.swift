@@ -99,9 +99,15 @@ struct CycleAnalysis {
             var strong = 0
             var weak = 0
             var unowned = 0
+            var fromTaskMemory = false
             for step in graph.incoming(to: node) {
                 switch graph.ownership(ofEdge: step.edge) {
-                case .strong, .conservative: strong += 1
+                case .strong: strong += 1
+                case .conservative:
+                    // A word of a task's memory that equals the object's address may be a
+                    // stale copy in an async frame: it explains nothing.
+                    if graph.role(ofEdge: step.edge) == .runs { fromTaskMemory = true }
+                    strong += 1
                 case .weak: weak += 1
                 case .unowned: unowned += 1
                 case .unownedUnsafe: break
@@ -113,7 +119,9 @@ struct CycleAnalysis {
                     builder.addEdge(from: root, to: to, ownership: .strong)
                 }
             }
-            if !countsAreExplained(node, strong: strong, weak: weak, unowned: unowned) {
+            if fromTaskMemory
+                || !countsAreExplained(node, strong: strong, weak: weak, unowned: unowned)
+            {
                 builder.addEdge(from: root, to: to, ownership: .strong)
             }
         }

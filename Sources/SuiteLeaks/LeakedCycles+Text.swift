@@ -1,4 +1,5 @@
 import HeapCensus
+import LeakTracking
 
 extension LeakedCycles {
     /// The groups as a person reads them: a headline, then per group its shape and counts, its
@@ -14,20 +15,45 @@ extension LeakedCycles {
     /// ```
     ///
     /// Creation sites are symbolicated here (about 0.1–0.3 ms per address, the first time).
-    public var text: String {
+    public var text: String { text(allowing: []) }
+
+    /// The groups as ``text`` shows them, except those a pattern accepts (a library's leaks):
+    /// one line each at the end, under their own heading, so that your own leaks come first.
+    ///
+    /// - Parameter patterns: Type patterns of accepted leaks
+    ///   (``/LeakTracking/TypePattern/matches(_:)-(LeakReport)``).
+    /// - Returns: The text.
+    public func text(allowing patterns: [TypePattern]) -> String {
         guard !isEmpty else {
             return "RetainGraph: no leaked reference cycle at exit "
                 + "(\(heapObjectCount) objects read)"
         }
+        let accepted = groups.filter { group in patterns.contains { $0.matches(group.report) } }
+        let shown = groups.filter { group in !patterns.contains { $0.matches(group.report) } }
         var lines = [
             "RetainGraph: \(Self.counted(cycleCount, "leaked reference cycle")) at exit, "
                 + "\(Self.counted(groups.count, "shape")) (\(objectCount) objects, "
                 + "\(ByteCount(retainedBytes)) retained; \(heapObjectCount) objects read). "
                 + "Nothing reaches them and nothing outside the heap holds them."
         ]
-        for (number, group) in groups.enumerated() {
+        for (number, group) in shown.enumerated() {
             lines.append("")
             lines += group.textLines(number: number + 1)
+        }
+        if !accepted.isEmpty {
+            let cycles = accepted.reduce(0) { $0 + $1.cycleCount }
+            let bytes = accepted.reduce(0) { $0 + $1.retainedBytes }
+            lines.append("")
+            lines.append(
+                "Allowed by type pattern (\(patterns.map(\.pattern).joined(separator: ", "))): "
+                    + "\(Self.counted(accepted.count, "shape")), "
+                    + "\(Self.counted(cycles, "cycle")), \(ByteCount(bytes)) retained")
+            for group in accepted.prefix(5) {
+                lines.append(
+                    "   \(group.shapeText): \(Self.counted(group.cycleCount, "cycle")), "
+                        + "\(ByteCount(group.retainedBytes)) retained   \(group.fingerprint)")
+            }
+            if accepted.count > 5 { lines.append("   … and \(accepted.count - 5) more shapes") }
         }
         return lines.joined(separator: "\n")
     }
@@ -40,11 +66,17 @@ extension LeakedCycles {
 
 extension CycleGroup {
     /// The group's lines in ``LeakedCycles/text``.
+    /// The shape in a line: `Parent ⇄ Child`, `A ⇒ B ⇒ C`, `Node` for an object holding
+    /// itself.
+    var shapeText: String {
+        let names = sample.map { Self.shortName($0.typeName) }
+        return names.count == 2 ? "\(names[0]) ⇄ \(names[1])" : names.joined(separator: " ⇒ ")
+    }
+
     func textLines(number: Int) -> [String] {
         let names = sample.map { Self.shortName($0.typeName) }
-        let shape = names.count == 2 ? "\(names[0]) ⇄ \(names[1])" : names.joined(separator: " ⇒ ")
         var lines = [
-            "\(number). \(shape): \(LeakedCycles.counted(cycleCount, "cycle")), "
+            "\(number). \(shapeText): \(LeakedCycles.counted(cycleCount, "cycle")), "
                 + "\(objectCount) objects, \(ByteCount(bytes)) "
                 + "(\(ByteCount(retainedBytes)) retained)   fingerprint \(fingerprint)"
         ]

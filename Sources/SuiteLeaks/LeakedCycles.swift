@@ -21,8 +21,10 @@ import ObjectGraph
 /// (made before it started) or whose counts changed between the snapshot and the check. What is
 /// invisible to the check: a pointer kept without a count (`Unmanaged.passUnretained`,
 /// `unowned(unsafe)`) by code that never retains it; such code does not keep the cycle alive.
-/// A reference read conservatively (a word of a task's or a C block's memory that equals an
-/// object's address) counts as a strong reference.
+/// A reference read conservatively counts as a strong reference when it is a C block's capture
+/// or a closure's capture the layout could not decode (words that equal an object's address);
+/// an object a word of an async task's memory points at is not reported (a task's frames can
+/// hold stale copies of a reference), nor is anything it reaches.
 ///
 /// ```swift
 /// HeapCensus.start()

@@ -30,12 +30,18 @@ extension LeakedCycles {
         }
         let accepted = groups.filter { group in patterns.contains { $0.matches(group.report) } }
         let shown = groups.filter { group in !patterns.contains { $0.matches(group.report) } }
-        var lines = [
-            "RetainGraph: \(Self.counted(cycleCount, "leaked reference cycle")) at exit, "
-                + "\(Self.counted(groups.count, "shape")) (\(objectCount) objects, "
-                + "\(ByteCount(retainedBytes)) retained; \(heapObjectCount) objects read). "
-                + "Nothing reaches them and nothing outside the heap holds them."
-        ]
+        let shownCycles = shown.reduce(0) { $0 + $1.cycleCount }
+        var headline =
+            "RetainGraph: \(Self.counted(shownCycles, "leaked reference cycle")) at exit, "
+            + "\(Self.counted(shown.count, "shape")) (\(shown.reduce(0) { $0 + $1.objectCount }) "
+            + "objects, \(ByteCount(shown.reduce(0) { $0 + $1.retainedBytes })) retained)"
+        if !accepted.isEmpty {
+            headline += ", and \(Self.counted(cycleCount - shownCycles, "cycle")) allowed"
+        }
+        headline +=
+            "; \(heapObjectCount) objects read. Nothing reaches them and nothing outside the "
+            + "heap holds them."
+        var lines = [headline]
         for (number, group) in shown.enumerated() {
             lines.append("")
             lines += group.textLines(number: number + 1)

@@ -40,8 +40,10 @@ for configuration in debug release; do
   echo "== ExitCheckScale, $configuration"
   output="$("$scratch/$configuration/ExitCheckScale" 100 45 100 "$repeats" 2>/dev/null)"
   echo "$output"
-  snapshot[$configuration]="$(echo "$output" | sed -nE 's/^HeapCensus.snapshot\(\): .*CPU ([0-9.]+) ms.*/\1/p')"
-  check[$configuration]="$(echo "$output" | sed -nE 's/^the at-exit check.*CPU ([0-9.]+) ms.*/\1/p')"
+  snapshot[$configuration]="$(echo "$output" |
+    sed -nE 's/^HeapCensus.snapshot\(\): median wall [0-9.]+ ms, CPU ([0-9.]+) ms.*/\1/p')"
+  check[$configuration]="$(echo "$output" |
+    sed -nE 's/^the at-exit check.*: median wall [0-9.]+ ms, CPU ([0-9.]+) ms.*/\1/p')"
   echo
   echo "== CensusScale 40 sections of 995 items (first snapshot, types new), $configuration"
   times=()

@@ -7,7 +7,9 @@ extension HeapSnapshot {
     /// target is a census object, with their flags and roles as the graph stores them.
     ///
     /// One tight loop of independent hash lookups: the processor overlaps their cache misses,
-    /// which lookups interleaved with the scan's own reads could not.
+    /// which lookups interleaved with the scan's own reads could not. It writes into buffers and
+    /// takes the common role (one that does not depend on the target) from a table: appending
+    /// to arrays and calling out per reference cost a debug build twice as much.
     static func resolveReferences(
         _ columns: ScanColumns, index: AddressIndex, kinds: [CompactGraph.NodeKind],
         naming: inout RoleNaming, builder: inout CompactGraph.Builder, typeNames: [String],
@@ -15,26 +17,58 @@ extension HeapSnapshot {
     ) -> EdgeColumns {
         let count = columns.referenceCount
         let read = columns.storage.pointee
-        var edges = EdgeColumns()
-        edges.sources.reserveCapacity(count)
-        edges.targets.reserveCapacity(count)
-        edges.flags.reserveCapacity(count)
-        edges.roles.reserveCapacity(count)
-        for edge in 0..<count {
-            let target = index.rawIndex(of: read.words.base[edge])
-            guard target >= 0 else { continue }
-            let kind = read.kinds.base[edge]
-            let ownership = Ownership(byte: kind & 7)
-            let type = typeIndex[Int(target)]
-            let role = naming.number(
-                read.roles.base[edge],
-                isFunctionContext: kind & ScanColumns.functionContextBit != 0,
-                targetType: type, targetKind: kinds[Int(target)],
-                targetName: { typeNames[Int(type)] }, builder: &builder)
-            edges.append(
-                source: read.sources.base[edge], target: UInt32(target),
-                flags: CompactGraph.flags(ownership, .heap), role: role)
+        let sources = UnsafeMutablePointer<UInt32>.allocate(capacity: max(count, 1))
+        let targets = UnsafeMutablePointer<UInt32>.allocate(capacity: max(count, 1))
+        let flags = UnsafeMutablePointer<UInt8>.allocate(capacity: max(count, 1))
+        let roles = UnsafeMutablePointer<UInt32>.allocate(capacity: max(count, 1))
+        defer {
+            sources.deallocate()
+            targets.deallocate()
+            flags.deallocate()
+            roles.deallocate()
         }
+        // The graph's flags for each ownership byte (0–4) of a reference found in the heap.
+        var flagsOfKind = [UInt8](repeating: 0, count: 8)
+        for byte in 0..<8 {
+            flagsOfKind[byte] = CompactGraph.flags(Ownership(byte: UInt8(byte)), .heap)
+        }
+        let capturedRole = naming.capturedRole ?? .max
+        var kept = 0
+        flagsOfKind.withUnsafeBufferPointer { flagsOfKind in
+            var edge = 0
+            while edge < count {
+                let target = index.rawIndex(of: read.words.base[edge])
+                if target >= 0 {
+                    let kind = read.kinds.base[edge]
+                    let registryRole = read.roles.base[edge]
+                    var role = UInt32.max
+                    if kind & ScanColumns.functionContextBit == 0, registryRole != capturedRole,
+                        Int(registryRole) < naming.numbers.count
+                    {
+                        role = naming.numbers[Int(registryRole)]
+                    }
+                    if role == .max {
+                        let type = typeIndex[Int(target)]
+                        role = naming.number(
+                            registryRole,
+                            isFunctionContext: kind & ScanColumns.functionContextBit != 0,
+                            targetType: type, targetKind: kinds[Int(target)],
+                            targetName: { typeNames[Int(type)] }, builder: &builder)
+                    }
+                    sources[kept] = read.sources.base[edge]
+                    targets[kept] = UInt32(truncatingIfNeeded: target)
+                    flags[kept] = flagsOfKind[Int(kind & 7)]
+                    roles[kept] = role
+                    kept += 1
+                }
+                edge += 1
+            }
+        }
+        var edges = EdgeColumns()
+        edges.sources = Array(UnsafeBufferPointer(start: sources, count: kept))
+        edges.targets = Array(UnsafeBufferPointer(start: targets, count: kept))
+        edges.flags = Array(UnsafeBufferPointer(start: flags, count: kept))
+        edges.roles = Array(UnsafeBufferPointer(start: roles, count: kept))
         return edges
     }
 

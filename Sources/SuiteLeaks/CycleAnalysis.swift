@@ -1,4 +1,5 @@
 import HeapCensus
+import LeakTracking
 import ObjectGraph
 
 /// Finds the leaked cycles of one census snapshot (see ``LeakedCycles`` for what qualifies),
@@ -12,10 +13,14 @@ import ObjectGraph
 struct CycleAnalysis {
     let heap: HeapSnapshot
     let graph: CompactGraph
+    /// Patterns of accepted leaks: their groups' reports get no creation traces (symbolicating
+    /// them is most of a check's time in a process with many, such as XCTest's own).
+    let accepted: [TypePattern]
 
-    init(heap: HeapSnapshot) {
+    init(heap: HeapSnapshot, accepted: [TypePattern] = []) {
         self.heap = heap
         graph = heap.graph
+        self.accepted = accepted
     }
 
     /// The objects no root holds through retaining references, as a graph of their own: node
@@ -30,24 +35,41 @@ struct CycleAnalysis {
 
     /// The leaked cycles, grouped by shape, by retained bytes (largest first).
     func groups() -> [CycleGroup] {
+        guard let (unheld, leaked, components, cycles) = leakedCycles() else { return [] }
+        let retained = retainedBytes(of: cycles, unheld: unheld, leaked: leaked)
+        var builder = GroupBuilder(
+            heap: heap, unheld: unheld, components: components, accepted: accepted)
+        for (index, members) in cycles.enumerated() {
+            builder.add(members, retainedBytes: retained[index])
+        }
+        return builder.groups()
+    }
+
+    /// Each leaked cycle's objects' addresses, ascending (what a second snapshot confirms).
+    func cycleSignatures() -> [[UInt]] {
+        guard let (unheld, _, _, cycles) = leakedCycles() else { return [] }
+        return cycles.map { members in
+            members.map { heap.graph.address(of: unheld.nodes[Int($0)]) ?? 0 }.sorted()
+        }
+    }
+
+    /// The objects no root holds, which of them are leaked, their components, and the leaked
+    /// cycles (as nodes of the unheld objects' graph); nil when there is none.
+    private func leakedCycles() -> (
+        unheld: Unheld, leaked: [Bool], components: CompactGraph.Components,
+        cycles: [[CompactGraph.NodeID]]
+    )? {
         let unheld = objectsNoRootHolds()
-        guard !unheld.nodes.isEmpty else { return [] }
+        guard !unheld.nodes.isEmpty else { return nil }
         let leaked = leakedObjects(unheld)
-        guard leaked.contains(true) else { return [] }
-        let local = unheld.graph
-        let components = local.strongComponents()
+        guard leaked.contains(true) else { return nil }
+        let components = unheld.graph.strongComponents()
         var cycles: [[CompactGraph.NodeID]] = []
         for component in components.cycles {
             let members = Array(components.members(of: component))
             if let first = members.first, leaked[Int(first)] { cycles.append(members) }
         }
-        guard !cycles.isEmpty else { return [] }
-        let retained = retainedBytes(of: cycles, unheld: unheld, leaked: leaked)
-        var builder = GroupBuilder(heap: heap, unheld: unheld, components: components)
-        for (index, members) in cycles.enumerated() {
-            builder.add(members, retainedBytes: retained[index])
-        }
-        return builder.groups()
+        return cycles.isEmpty ? nil : (unheld, leaked, components, cycles)
     }
 
     private func objectsNoRootHolds() -> Unheld {

@@ -71,9 +71,6 @@ public struct CycleGroup: Hashable, Sendable {
     /// (``/ObjectGraph/CompactGraph/dominatorTree()`` over the leaked part of the heap).
     public var retainedBytes: UInt64 { cycles.reduce(0) { $0 + $1.retainedBytes } }
 
-    /// The cycles' identities, for confirming them in a second snapshot.
-    var cycleSignatures: [[UInt]] { cycles.map(\.addresses) }
-
     /// The group with only the cycles `keep` accepts; nil when none is left.
     func keeping(_ keep: ([UInt]) -> Bool) -> CycleGroup? {
         let kept = cycles.filter { keep($0.addresses) }

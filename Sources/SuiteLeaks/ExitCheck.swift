@@ -94,7 +94,7 @@ public enum ExitCheck {
     public static func run(settings: Settings = Settings()) -> Outcome {
         ThreadActivity.waitUntilOthersSleep(atMost: settings.settleSeconds)
         let started = Date()
-        let leaks = LeakedCycles.check()
+        let leaks = LeakedCycles.check(confirming: true, accepting: settings.allowed)
         let reports = leaks.groups.map(\.report)
         var baseline: [LeakReport] = []
         var notes: [String] = []

@@ -11,6 +11,8 @@ struct GroupBuilder {
     /// The objects no root holds, as a graph of their own (``CycleAnalysis/Unheld``).
     let unheld: CycleAnalysis.Unheld
     let components: CompactGraph.Components
+    /// Patterns of accepted leaks (see ``CycleAnalysis/accepted``).
+    let accepted: [TypePattern]
     private var order: [String] = []
     private var pending: [String: Pending] = [:]
 
@@ -27,11 +29,13 @@ struct GroupBuilder {
     }
 
     init(
-        heap: HeapSnapshot, unheld: CycleAnalysis.Unheld, components: CompactGraph.Components
+        heap: HeapSnapshot, unheld: CycleAnalysis.Unheld, components: CompactGraph.Components,
+        accepted: [TypePattern]
     ) {
         self.heap = heap
         self.unheld = unheld
         self.components = components
+        self.accepted = accepted
     }
 
     /// Adds one leaked cycle (a component's members, as nodes of the unheld objects' graph).
@@ -126,7 +130,9 @@ struct GroupBuilder {
         }
         // The report's cycle is the sample's, in the same rotation: its holders are the steps'.
         let objectIDs = (report.cycle ?? []).map(\.from)
-        report.creationTraces = Self.creationTraces(of: steps, objects: objectIDs)
+        if !accepted.contains(where: { $0.matches(report) }) {
+            report.creationTraces = Self.creationTraces(of: steps, objects: objectIDs)
+        }
         let sites = pending.sites.map {
             CycleGroup.Site(typeName: $0.key.typeName, site: $0.key.site, count: $0.value)
         }

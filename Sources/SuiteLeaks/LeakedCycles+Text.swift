@@ -31,16 +31,25 @@ extension LeakedCycles {
         let accepted = groups.filter { group in patterns.contains { $0.matches(group.report) } }
         let shown = groups.filter { group in !patterns.contains { $0.matches(group.report) } }
         let shownCycles = shown.reduce(0) { $0 + $1.cycleCount }
-        var headline =
-            "RetainGraph: \(Self.counted(shownCycles, "leaked reference cycle")) at exit, "
-            + "\(Self.counted(shown.count, "shape")) (\(shown.reduce(0) { $0 + $1.objectCount }) "
-            + "objects, \(ByteCount(shown.reduce(0) { $0 + $1.retainedBytes })) retained)"
-        if !accepted.isEmpty {
-            headline += ", and \(Self.counted(cycleCount - shownCycles, "cycle")) allowed"
+        var headline: String
+        if shown.isEmpty {
+            headline =
+                "RetainGraph: no leaked reference cycle at exit but "
+                + Self.counted(cycleCount, "allowed one")
+        } else {
+            headline =
+                "RetainGraph: \(Self.counted(shownCycles, "leaked reference cycle")) at exit, "
+                + "\(Self.counted(shown.count, "shape")) "
+                + "(\(shown.reduce(0) { $0 + $1.objectCount }) objects, "
+                + "\(ByteCount(shown.reduce(0) { $0 + $1.retainedBytes })) retained)"
+            if !accepted.isEmpty {
+                headline += ", and \(Self.counted(cycleCount - shownCycles, "cycle")) allowed"
+            }
         }
-        headline +=
-            "; \(heapObjectCount) objects read. Nothing reaches them and nothing outside the "
-            + "heap holds them."
+        headline += "; \(heapObjectCount) objects read."
+        if !shown.isEmpty {
+            headline += " Nothing reaches them and nothing outside the heap holds them."
+        }
         var lines = [headline]
         for (number, group) in shown.enumerated() {
             lines.append("")

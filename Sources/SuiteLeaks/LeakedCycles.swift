@@ -1,4 +1,5 @@
 import HeapCensus
+import LeakTracking
 import ObjectGraph
 
 /// The strong reference cycles of a heap that are leaked for certain: nothing can reach them any
@@ -86,19 +87,30 @@ public struct LeakedCycles: Sendable {
     /// - Returns: The leaked cycles, grouped.
     /// - Complexity: One or two snapshots and their analysis (see ``find(in:)``).
     public static func check(confirming: Bool = true) -> LeakedCycles {
-        let first = find(in: HeapCensus.snapshot())
-        guard confirming, !first.isEmpty else { return first }
-        let second = find(in: HeapCensus.snapshot())
-        return first.confirmed(by: second)
+        check(confirming: confirming, accepting: [])
     }
 
-    /// The groups of `self` whose cycles `other` found too (same objects at the same
-    /// addresses), each keeping only those cycles.
-    func confirmed(by other: LeakedCycles) -> LeakedCycles {
-        let seen = Set(other.groups.flatMap { $0.cycleSignatures })
+    /// ``check(confirming:)``, with the groups that `accepted` patterns match reported without
+    /// creation traces (nothing of theirs is symbolicated).
+    static func check(confirming: Bool, accepting accepted: [TypePattern]) -> LeakedCycles {
+        let heap = HeapCensus.snapshot()
+        let first = LeakedCycles(
+            groups: CycleAnalysis(heap: heap, accepted: accepted).groups(),
+            heapObjectCount: heap.objectCount)
+        guard confirming, !first.isEmpty else { return first }
+        // The second reading only needs to know which cycles it finds.
+        let again = HeapCensus.snapshot()
+        return first.confirmed(
+            by: Set(CycleAnalysis(heap: again).cycleSignatures()),
+            heapObjectCount: again.objectCount)
+    }
+
+    /// The groups of `self` whose cycles a second reading found too (`seen`: their objects'
+    /// addresses, ascending), each keeping only those cycles.
+    func confirmed(by seen: Set<[UInt]>, heapObjectCount: Int) -> LeakedCycles {
         let groups = self.groups.compactMap { group in
             group.keeping { seen.contains($0) }
         }
-        return LeakedCycles(groups: groups, heapObjectCount: other.heapObjectCount)
+        return LeakedCycles(groups: groups, heapObjectCount: heapObjectCount)
     }
 }

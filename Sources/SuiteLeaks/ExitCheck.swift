@@ -94,7 +94,8 @@ public enum ExitCheck {
     public static func run(settings: Settings = Settings()) -> Outcome {
         ThreadActivity.waitUntilOthersSleep(atMost: settings.settleSeconds)
         let started = Date()
-        let leaks = LeakedCycles.check(confirming: true, accepting: settings.allowed)
+        var times = LeakedCycles.Times()
+        let leaks = LeakedCycles.check(confirming: true, accepting: settings.allowed, times: &times)
         let reports = leaks.groups.map(\.report)
         var baseline: [LeakReport] = []
         var notes: [String] = []
@@ -117,8 +118,11 @@ public enum ExitCheck {
         }
         let status: Int32 = settings.failsOnNewLeaks && comparison.hasNewLeaks ? 1 : 0
         var text = leaks.text(allowing: settings.allowed)
-        let seconds = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
-        text += "\n(checked in \(seconds) s"
+        func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
+        let readings = times.readings.map { "\(rounded($0))" }.joined(separator: " + ")
+        text +=
+            "\n(checked in \(rounded(Date().timeIntervalSince(started))) s: heap read in "
+            + "\(readings) s, analysis and reports \(rounded(times.analysis)) s"
         if let jsonFile { text += "; report: \(jsonFile)" }
         text += ")"
         if !leaks.isEmpty, settings.baselinePath != nil || settings.failsOnNewLeaks {

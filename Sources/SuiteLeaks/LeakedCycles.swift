@@ -93,16 +93,43 @@ public struct LeakedCycles: Sendable {
     /// ``check(confirming:)``, with the groups that `accepted` patterns match reported without
     /// creation traces (nothing of theirs is symbolicated).
     static func check(confirming: Bool, accepting accepted: [TypePattern]) -> LeakedCycles {
-        let heap = HeapCensus.snapshot()
-        let first = LeakedCycles(
-            groups: CycleAnalysis(heap: heap, accepted: accepted).groups(),
-            heapObjectCount: heap.objectCount)
+        var times = Times()
+        return check(confirming: confirming, accepting: accepted, times: &times)
+    }
+
+    /// How long each part of a check took, in seconds.
+    struct Times {
+        /// Each snapshot.
+        var readings: [Double] = []
+        /// The analyses, the groups' reports and their creation sites' symbolication.
+        var analysis = 0.0
+    }
+
+    /// ``check(confirming:accepting:)``, timing its parts.
+    static func check(confirming: Bool, accepting accepted: [TypePattern], times: inout Times)
+        -> LeakedCycles
+    {
+        func timed<T>(_ body: () -> T) -> (T, Double) {
+            let start = ContinuousClock.now
+            let value = body()
+            let elapsed = ContinuousClock.now - start
+            return (
+                value,
+                Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            )
+        }
+        let (heap, reading) = timed { HeapCensus.snapshot() }
+        times.readings.append(reading)
+        let (groups, analysis) = timed { CycleAnalysis(heap: heap, accepted: accepted).groups() }
+        times.analysis += analysis
+        let first = LeakedCycles(groups: groups, heapObjectCount: heap.objectCount)
         guard confirming, !first.isEmpty else { return first }
         // The second reading only needs to know which cycles it finds.
-        let again = HeapCensus.snapshot()
-        return first.confirmed(
-            by: Set(CycleAnalysis(heap: again).cycleSignatures()),
-            heapObjectCount: again.objectCount)
+        let (again, second) = timed { HeapCensus.snapshot() }
+        times.readings.append(second)
+        let (seen, confirming) = timed { Set(CycleAnalysis(heap: again).cycleSignatures()) }
+        times.analysis += confirming
+        return first.confirmed(by: seen, heapObjectCount: again.objectCount)
     }
 
     /// The groups of `self` whose cycles a second reading found too (`seen`: their objects'

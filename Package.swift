@@ -30,6 +30,8 @@
 //                        handler-agnostic /debug/pprof/heap endpoint
 //   LeakTracking         expected death, verdicts, leak reports (text, JSON, DOT) and sinks
 //   RetainGraphTesting   every Swift Testing trait and XCTest helper (leaks, heap growth)
+//   SuiteLeaks           the at-exit check of a whole test run: leaked cycles, grouped, as
+//                        reports (linked, or preloaded as SuiteLeaksPreload)
 //   retain-graph         command-line tool: render and compare reports (no census, no test
 //                        framework linked)
 import PackageDescription
@@ -50,6 +52,11 @@ let package = Package(
         .library(name: "LeakTracking", targets: ["LeakTracking"]),
         .library(name: "RetainGraphTesting", targets: ["RetainGraphTesting"]),
         .executable(name: "retain-graph", targets: ["retain-graph"]),
+        // Issue 24 (at-exit leaks): SuiteLeaks to link, and the same as a library to preload
+        // into a test run that does not depend on RetainGraph:
+        // `LD_PRELOAD=…/libSuiteLeaksPreload.so swift test`.
+        .library(name: "SuiteLeaks", targets: ["SuiteLeaks"]),
+        .library(name: "SuiteLeaksPreload", type: .dynamic, targets: ["SuiteLeaks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -93,6 +100,11 @@ let package = Package(
             name: "HeapGrowth", dependencies: ["HeapCensus", "RetainGraphReports", "StackTraces"]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "HeapProfiles", dependencies: ["CZlib", "HeapCensus", "StackTraces"]),
+        // The at-exit check of a whole test run; the census's C door holds its exit hook
+        // (census_exit.c).
+        .target(
+            name: "SuiteLeaks",
+            dependencies: ["HeapCensus", "LeakTracking", "ObjectGraph", "RetainGraph"]),
         .target(
             name: "LeakTracking",
             dependencies: [
@@ -202,6 +214,14 @@ let package = Package(
             name: "CensusReportEndToEndTests",
             dependencies: [
                 "retain-graph", "HeapCensus", "LeakTracking", "ReferenceReflection",
+            ]
+        ),
+        // Builds and runs Tests/Fixtures/ExitLeaks (a package of its own) with the preloaded
+        // SuiteLeaksPreload library.
+        .testTarget(
+            name: "SuiteLeaksTests",
+            dependencies: [
+                "SuiteLeaks", "HeapCensus", "LeakTracking", "ObjectGraph", "retain-graph",
             ]
         ),
 

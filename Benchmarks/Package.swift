@@ -112,6 +112,16 @@ let package = Package(
             ],
             path: "Sources/HeapProfileScale"
         ),
+        // Issue 24: the snapshot of a test process's heap (40k objects of a server's shapes) and
+        // the at-exit leak check, in debug and release (Scripts/exit-check-scale.sh).
+        .executableTarget(
+            name: "ExitCheckScale",
+            dependencies: [
+                "CensusSupport", .product(name: "HeapCensus", package: "RetainGraph"),
+                .product(name: "SuiteLeaks", package: "RetainGraph"),
+            ],
+            path: "Sources/ExitCheckScale"
+        ),
         .executableTarget(
             name: "TimerDispatch",
             dependencies: [

@@ -82,8 +82,9 @@ struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compare two sets of reports by fingerprint: new, fixed, still leaking.",
         discussion: """
-            Exits with code 1 when NEW has a fingerprint that OLD lacks, so a CI job fails on \
-            a new leak while tolerating the known ones. Example: \
+            Exits with code 1 when NEW has a fingerprint that OLD lacks and no --allow \
+            pattern accepts, so a CI job fails on a new leak while tolerating the known ones \
+            and a library's. Example: \
             retain-graph compare baseline/ leaks/ --github-annotations \
             (an empty OLD directory makes every leak new).
             """)
@@ -108,8 +109,18 @@ struct Compare: ParsableCommand {
             """)
     var workspace: String?
 
+    @Option(
+        name: .customLong("allow"),
+        help: """
+            Accept leaks through types matching PATTERN (`*` for any characters; repeat it, or \
+            separate patterns with commas): a library's leaks, listed as allowed, not new.
+            """)
+    var allowPatterns: [String] = []
+
     func run() throws {
-        let comparison = LeakReportComparison(old: try readReports(old), new: try readReports(new))
+        let comparison = LeakReportComparison(
+            old: try readReports(old), new: try readReports(new),
+            allowing: allowPatterns.flatMap(TypePattern.list))
         print(comparison.text)
         if githubAnnotations {
             let environment = ProcessInfo.processInfo.environment

@@ -64,7 +64,7 @@ let package = Package(
         .systemLibrary(name: "CSwiftRuntime"),
         .systemLibrary(name: "CLinkedModules"),
         .target(name: "Locking"),
-        .target(name: "StackTraces", dependencies: ["CLibunwind", "Locking"]),
+        .target(name: "StackTraces", dependencies: ["CLibunwind", "Locking", "CSymbolizer"]),
         .target(name: "ObjectGraph", dependencies: ["Locking"]),
         .target(name: "CProcessMemory"),
         .target(
@@ -194,5 +194,8 @@ let package = Package(
         // Checks that the manifest and README.md tell the truth about the code.
         .testTarget(name: "RepositoryTests"),
 
+        // Fast symbolication (StackTraces): the C door that starts `llvm-symbolizer` with
+        // posix_spawn and a close-on-exec pipe, and finds an image's load bias (dl_iterate_phdr).
+        .target(name: "CSymbolizer"),
     ]
 )

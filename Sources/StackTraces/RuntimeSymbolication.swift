@@ -23,6 +23,18 @@ enum RuntimeSymbolication {
         images.indexOfImage(at: Runtime.Backtrace.Address(UInt64(address))) != nil
     }
 
+    /// The index in `images` of the image holding the call before return address `address`
+    /// (`address - 1`, where the `Runtime` module looks a return address up).
+    static func imageIndex(of address: UInt, images: ImageMap) -> Int? {
+        guard address > 0 else { return nil }
+        return images.indexOfImage(at: Runtime.Backtrace.Address(UInt64(address - 1)))
+    }
+
+    /// The path of the first image called `name`, such as `libswiftCore.so`.
+    static func path(ofImageNamed name: String, in images: ImageMap) -> String? {
+        images.first { $0.name == name }?.path
+    }
+
     /// Symbolicates return addresses.
     ///
     /// - Parameters:
@@ -63,7 +75,8 @@ enum RuntimeSymbolication {
         return frame
     }
 
-    private static func addImage(of address: UInt, images: ImageMap, to result: inout StackFrame) {
+    /// Sets the image name, path and offset of `address` on `result`, from `images`.
+    static func addImage(of address: UInt, images: ImageMap, to result: inout StackFrame) {
         let imageIndex = images.indexOfImage(at: Runtime.Backtrace.Address(UInt64(address)))
         if let imageIndex {
             let image = images[imageIndex]

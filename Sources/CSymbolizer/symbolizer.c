@@ -1,7 +1,7 @@
 // The C side of StackTraces' fast symbolication route (see include/CSymbolizer.h): GNU
 // extensions that Swift's Glibc module does not show (`pipe2`, `dl_iterate_phdr`,
 // `posix_spawn_file_actions_addclosefrom_np`) wrapped in two functions. No allocation, no
-// lock of our own; safe to call from any thread.
+// lock of our own (dl_iterate_phdr takes the loader's); safe to call from any thread.
 
 #define _GNU_SOURCE
 #include "CSymbolizer.h"
@@ -11,6 +11,7 @@
 #include <link.h>
 #include <signal.h>
 #include <spawn.h>
+#include <string.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -75,28 +76,43 @@ int rg_symbolizer_spawn(
 typedef struct {
     uintptr_t address;
     uintptr_t bias;
+    uintptr_t base;
+    char *path;
+    size_t capacity;
     int found;
-} bias_search;
+} image_search;
 
-static int find_bias(struct dl_phdr_info *info, size_t size, void *context) {
+static int find_image(struct dl_phdr_info *info, size_t size, void *context) {
     (void)size;
-    bias_search *search = context;
+    image_search *search = context;
+    int contains = 0;
+    uintptr_t lowest = UINTPTR_MAX;
     for (ElfW(Half) index = 0; index < info->dlpi_phnum; index++) {
         const ElfW(Phdr) *header = &info->dlpi_phdr[index];
         if (header->p_type != PT_LOAD) continue;
         uintptr_t start = info->dlpi_addr + header->p_vaddr;
-        if (search->address >= start && search->address - start < header->p_memsz) {
-            search->bias = info->dlpi_addr;
-            search->found = 1;
-            return 1;
-        }
+        if (start < lowest) lowest = start;
+        if (search->address >= start && search->address - start < header->p_memsz) contains = 1;
     }
-    return 0;
+    if (!contains) return 0;
+    const char *name = info->dlpi_name ? info->dlpi_name : "";
+    size_t length = strlen(name);
+    if (length >= search->capacity) return 1;  // found, but the path does not fit
+    memcpy(search->path, name, length + 1);
+    long page = sysconf(_SC_PAGESIZE);
+    search->bias = info->dlpi_addr;
+    search->base = page > 0 ? lowest & ~((uintptr_t)page - 1) : lowest;
+    search->found = 1;
+    return 1;
 }
 
-int rg_image_load_bias(uintptr_t address, uintptr_t *bias) {
-    bias_search search = {address, 0, 0};
-    dl_iterate_phdr(find_bias, &search);
-    if (search.found) *bias = search.bias;
-    return search.found;
+int rg_loaded_image(
+    uintptr_t address, uintptr_t *bias, uintptr_t *base, char *path, size_t capacity) {
+    if (capacity == 0) return 0;
+    image_search search = {address, 0, 0, path, capacity, 0};
+    dl_iterate_phdr(find_image, &search);
+    if (!search.found) return 0;
+    *bias = search.bias;
+    *base = search.base;
+    return 1;
 }

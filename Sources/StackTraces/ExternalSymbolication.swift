@@ -23,33 +23,27 @@ enum ExternalSymbolication {
         case symbolizerFailed
     }
 
-    /// Symbolicates `addresses`, all in image `imageIndex` of `images`.
+    /// Symbolicates `addresses`, all in `image`.
     ///
     /// - Parameters:
-    ///   - addresses: Return addresses (not 0) inside the image.
-    ///   - imageIndex: The image's index in `images`.
-    ///   - images: The process's images.
+    ///   - addresses: Return addresses (not 0) whose call (`address - 1`) lies in `image`.
+    ///   - image: The loaded image, as the dynamic loader placed it.
+    ///   - images: The `Runtime` module's image list, for the frames' image fields.
     ///   - symbolizer: The `llvm-symbolizer` to run.
     ///   - settings: The deadline of each run and the most addresses per run.
     /// - Returns: The frames found, or what failed.
     /// - Complexity: One process per ``SymbolicationSettings/maximumBatch`` addresses, each
-    ///   about 10–100 ms to start and read the image's tables, then microseconds per address.
+    ///   some tens of milliseconds to start and read the image's tables, then microseconds per
+    ///   address.
     static func symbolicate(
         _ addresses: [UInt],
-        imageIndex: Int,
+        in image: LoadedImage,
         images: ImageMap,
         symbolizer: String,
         settings: SymbolicationSettings
     ) -> Outcome {
-        guard let path = images[imageIndex].path, path.hasPrefix("/") else {
-            return .imageUnreadable
-        }
-        var lookups: [(address: UInt, fileAddress: UInt)] = []
-        for address in addresses where address > 1 {
-            guard let bias = SymbolizerProcess.loadBias(containing: address - 1),
-                address - 1 >= bias
-            else { continue }
-            lookups.append((address, address - 1 - bias))
+        let lookups = addresses.filter { $0 > image.bias + 1 }.map {
+            (address: $0, fileAddress: $0 - 1 - image.bias)
         }
         var found: [UInt: [StackFrame]] = [:]
         var start = 0
@@ -57,7 +51,7 @@ enum ExternalSymbolication {
             let batch = lookups[start..<min(start + max(settings.maximumBatch, 1), lookups.count)]
             start = batch.endIndex
             let arguments =
-                ["--obj=" + path, "--inlining", "--no-demangle", "--output-style=JSON"]
+                ["--obj=" + image.path, "--inlining", "--no-demangle", "--output-style=JSON"]
                 + batch.map { "0x" + String($0.fileAddress, radix: 16) }
             let output: [UInt8]
             switch SymbolizerProcess.run(
@@ -77,7 +71,7 @@ enum ExternalSymbolication {
                 if entry.error != nil { return .imageUnreadable }
                 let frames = stackFrames(
                     entry, address: lookup.address, fileAddress: lookup.fileAddress,
-                    imageIndex: imageIndex, images: images)
+                    image: image, images: images)
                 if frames.contains(where: { $0.function != nil }) {
                     found[lookup.address] = frames
                 }
@@ -91,16 +85,16 @@ enum ExternalSymbolication {
         _ entry: SymbolizerOutput.Entry,
         address: UInt,
         fileAddress: UInt,
-        imageIndex: Int,
+        image: LoadedImage,
         images: ImageMap
     ) -> [StackFrame] {
         let answers = withoutMacroPlaceholders(entry.frames)
         return answers.enumerated().map { index, answer in
             let inlined = index < answers.count - 1
             var frame = StackFrame(address: address, isInlined: inlined)
-            RuntimeSymbolication.addImage(of: address, images: images, to: &frame)
-            let imageName = frame.imageName ?? images[imageIndex].name ?? ""
-            let rawName = answer.function
+            RuntimeSymbolication.addImage(of: address, images: images, loaded: image, to: &frame)
+            let imageName = frame.imageName ?? image.name
+            let rawName = unversioned(answer.function)
             let hasName = !rawName.isEmpty && rawName != "??"
             var offset = 0
             if hasName {
@@ -127,7 +121,7 @@ enum ExternalSymbolication {
             // (thunks, entry points by name); its location rule (no line and column, or
             // compiler-generated code, and no thunk) has no public entry, so it is repeated here.
             let symbol = SymbolicatedBacktrace.Symbol(
-                imageIndex: imageIndex, imageName: imageName, rawName: hasName ? rawName : "",
+                imageIndex: 0, imageName: imageName, rawName: hasName ? rawName : "",
                 offset: offset, sourceLocation: nil)
             frame.isThunk = hasName && symbol.isSwiftThunk
             var systemFunction = hasName && symbol.isSystemFunction
@@ -142,6 +136,13 @@ enum ExternalSymbolication {
                 || SystemImages.isEntryPoint(rawName)
             return frame
         }
+    }
+
+    /// `name` without an ELF symbol version: `pthread_cond_init@@GLIBC_2.3.2` →
+    /// `pthread_cond_init` (the symbolizer names a stripped library's dynamic symbols so).
+    static func unversioned(_ name: String) -> String {
+        guard let at = name.firstIndex(of: "@"), at != name.startIndex else { return name }
+        return String(name[..<at])
     }
 
     /// The frames without the compiler's `__unknown_macro__` scopes.

@@ -138,31 +138,37 @@ final class Symbolicator: Sendable {
 
     /// The symbolizer's frames for the images whose batch it should take; `[:]` when the
     /// `Runtime` route does all. Called with `lookupLock` held.
+    ///
+    /// On the automatic route an image's batch goes to the symbolizer when it holds at least
+    /// ``SymbolicationSettings/minimumBatch`` addresses, or when the `Runtime` module's image
+    /// list misplaces that image (see ``LoadedImage``), where the `Runtime` module would look
+    /// every address up at the wrong place.
     private func symbolizerFrames(_ addresses: [UInt], images: ImageMap) -> [UInt: [StackFrame]] {
         let settings = settings(images: images)
         guard settings.route != .runtime, let symbolizer = settings.symbolizerPath,
             !state.withLock({ $0.symbolizerFailed })
         else { return [:] }
-        var byImage: [Int: [UInt]] = [:]
-        for address in addresses {
-            if let index = RuntimeSymbolication.imageIndex(of: address, images: images) {
-                byImage[index, default: []].append(address)
+        var byImage: [LoadedImage: [UInt]] = [:]
+        for address in addresses where address > 1 {
+            if let image = LoadedImage.containing(address - 1) {
+                byImage[image, default: []].append(address)
             }
         }
         var found: [UInt: [StackFrame]] = [:]
-        for (index, batch) in byImage.sorted(by: { $0.key < $1.key }) {
-            guard settings.route == .symbolizer || batch.count >= settings.minimumBatch,
-                let path = images[index].path,
-                !state.withLock({ $0.unreadableImages.contains(path) })
-            else { continue }
+        for (image, batch) in byImage.sorted(by: { $0.key.base < $1.key.base }) {
+            let wanted =
+                settings.route == .symbolizer || batch.count >= settings.minimumBatch
+                || !RuntimeSymbolication.placesRight(images, batch[0], image)
+            guard wanted, !state.withLock({ $0.unreadableImages.contains(image.path) }) else {
+                continue
+            }
             switch ExternalSymbolication.symbolicate(
-                batch, imageIndex: index, images: images, symbolizer: symbolizer,
-                settings: settings)
+                batch, in: image, images: images, symbolizer: symbolizer, settings: settings)
             {
             case .resolved(let frames):
                 found.merge(frames) { first, _ in first }
             case .imageUnreadable:
-                state.withLock { _ = $0.unreadableImages.insert(path) }
+                state.withLock { _ = $0.unreadableImages.insert(image.path) }
             case .symbolizerFailed:
                 state.withLock { $0.symbolizerFailed = true }
                 return found

@@ -1,5 +1,5 @@
-// The only Swift file that imports the CSymbolizer door: starting the external symbolizer and
-// the load bias of an image. Everything about child processes stays here.
+// The only Swift file that imports the CSymbolizer door: starting the external symbolizer, and
+// the loader's own list of images. Everything about child processes stays here.
 internal import CSymbolizer
 
 #if canImport(Glibc)
@@ -65,16 +65,6 @@ enum SymbolizerProcess {
         case .success(let status): return .failure(.exited(status: status))
         case .failure(let failure): return .failure(failure)
         }
-    }
-
-    /// The load bias of the image whose segments contain `address`, from `dl_iterate_phdr`.
-    ///
-    /// - Parameter address: An address in a loaded image.
-    /// - Returns: What to subtract from `address` to get the image file's own address for it;
-    ///   `nil` when no loaded image contains `address`.
-    static func loadBias(containing address: UInt) -> UInt? {
-        var bias: UInt = 0
-        return rg_image_load_bias(address, &bias) == 1 ? bias : nil
     }
 
     /// Reads `descriptor` until end of file, the deadline or ``outputLimit``.
@@ -150,4 +140,38 @@ enum SymbolizerProcess {
         return Int32(
             clamping: seconds * 1_000 + (attoseconds + perMillisecond - 1) / perMillisecond)
     }
+}
+
+extension LoadedImage {
+    /// The loaded image whose segments contain `address`, from `dl_iterate_phdr` (through
+    /// `rg_loaded_image`).
+    ///
+    /// - Parameter address: Any address, such as a return address minus 1.
+    /// - Returns: The image, or `nil` when no loaded image contains `address`.
+    /// - Complexity: O(*n*) in the number of loaded images and their segments; about a
+    ///   microsecond.
+    static func containing(_ address: UInt) -> LoadedImage? {
+        var bias: UInt = 0
+        var base: UInt = 0
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let found = buffer.withUnsafeMutableBufferPointer { path in
+            rg_loaded_image(address, &bias, &base, path.baseAddress!, path.count)
+        }
+        guard found == 1 else { return nil }
+        var path = String(
+            decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if path.isEmpty {
+            guard let program = programPath else { return nil }
+            path = program
+        }
+        return LoadedImage(path: path, bias: bias, base: base)
+    }
+
+    /// The running program's path, read once from `/proc/self/exe`.
+    private static let programPath: String? = {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
 }

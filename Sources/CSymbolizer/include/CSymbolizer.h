@@ -1,6 +1,6 @@
 // StackTraces' door to C for its fast symbolication route (see symbolizer.c): starting the
-// external symbolizer with a close-on-exec pipe on its standard output, and the load bias of
-// the loaded image that holds an address. Only Sources/StackTraces/SymbolizerProcess.swift
+// external symbolizer with a close-on-exec pipe on its standard output, and the loaded image
+// (path, load bias, base) that holds an address. Only Sources/StackTraces/SymbolizerProcess.swift
 // imports this module.
 //
 // Nothing here is stable API: the functions are internal to the StackTraces module.
@@ -8,6 +8,7 @@
 #ifndef RETAINGRAPH_CSYMBOLIZER_H
 #define RETAINGRAPH_CSYMBOLIZER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -24,12 +25,16 @@ int rg_symbolizer_spawn(
     const char *_Nonnull path, char *_Nullable const *_Nonnull argv, int *_Nonnull read_fd,
     pid_t *_Nonnull pid);
 
-/// The load bias of the loaded image whose segments contain `address`: what to subtract from
-/// a runtime address to get the address the image's file uses (its symbols and DWARF).
+/// The loaded image whose segments contain `address`: its load bias (what to subtract from a
+/// runtime address to get the address its file uses, for its symbols and DWARF), its base (where
+/// its lowest segment starts), and its path as the dynamic loader opened it, copied into `path`
+/// (`capacity` bytes, NUL-terminated; empty for the main program).
 ///
-/// Wraps `dl_iterate_phdr` (which holds the dynamic loader's lock while it runs, so an image
-/// being unloaded is never read). Returns 1 and sets `*bias` when an image's `PT_LOAD` segment
-/// contains `address`, 0 otherwise.
-int rg_image_load_bias(uintptr_t address, uintptr_t *_Nonnull bias);
+/// Wraps `dl_iterate_phdr`, which holds the dynamic loader's lock while it runs, so an image
+/// being unloaded is never read. Returns 1 when an image's `PT_LOAD` segment contains `address`
+/// (and its path fits in `path`), 0 otherwise.
+int rg_loaded_image(
+    uintptr_t address, uintptr_t *_Nonnull bias, uintptr_t *_Nonnull base, char *_Nonnull path,
+    size_t capacity);
 
 #endif

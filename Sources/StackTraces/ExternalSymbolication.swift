@@ -94,7 +94,7 @@ enum ExternalSymbolication {
             var frame = StackFrame(address: address, isInlined: inlined)
             RuntimeSymbolication.addImage(of: address, images: images, loaded: image, to: &frame)
             let imageName = frame.imageName ?? image.name
-            let rawName = unversioned(answer.function)
+            let rawName = Demangling.withoutSymbolVersion(answer.function)
             let hasName = !rawName.isEmpty && rawName != "??"
             var offset = 0
             if hasName {
@@ -136,13 +136,6 @@ enum ExternalSymbolication {
                 || SystemImages.isEntryPoint(rawName)
             return frame
         }
-    }
-
-    /// `name` without an ELF symbol version: `pthread_cond_init@@GLIBC_2.3.2` →
-    /// `pthread_cond_init` (the symbolizer names a stripped library's dynamic symbols so).
-    static func unversioned(_ name: String) -> String {
-        guard let at = name.firstIndex(of: "@"), at != name.startIndex else { return name }
-        return String(name[..<at])
     }
 
     /// The frames without the compiler's `__unknown_macro__` scopes.

@@ -128,8 +128,9 @@ enum RuntimeSymbolication {
             result.imageName = symbol.imageName
         }
         if !symbol.rawName.isEmpty, symbol.rawName != "<unknown>" {
-            result.mangledName = symbol.rawName
-            result.function = Demangling.demangle(symbol.rawName)
+            let rawName = Demangling.withoutSymbolVersion(symbol.rawName)
+            result.mangledName = rawName
+            result.function = Demangling.demangle(rawName)
             result.offsetInFunction = frame.inlined ? 0 : symbol.offset
         }
         if let location = symbol.sourceLocation, !location.path.isEmpty,

@@ -8,7 +8,7 @@ import Musl
 ///
 /// - `RETAINGRAPH_SYMBOLICATION`: `runtime` uses the toolchain's `Runtime` module only;
 ///   `symbolizer` sends every batch to `llvm-symbolizer` (small ones too); unset or `auto`
-///   lets the size of each image's batch decide (``minimumBatch``).
+///   lets each image's debug information and batch size decide (``Route/automatic``).
 /// - `RETAINGRAPH_SYMBOLIZER`: the `llvm-symbolizer` to run. When it is set but names no
 ///   executable file, the `Runtime` module does all the work. When unset, the toolchain's own
 ///   (the `bin` folder of the toolchain whose `libswiftCore.so` the process loaded) is used,
@@ -18,8 +18,9 @@ import Musl
 struct SymbolicationSettings: Sendable {
     /// Which route symbolicates.
     enum Route: Sendable, Equatable {
-        /// The symbolizer for batches of at least ``minimumBatch`` addresses of one image, the
-        /// `Runtime` module for smaller ones.
+        /// The symbolizer for batches of at least ``minimumBatch`` addresses of one image that
+        /// carries DWARF line tables, the `Runtime` module for smaller batches and for images
+        /// without DWARF.
         case automatic
         /// The `Runtime` module only.
         case runtime
@@ -36,12 +37,16 @@ struct SymbolicationSettings: Sendable {
     var symbolizerPath: String?
     /// How long one run of the symbolizer may take before it is killed.
     var timeout: Duration = defaultTimeout
-    /// The fewest new addresses of one image that go to the symbolizer on the automatic route.
+    /// The fewest new addresses of one image with DWARF that go to the symbolizer on the
+    /// automatic route.
     ///
-    /// Starting `llvm-symbolizer` costs about 10–25 ms before its first answer; the `Runtime`
-    /// module costs 0.1–0.3 ms per address of a small binary and 5–25 ms per address of a
-    /// large debug binary (Benchmarks/Sources/SymbolicationCost measures both).
-    var minimumBatch = 16
+    /// A symbolizer run costs 15–35 ms whatever the batch, then well under a millisecond per
+    /// address. The `Runtime` module costs 50–100 ms for an image's first address (it reads
+    /// the image's inlined calls) and then 3–7 ms per address of an 8 MB binary with DWARF,
+    /// debug or release, more in larger ones: the symbolizer is faster from one address on
+    /// for a cold image, from about four for a warm one (Benchmarks/Sources/SymbolicationCost,
+    /// `crossover`).
+    var minimumBatch = 4
     /// The most addresses passed to one run (as arguments, to stay far below `ARG_MAX`).
     var maximumBatch = 4_096
 

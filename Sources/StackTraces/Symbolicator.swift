@@ -38,6 +38,8 @@ final class Symbolicator: Sendable {
         var settings: SymbolicationSettings?
         /// Images the symbolizer could not read.
         var unreadableImages: Set<String> = []
+        /// Whether each image seen so far carries its own DWARF line table, by path.
+        var lineTables: [String: Bool] = [:]
         /// Whether a run of the symbolizer failed as a program; it is then not run again.
         var symbolizerFailed = false
         var counts = RouteCounts()
@@ -139,10 +141,13 @@ final class Symbolicator: Sendable {
     /// The symbolizer's frames for the images whose batch it should take; `[:]` when the
     /// `Runtime` route does all. Called with `lookupLock` held.
     ///
-    /// On the automatic route an image's batch goes to the symbolizer when it holds at least
+    /// On the automatic route an image's batch goes to the symbolizer when the image carries
+    /// DWARF line tables (``ImageDebugInfo``) and the batch holds at least
     /// ``SymbolicationSettings/minimumBatch`` addresses, or when the `Runtime` module's image
     /// list misplaces that image (see ``LoadedImage``), where the `Runtime` module would look
-    /// every address up at the wrong place.
+    /// every address up at the wrong place. Images without DWARF (stripped system libraries)
+    /// stay with the `Runtime` module, which only searches their symbol tables, faster than a
+    /// symbolizer run.
     private func symbolizerFrames(_ addresses: [UInt], images: ImageMap) -> [UInt: [StackFrame]] {
         let settings = settings(images: images)
         guard settings.route != .runtime, let symbolizer = settings.symbolizerPath,
@@ -157,8 +162,9 @@ final class Symbolicator: Sendable {
         var found: [UInt: [StackFrame]] = [:]
         for (image, batch) in byImage.sorted(by: { $0.key.base < $1.key.base }) {
             let wanted =
-                settings.route == .symbolizer || batch.count >= settings.minimumBatch
+                settings.route == .symbolizer
                 || !RuntimeSymbolication.placesRight(images, batch[0], image)
+                || (batch.count >= settings.minimumBatch && hasLineTable(image))
             guard wanted, !state.withLock({ $0.unreadableImages.contains(image.path) }) else {
                 continue
             }
@@ -174,6 +180,14 @@ final class Symbolicator: Sendable {
                 return found
             }
         }
+        return found
+    }
+
+    /// Whether `image`'s file carries a DWARF line table, read once per image.
+    private func hasLineTable(_ image: LoadedImage) -> Bool {
+        if let known = state.withLock({ $0.lineTables[image.path] }) { return known }
+        let found = ImageDebugInfo.hasLineTable(atPath: image.path)
+        state.withLock { $0.lineTables[image.path] = found }
         return found
     }
 

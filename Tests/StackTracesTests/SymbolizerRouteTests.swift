@@ -115,7 +115,8 @@ struct SymbolizerRouteTests {
                 slowReal.offsetInImage == function.address - image.base
             else { continue }
 
-            #expect(slowReal.mangledName == real.mangledName)
+            // Both name the function that starts at the same place: aliases may differ (the C
+            // library has several names for many functions, and its debug file more).
             #expect(slowReal.offsetInFunction == real.offsetInFunction)
             #expect(slowReal.imagePath == real.imagePath)
             if real.file == nil { #expect(Self.sameFrames(fastOne, slowOne)) }

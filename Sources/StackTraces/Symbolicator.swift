@@ -4,14 +4,16 @@ internal import Runtime
 /// Turns return addresses into ``StackFrame``s, once per address, for the whole process.
 ///
 /// Two routes, with the same frames: `llvm-symbolizer` (``ExternalSymbolication``), one run per
-/// image for a batch of at least ``SymbolicationSettings/minimumBatch`` new addresses of that
-/// image, and the toolchain's `Runtime` module (``RuntimeSymbolication``), which reads ELF
-/// symbol tables and DWARF line tables in process, for small batches and for whatever the
-/// symbolizer did not name. The `Runtime` module does everything when there is no symbolizer,
-/// when one run fails (it is then not run again: a timeout, a program that is not the
-/// symbolizer), or when the environment asks for it (``SymbolicationSettings``). Where no route
-/// finds a symbol, the frame still gets its image and offset from the `Runtime` module's image
-/// list. Results are cached per address behind a ``PthreadLock`` that ThreadSanitizer
+/// image and batch, and the toolchain's `Runtime` module (``RuntimeSymbolication``), which reads
+/// ELF symbol tables and DWARF line tables in process. New addresses are grouped by the image
+/// the dynamic loader placed them in (``LoadedImage``); a group goes to the symbolizer when its
+/// image carries DWARF and it holds at least ``SymbolicationSettings/minimumBatch`` addresses,
+/// or when the `Runtime` module's image list misplaces the image; the `Runtime` module takes
+/// the rest and whatever the symbolizer did not name. It does everything when there is no
+/// symbolizer, after a run failed as a program (a timeout, a program that is not the
+/// symbolizer: it is then not run again), or when the environment asks for it
+/// (``SymbolicationSettings``). Where no route finds a symbol, the frame still gets its image
+/// and offset. Results are cached per address behind a ``PthreadLock`` that ThreadSanitizer
 /// understands; slow lookups (and the symbolizer's runs) are serialized by a second lock so two
 /// threads never symbolicate the same address twice, and no user code ever runs under either
 /// lock.
@@ -63,10 +65,11 @@ final class Symbolicator: Sendable {
     /// - Parameter addresses: Return addresses, innermost first.
     /// - Returns: One array of frames per address (more than one when calls were inlined).
     /// - Complexity: O(*n*) dictionary look-ups when every address is cached. Otherwise, per
-    ///   image, one symbolizer run (tens of milliseconds, then microseconds per address) for a
-    ///   batch of at least ``SymbolicationSettings/minimumBatch`` new addresses, else about
-    ///   0.1–0.3 ms per new address of a small binary and 5–25 ms per address of a large debug
-    ///   binary; plus 0.4 ms to read the image list the first time or after a library was loaded.
+    ///   image with DWARF, one symbolizer run (15–35 ms, then well under a millisecond per
+    ///   address) for a batch of at least ``SymbolicationSettings/minimumBatch`` new addresses,
+    ///   else 3–7 ms per new address of an 8 MB binary with DWARF (more in larger ones, after
+    ///   50–100 ms for an image's first); 30–300 µs per address of a library without DWARF;
+    ///   plus 0.4 ms to read the image list the first time or after a library was loaded.
     func frames(for addresses: [UInt]) -> [[StackFrame]] {
         if let cached = cachedFrames(for: addresses) { return cached }
         return lookupLock.withLock {

@@ -13,8 +13,8 @@ extension StackTrace {
     ///
     /// Environment variables choose the route: `RETAINGRAPH_SYMBOLICATION=runtime` uses the
     /// `Runtime` module only, `=symbolizer` sends every batch to the symbolizer;
-    /// `RETAINGRAPH_SYMBOLIZER` names the `llvm-symbolizer` to run (one that does not exist
-    /// means none); `RETAINGRAPH_SYMBOLIZER_TIMEOUT` is the seconds one run may take (30).
+    /// `RETAINGRAPH_SYMBOLIZER` is the absolute path of the `llvm-symbolizer` to run (one that
+    /// does not exist means none); `RETAINGRAPH_SYMBOLIZER_TIMEOUT` is the seconds one run may take (30).
     /// They are read once, at the process's first symbolication.
     ///
     /// ```swift

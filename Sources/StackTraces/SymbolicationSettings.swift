@@ -9,8 +9,8 @@ import Musl
 /// - `RETAINGRAPH_SYMBOLICATION`: `runtime` uses the toolchain's `Runtime` module only;
 ///   `symbolizer` sends every batch to `llvm-symbolizer` (small ones too); unset or `auto`
 ///   lets each image's debug information and batch size decide (``Route/automatic``).
-/// - `RETAINGRAPH_SYMBOLIZER`: the `llvm-symbolizer` to run. When it is set but names no
-///   executable file, the `Runtime` module does all the work. When unset, the toolchain's own
+/// - `RETAINGRAPH_SYMBOLIZER`: the absolute path of the `llvm-symbolizer` to run. When it is
+///   set but names no executable file, the `Runtime` module does all the work. When unset, the toolchain's own
 ///   (the `bin` folder of the toolchain whose `libswiftCore.so` the process loaded) is used,
 ///   else the first `llvm-symbolizer` on `PATH`.
 /// - `RETAINGRAPH_SYMBOLIZER_TIMEOUT`: seconds one run of the symbolizer may take before it is

@@ -13,6 +13,8 @@
 //   CHeapCensus          C door: the census's interposed allocation functions, its table,
 //                        creation sites and the sampled mode
 //   CZlib                C door: zlib's deflate with a gzip wrapper (Debian's zlib1g-dev)
+//   CSymbolizer          C door: starts llvm-symbolizer (posix_spawn, a close-on-exec pipe) and
+//                        reads the loader's image list (dl_iterate_phdr)
 //   Locking              a pthread-backed lock that ThreadSanitizer understands (package-internal)
 //   StackTraces          cheap return-address capture, lazy symbolication and demangling
 //   ObjectGraph          the one graph: compact representation, builder, one ownership and role
@@ -71,7 +73,8 @@ let package = Package(
         .systemLibrary(name: "CSwiftRuntime"),
         .systemLibrary(name: "CLinkedModules"),
         .target(name: "Locking"),
-        .target(name: "StackTraces", dependencies: ["CLibunwind", "Locking"]),
+        .target(name: "CSymbolizer"),
+        .target(name: "StackTraces", dependencies: ["CLibunwind", "Locking", "CSymbolizer"]),
         .target(name: "ObjectGraph", dependencies: ["Locking"]),
         .target(name: "CProcessMemory"),
         .target(
@@ -224,6 +227,5 @@ let package = Package(
                 "SuiteLeaks", "HeapCensus", "LeakTracking", "ObjectGraph", "retain-graph",
             ]
         ),
-
     ]
 )

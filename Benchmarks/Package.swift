@@ -122,6 +122,18 @@ let package = Package(
             ],
             path: "Sources/ExitCheckScale"
         ),
+        // Symbolication cost per address (StackTraces): the Runtime module against
+        // llvm-symbolizer, debug and release, 10 to 1,000 new addresses (issue: fast symbols).
+        .executableTarget(
+            name: "SymbolicationCost",
+            dependencies: [
+                .product(name: "StackTraces", package: "RetainGraph"),
+                .product(name: "LeakTracking", package: "RetainGraph"),
+                .product(name: "ReferenceReflection", package: "RetainGraph"),
+                .product(name: "TrackedTimers", package: "RetainGraph"),
+            ],
+            path: "Sources/SymbolicationCost"
+        ),
         .executableTarget(
             name: "TimerDispatch",
             dependencies: [

@@ -16,7 +16,7 @@ extension CompactGraph {
     /// let graph = builder.build()
     /// ```
     public struct Builder: Sendable {
-        /// The strings interned so far; intern with ``intern(_:)``.
+        /// The strings interned so far; intern with ``intern(_:)-(String)``.
         public package(set) var strings = InternedStrings()
         /// The roles interned so far; intern with ``intern(_:)-(ReferenceRole)``.
         public package(set) var roles = InternedRoles()

@@ -47,7 +47,7 @@ public enum RootKind: Hashable, Sendable {
 
     /// Whether a path from this root explains less than a path from a named one: references
     /// from outside the Swift heap that nothing names (a thread's stack, C code, an object
-    /// older than the census). The path finder visits such roots last.
+    /// made before a census started). The path finder visits such roots last.
     public var isUnattributed: Bool {
         if case .heapHolder(.outside, _) = self { return true }
         return false

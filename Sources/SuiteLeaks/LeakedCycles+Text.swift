@@ -14,7 +14,8 @@ extension LeakedCycles {
     ///    created at: LeakTests.swift:14 (2 Parent), LeakTests.swift:15 (2 Child)
     /// ```
     ///
-    /// Creation sites are symbolicated here (about 0.1–0.3 ms per address, the first time).
+    /// Creation sites are symbolicated here, once per address for the process (see
+    /// `StackTrace.symbolicated()` for the cost: one symbolizer run per image and batch).
     public var text: String { text(allowing: []) }
 
     /// The groups as ``text`` shows them, except those a pattern accepts (a library's leaks):

@@ -15,6 +15,8 @@
 //   CZlib                C door: zlib's deflate with a gzip wrapper (Debian's zlib1g-dev)
 //   CProcessAccess       C door: ptrace, waitpid and process_vm_readv on another process
 //   CSwiftRemoteMirror   C door: the toolchain's libswiftRemoteMirror, loaded with dlopen
+//   CSymbolizer          C door: starts llvm-symbolizer (posix_spawn, a close-on-exec pipe) and
+//                        reads the loader's image list (dl_iterate_phdr)
 //   Locking              a pthread-backed lock that ThreadSanitizer understands (package-internal)
 //   StackTraces          cheap return-address capture, lazy symbolication and demangling
 //   ObjectGraph          the one graph: compact representation, builder, one ownership and role
@@ -33,6 +35,8 @@
 //                        handler-agnostic /debug/pprof/heap endpoint
 //   LeakTracking         expected death, verdicts, leak reports (text, JSON, DOT) and sinks
 //   RetainGraphTesting   every Swift Testing trait and XCTest helper (leaks, heap growth)
+//   SuiteLeaks           the at-exit check of a whole test run: leaked cycles, grouped, as
+//                        reports (linked, or preloaded as SuiteLeaksPreload)
 //   retain-graph         command-line tool: render and compare reports, look at a saved heap,
 //                        attach to a running process (no census, no test framework linked)
 import PackageDescription
@@ -54,6 +58,11 @@ let package = Package(
         .library(name: "LeakTracking", targets: ["LeakTracking"]),
         .library(name: "RetainGraphTesting", targets: ["RetainGraphTesting"]),
         .executable(name: "retain-graph", targets: ["retain-graph"]),
+        // Issue 24 (at-exit leaks): SuiteLeaks to link, and the same as a library to preload
+        // into a test run that does not depend on RetainGraph:
+        // `LD_PRELOAD=…/libSuiteLeaksPreload.so swift test`.
+        .library(name: "SuiteLeaks", targets: ["SuiteLeaks"]),
+        .library(name: "SuiteLeaksPreload", type: .dynamic, targets: ["SuiteLeaks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -68,7 +77,8 @@ let package = Package(
         .systemLibrary(name: "CSwiftRuntime"),
         .systemLibrary(name: "CLinkedModules"),
         .target(name: "Locking"),
-        .target(name: "StackTraces", dependencies: ["CLibunwind", "Locking"]),
+        .target(name: "CSymbolizer"),
+        .target(name: "StackTraces", dependencies: ["CLibunwind", "Locking", "CSymbolizer"]),
         .target(name: "ObjectGraph", dependencies: ["Locking"]),
         .target(name: "CProcessMemory"),
         .target(
@@ -102,9 +112,15 @@ let package = Package(
             ]
         ),
         .target(name: "RetainGraphReports"),
-        .target(name: "HeapGrowth", dependencies: ["HeapCensus", "RetainGraphReports"]),
+        .target(
+            name: "HeapGrowth", dependencies: ["HeapCensus", "RetainGraphReports", "StackTraces"]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "HeapProfiles", dependencies: ["CZlib", "HeapCensus", "StackTraces"]),
+        // The at-exit check of a whole test run; the census's C door holds its exit hook
+        // (census_exit.c).
+        .target(
+            name: "SuiteLeaks",
+            dependencies: ["HeapCensus", "LeakTracking", "ObjectGraph", "RetainGraph"]),
         .target(
             name: "LeakTracking",
             dependencies: [
@@ -216,5 +232,22 @@ let package = Package(
         // Checks that the manifest and README.md tell the truth about the code.
         .testTarget(name: "RepositoryTests"),
 
+        // Reports a user can trust (issue 23): reports on platform types explained by the census
+        // alone ("Created at" a line of the test file), read back by the built `retain-graph`
+        // (annotations with file= and line=).
+        .testTarget(
+            name: "CensusReportEndToEndTests",
+            dependencies: [
+                "retain-graph", "HeapCensus", "LeakTracking", "ReferenceReflection",
+            ]
+        ),
+        // Builds and runs Tests/Fixtures/ExitLeaks (a package of its own) with the preloaded
+        // SuiteLeaksPreload library.
+        .testTarget(
+            name: "SuiteLeaksTests",
+            dependencies: [
+                "SuiteLeaks", "HeapCensus", "LeakTracking", "ObjectGraph", "retain-graph",
+            ]
+        ),
     ]
 )

@@ -123,6 +123,28 @@ let package = Package(
             ],
             path: "Sources/HeapProfileScale"
         ),
+        // Issue 24: the snapshot of a test process's heap (40k objects of a server's shapes) and
+        // the at-exit leak check, in debug and release (Scripts/exit-check-scale.sh).
+        .executableTarget(
+            name: "ExitCheckScale",
+            dependencies: [
+                "CensusSupport", .product(name: "HeapCensus", package: "RetainGraph"),
+                .product(name: "SuiteLeaks", package: "RetainGraph"),
+            ],
+            path: "Sources/ExitCheckScale"
+        ),
+        // Symbolication cost per address (StackTraces): the Runtime module against
+        // llvm-symbolizer, debug and release, 10 to 1,000 new addresses (issue: fast symbols).
+        .executableTarget(
+            name: "SymbolicationCost",
+            dependencies: [
+                .product(name: "StackTraces", package: "RetainGraph"),
+                .product(name: "LeakTracking", package: "RetainGraph"),
+                .product(name: "ReferenceReflection", package: "RetainGraph"),
+                .product(name: "TrackedTimers", package: "RetainGraph"),
+            ],
+            path: "Sources/SymbolicationCost"
+        ),
         .executableTarget(
             name: "TimerDispatch",
             dependencies: [

@@ -89,16 +89,19 @@ __attribute__((naked)) void *malloc(size_t size) { __asm__("jmp *rg_malloc_targe
 
 __attribute__((naked)) void free(void *block) { __asm__("jmp *rg_free_target(%rip)\n\t"); }
 
-// Sampling costs an unsampled allocation 3 instructions (the countdown lives in this thread's
-// TLS block, addressed from %fs with the offset the linker puts in: the local-exec model, which
-// links into an executable only, as the interposer must be anyway) and a free 4 or 5 (the
+// Sampling costs an unsampled allocation 4 instructions (the countdown lives in this thread's
+// TLS block, addressed from %fs with its offset read through the GOT: the initial-exec model,
+// which links into an executable, where the linker turns the load into a constant, and into a
+// library loaded at startup such as the LD_PRELOAD one of SuiteLeaks; the local-exec model
+// links into an executable only) and a free 4 or 5 (the
 // filter's bit for the block: bits 4-19 of its address as a signed 16-bit offset around the
 // middle of an 8 KiB bitmap, which `bt` addresses directly; with BMI2, `rorx` brings those bits
 // down in one instruction). Measured with callgrind: 10 instructions per allocate + free over
 // glibc's own, 1.028x a small object's whole allocate + free (Benchmarks/Scripts/census-cost.sh).
 
 __attribute__((naked)) void *rg_malloc_sampling(size_t size) {
-    __asm__("subq %rdi, %fs:rg_sample_countdown@tpoff\n\t"
+    __asm__("movq rg_sample_countdown@gottpoff(%rip), %rax\n\t"
+            "subq %rdi, %fs:(%rax)\n\t"
             "js rg_malloc_sampled\n\t"
             "jmp *rg_next_malloc(%rip)\n\t");
 }

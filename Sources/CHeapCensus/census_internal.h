@@ -9,6 +9,7 @@
 //                      sanitizer, swift_allocObject and the sanitizer's hooks)
 //   census_blocks.c    C blocks on the heap: _Block_copy, and reading the Blocks ABI
 //   census_start.c     the constructor that starts the census from the environment
+//   census_exit.c      the constructor and atexit handler of the at-exit leak check (SuiteLeaks)
 //   census_reading.c   reads of other objects' memory and of the loaded images
 //   census_table.c/.h  the table of live blocks (hot paths inline in the header)
 //   census_sites.c     the creation-site table (return-address pairs, 16-bit ids)
@@ -67,6 +68,15 @@ RG_HIDDEN void rg_lock_switches(void);
 RG_HIDDEN void rg_unlock_switches(void);
 /// Marks that recording began in the constructor (census_start.c), before the program's code.
 RG_HIDDEN void rg_census_mark_recording_since_launch(void);
+
+// MARK: Settings (census_start.c)
+
+/// Whether an environment setting says yes (1, on, yes, true) or no (0, off, no, false).
+RG_HIDDEN int rg_is_yes(const char *value);
+RG_HIDDEN int rg_is_no(const char *value);
+/// Whether this process is a SwiftPM test bundle: its executable's name ends in `.xctest`
+/// (read from /proc/self/exe's target, not argv[0], which a launcher may have changed).
+RG_HIDDEN int rg_is_test_process(void);
 
 // MARK: Table (census_table.c)
 

@@ -17,14 +17,17 @@
 #include <strings.h>
 #include <unistd.h>
 
-static int is_yes(const char *value) {
+RG_HIDDEN int rg_is_yes(const char *value) {
     return !strcmp(value, "1") || !strcasecmp(value, "on") || !strcasecmp(value, "yes") ||
            !strcasecmp(value, "true");
 }
 
-/// Whether this process is a SwiftPM test bundle: its executable's name ends in `.xctest`
-/// (read from /proc/self/exe's target, not argv[0], which a launcher may have changed).
-static int is_test_process(void) {
+RG_HIDDEN int rg_is_no(const char *value) {
+    return !strcmp(value, "0") || !strcasecmp(value, "off") || !strcasecmp(value, "no") ||
+           !strcasecmp(value, "false");
+}
+
+RG_HIDDEN int rg_is_test_process(void) {
     char path[4096];
     ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
     if (length <= 0) return 0;
@@ -37,13 +40,13 @@ static int is_test_process(void) {
 
 __attribute__((constructor)) static void start_from_environment(void) {
     const char *census = getenv("RETAINGRAPH_CENSUS");
-    if (census ? is_yes(census) : is_test_process()) {
+    if (census ? rg_is_yes(census) : rg_is_test_process()) {
         rg_census_set_recording(true);
         rg_census_mark_recording_since_launch();
     }
     const char *sampling = getenv("RETAINGRAPH_HEAP_SAMPLING");
     if (!sampling) return;
-    if (is_yes(sampling)) {
+    if (rg_is_yes(sampling)) {
         rg_sampling_start(512 * 1024);
         return;
     }

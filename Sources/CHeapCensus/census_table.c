@@ -133,6 +133,8 @@ uint32_t rg_census_site_if_live(uintptr_t address) {
 }
 
 extern void *swift_tryRetain(void *object);
+extern size_t swift_retainCount(void *object);
+extern bool swift_isDeallocating(void *object);
 
 bool rg_census_try_retain(uintptr_t address) {
     // Under the stripe lock the block cannot be freed, so its counts can be read; the retain
@@ -147,6 +149,41 @@ bool rg_census_try_retain(uintptr_t address) {
         retained = swift_tryRetain((void *)address) != NULL;
     rg_stripe_unlock(stripe, taken);
     return retained;
+}
+
+extern size_t swift_unownedRetainCount(void *object);
+extern size_t swift_weakRetainCount(void *object);
+
+bool rg_census_counts_if_live(uintptr_t address, size_t *strong, size_t *unowned, size_t *weak) {
+    // Under the stripe lock the block cannot be freed, so its counts can be read.
+    uint64_t hash = rg_hash(address);
+    rg_stripe_t *stripe = rg_stripe_for(hash);
+    bool live = false;
+    if (__atomic_load_n(&stripe->count, __ATOMIC_RELAXED) == 0) return false;
+    int taken = rg_stripe_lock(stripe);
+    uintptr_t *slot = find_slot(stripe, hash, address);
+    if (slot && rg_census_load_word((const void *)address)) {
+        if (*slot & RG_ENTRY_BLOCK) {
+            // A C block has one count, of strong references; nothing holds it weakly.
+            size_t end;
+            *strong = rg_census_block_info((const void *)address, &end);
+            *unowned = 0;
+            *weak = 0;
+            live = true;
+        } else if (!swift_isDeallocating((void *)address)) {
+            // The unowned count includes one for the strong references as a whole, and the
+            // weak count (once a side table exists) one for the unowned ones: the rest are
+            // references.
+            size_t unowned_count = swift_unownedRetainCount((void *)address);
+            size_t weak_count = swift_weakRetainCount((void *)address);
+            *strong = swift_retainCount((void *)address);
+            *unowned = unowned_count > 0 ? unowned_count - 1 : 0;
+            *weak = weak_count > 0 ? weak_count - 1 : 0;
+            live = true;
+        }
+    }
+    rg_stripe_unlock(stripe, taken);
+    return live;
 }
 
 void rg_census_clear(void) {

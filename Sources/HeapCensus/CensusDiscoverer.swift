@@ -52,6 +52,12 @@ public struct CensusDiscoverer: ReferenceDiscoverer {
             guard let target = heap.id(of: watched.object) else { continue }
             let node = CompactGraph.NodeID(target.rawValue)
             joining.identities[node] = watched.id
+            // The watched object's own node carries where it was made too (its data stays the
+            // live graph's; the check's builder fills the missing trace).
+            if let trace = heap.creationTrace(of: target) ?? heap.creationSite(of: target)?.trace {
+                additions.addNode(
+                    id: watched.id, typeName: heap.graph.typeName(of: node), creationTrace: trace)
+            }
             if let steps = tree.path(to: node), !steps.isEmpty {
                 joining.add(steps, to: &additions)
                 // A named holder explains the leak; references nothing names do not, so the

@@ -62,7 +62,9 @@ enum CensusDoor {
         return try body()
     }
 
-    @inline(__always)
+    /// One word of another object's memory. Transparent, so a debug build inlines it too: the
+    /// scan makes several loads per object.
+    @_transparent
     static func load(_ address: UInt) -> UInt {
         guard let pointer = UnsafeRawPointer(bitPattern: address) else { return 0 }
         return rg_census_load_word(pointer)
@@ -103,6 +105,16 @@ enum CensusDoor {
         var flags: UInt = 0
         let metadata = rg_census_metadata_if_live(address, &flags)
         return flags == 0 ? nil : metadata
+    }
+
+    /// The strong retain count and the unowned and weak references of the live census block at
+    /// `address`, read under its stripe lock; nil when the census knows no live block there.
+    static func counts(ofLiveBlockAt address: UInt) -> (strong: Int, unowned: Int, weak: Int)? {
+        var strong = 0
+        var unowned = 0
+        var weak = 0
+        guard rg_census_counts_if_live(address, &strong, &unowned, &weak) else { return nil }
+        return (strong, unowned, weak)
     }
 
     /// A heap block's reference count and the end of its captured variables.

@@ -40,8 +40,9 @@ public struct CreationSite: Hashable, Sendable {
     /// Both frames, symbolicated, innermost first (more than two where calls were inlined).
     ///
     /// - Returns: The frames, with function names, files and lines where the binary has them.
-    /// - Complexity: About 0.1–0.3 ms per address the process never symbolicated before; a
-    ///   dictionary lookup per address after that.
+    /// - Complexity: For addresses the process never symbolicated before, what
+    ///   `StackTrace.symbolicated()` costs (one symbolizer run per image and batch, well under a
+    ///   millisecond per address after it); a dictionary lookup per address after that.
     public func frames() -> [StackFrame] { trace.symbolicated() }
 
     /// The frame of your code that made the object: the first frame that is not an initializer

@@ -50,68 +50,148 @@ extension HeapCensus {
     /// - Complexity: O(*n*) for *n* live objects: one load per object under its stripe's lock.
     public static func counts() -> HeapCounts {
         CensusDoor.internally {
-            var addresses: [UInt] = []
-            var words: [UInt] = []
-            addresses.reserveCapacity(CensusDoor.count + 1024)
-            words.reserveCapacity(CensusDoor.count + 1024)
+            var read = CountingBuffer(capacity: CensusDoor.count + 1024)
+            defer { read.free() }
             for stripe in 0..<CensusDoor.stripeCount {
-                CensusDoor.visitStripe(stripe) { entries in
-                    for entry in entries {
-                        let address = entry & ~CensusDoor.flagMask
-                        let isa = CensusDoor.load(address)
-                        guard isa != 0 else { continue }
-                        addresses.append(address)
-                        // Tasks and blocks are counted under a name of their own.
-                        if entry & CensusDoor.taskFlag != 0 {
-                            words.append(1)
-                        } else if entry & CensusDoor.blockFlag != 0 {
-                            words.append(2)
-                        } else {
-                            words.append(isa)
-                        }
+                // Nothing is allocated under the stripe's lock: a stripe that does not fit is
+                // read again once the buffer has grown.
+                while true {
+                    let start = read.count
+                    var needed = 0
+                    CensusDoor.visitStripe(stripe) { entries in
+                        needed = read.append(entries)
                     }
+                    guard needed > 0 else { break }
+                    read.count = start
+                    read.grow(to: start + needed)
                 }
             }
-            // Types met for the first time, compiled outside the locks (compiling a layout calls
-            // the runtime); then every object's type from a table small enough to stay in cache.
-            var known = LayoutRegistry.shared.snapshot().metadataIndex
-            var unknown = Set<UInt>()
-            var lastUnknown: UInt = 0
-            for word in words where word > 2 && word != lastUnknown && known.index(of: word) == nil
-            {
+            return read.counts()
+        }
+    }
+}
+
+/// The addresses and metadata words ``HeapCensus/counts()`` reads, in buffers allocated before
+/// any lock is taken, appended with plain stores (no generic call: this runs in debug builds).
+private struct CountingBuffer {
+    var addresses: UnsafeMutablePointer<UInt>
+    /// Each object's metadata word, or 1 for a task and 2 for a block.
+    var words: UnsafeMutablePointer<UInt>
+    var capacity: Int
+    var count = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        addresses = .allocate(capacity: capacity)
+        words = .allocate(capacity: capacity)
+    }
+
+    func free() {
+        addresses.deallocate()
+        words.deallocate()
+    }
+
+    mutating func grow(to needed: Int) {
+        var newCapacity = capacity
+        while newCapacity < needed { newCapacity *= 2 }
+        let newAddresses = UnsafeMutablePointer<UInt>.allocate(capacity: newCapacity)
+        let newWords = UnsafeMutablePointer<UInt>.allocate(capacity: newCapacity)
+        newAddresses.update(from: addresses, count: count)
+        newWords.update(from: words, count: count)
+        free()
+        addresses = newAddresses
+        words = newWords
+        capacity = newCapacity
+    }
+
+    /// Appends a stripe's initialised entries; returns 0, or the room the stripe needs when it
+    /// does not fit (nothing appended then counts: the caller resets `count`).
+    mutating func append(_ entries: UnsafeBufferPointer<UInt>) -> Int {
+        guard let base = entries.baseAddress else { return 0 }
+        let total = entries.count
+        guard count + total <= capacity else { return total }
+        let mask = ~CensusDoor.flagMask
+        var position = 0
+        while position < total {
+            let entry = base[position]
+            position += 1
+            let address = entry & mask
+            let isa = CensusDoor.load(address)
+            guard isa != 0 else { continue }
+            addresses[count] = address
+            // Tasks and blocks are counted under a name of their own.
+            if entry & CensusDoor.taskFlag != 0 {
+                words[count] = 1
+            } else if entry & CensusDoor.blockFlag != 0 {
+                words[count] = 2
+            } else {
+                words[count] = isa
+            }
+            count += 1
+        }
+        return 0
+    }
+
+    /// Every object's type, from the layouts (compiling those of types met for the first time,
+    /// no lock held: compiling calls the runtime), then a table small enough to stay in cache.
+    func counts() -> HeapCounts {
+        var known = LayoutRegistry.shared.snapshot().metadataIndex
+        var unknown = Set<UInt>()
+        var lastUnknown: UInt = 0
+        var index = 0
+        while index < count {
+            let word = words[index]
+            index += 1
+            if word > 2, word != lastUnknown, known.rawIndex(of: word) < 0 {
                 unknown.insert(word)
                 lastUnknown = word
             }
-            for word in unknown { _ = MetadataCheck.layoutIndex(ofMetadata: word) }
-            let registry = LayoutRegistry.shared.snapshot()
-            if !unknown.isEmpty { known = registry.metadataIndex }
-            var typeNames = registry.layouts.map(\.typeName)
-            var typeMetadata = registry.layouts.map(\.metadata)
-            let task = Int32(typeNames.count)
-            typeNames.append("Task")
-            typeMetadata.append(0)
-            let block = Int32(typeNames.count)
-            typeNames.append("block")
-            typeMetadata.append(0)
-            var keptAddresses: [UInt] = []
-            var types: [Int32] = []
-            keptAddresses.reserveCapacity(addresses.count)
-            types.reserveCapacity(addresses.count)
-            for (address, word) in zip(addresses, words) {
-                let type: Int32?
+        }
+        for word in unknown { _ = MetadataCheck.layoutIndex(ofMetadata: word) }
+        let registry = LayoutRegistry.shared.snapshot()
+        if !unknown.isEmpty { known = registry.metadataIndex }
+        var typeNames = registry.layouts.map(\.typeName)
+        var typeMetadata = registry.layouts.map(\.metadata)
+        let task = Int32(typeNames.count)
+        typeNames.append("Task")
+        typeMetadata.append(0)
+        let block = Int32(typeNames.count)
+        typeNames.append("block")
+        typeMetadata.append(0)
+        var kept = 0
+        let keptAddresses = [UInt](unsafeUninitializedCapacity: count) { keptBuffer, keptCount in
+            guard let keptBase = keptBuffer.baseAddress else { return }
+            var index = 0
+            while index < count {
+                let word = words[index]
+                let type: Int32
                 switch word {
                 case 1: type = task
                 case 2: type = block
-                default: type = known.index(of: word)
+                default: type = known.rawIndex(of: word)
                 }
-                guard let type else { continue }  // not (or no longer) an object
-                keptAddresses.append(address)
-                types.append(type)
+                // Not (or no longer) an object: left out. Types go to `words`, reused.
+                if type >= 0 {
+                    keptBase[kept] = addresses[index]
+                    words[kept] = UInt(bitPattern: Int(type))
+                    kept += 1
+                }
+                index += 1
             }
-            return HeapCounts(
-                addresses: keptAddresses, types: types, typeNames: typeNames,
-                typeMetadata: typeMetadata)
+            keptCount = kept
         }
+        let types = [Int32](unsafeUninitializedCapacity: kept) { typeBuffer, typeCount in
+            guard let typeBase = typeBuffer.baseAddress else { return }
+            var index = 0
+            while index < kept {
+                typeBase[index] = Int32(truncatingIfNeeded: Int(bitPattern: words[index]))
+                index += 1
+            }
+            typeCount = kept
+        }
+        return HeapCounts(
+            addresses: keptAddresses, types: types, typeNames: typeNames,
+            typeMetadata: typeMetadata)
     }
 }
 

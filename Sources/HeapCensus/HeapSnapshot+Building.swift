@@ -139,11 +139,14 @@ extension HeapSnapshot {
             if outCount[source] < 2 { outCount[source] += 1 }
             onlyTarget[source] = edges.targets[edge]
         }
+        // Per type, once: reading a layout's properties copies it (its arrays retained).
+        let thunkTypes = layouts.map(\.isThunk)
+        let capturelessTypes = layouts.map(\.captures.isEmpty)
         func forwards(_ node: UInt32) -> Bool {
             let type = Int(typeIndex[Int(node)])
-            guard type < layouts.count, kinds[Int(node)] == .closure else { return false }
-            if layouts[type].isThunk { return true }
-            return layouts[type].captures.isEmpty && outCount[Int(node)] == 1
+            guard type < thunkTypes.count, kinds[Int(node)] == .closure else { return false }
+            if thunkTypes[type] { return true }
+            return capturelessTypes[type] && outCount[Int(node)] == 1
                 && kinds[Int(onlyTarget[Int(node)])] == .closure
         }
         var wrapped: [UInt32: UInt32] = [:]

@@ -7,7 +7,9 @@ extension HeapSnapshot {
     /// target is a census object, with their flags and roles as the graph stores them.
     ///
     /// One tight loop of independent hash lookups: the processor overlaps their cache misses,
-    /// which lookups interleaved with the scan's own reads could not.
+    /// which lookups interleaved with the scan's own reads could not. It writes into buffers and
+    /// takes the common role (one that does not depend on the target) from a table: appending
+    /// to arrays and calling out per reference cost a debug build twice as much.
     static func resolveReferences(
         _ columns: ScanColumns, index: AddressIndex, kinds: [CompactGraph.NodeKind],
         naming: inout RoleNaming, builder: inout CompactGraph.Builder, typeNames: [String],
@@ -15,62 +17,59 @@ extension HeapSnapshot {
     ) -> EdgeColumns {
         let count = columns.referenceCount
         let read = columns.storage.pointee
-        var edges = EdgeColumns()
-        edges.sources.reserveCapacity(count)
-        edges.targets.reserveCapacity(count)
-        edges.flags.reserveCapacity(count)
-        edges.roles.reserveCapacity(count)
-        for edge in 0..<count {
-            guard let target = index.index(of: read.words.base[edge]) else { continue }
-            let kind = read.kinds.base[edge]
-            let ownership = Ownership(byte: kind & 7)
-            let type = typeIndex[Int(target)]
-            let role = naming.number(
-                read.roles.base[edge],
-                isFunctionContext: kind & ScanColumns.functionContextBit != 0,
-                targetType: type, targetKind: kinds[Int(target)],
-                targetName: { typeNames[Int(type)] }, builder: &builder)
-            edges.append(
-                source: read.sources.base[edge], target: UInt32(target),
-                flags: CompactGraph.flags(ownership, .heap), role: role)
+        let sources = UnsafeMutablePointer<UInt32>.allocate(capacity: max(count, 1))
+        let targets = UnsafeMutablePointer<UInt32>.allocate(capacity: max(count, 1))
+        let flags = UnsafeMutablePointer<UInt8>.allocate(capacity: max(count, 1))
+        let roles = UnsafeMutablePointer<UInt32>.allocate(capacity: max(count, 1))
+        defer {
+            sources.deallocate()
+            targets.deallocate()
+            flags.deallocate()
+            roles.deallocate()
         }
-        return edges
-    }
-
-    /// Decodes the dynamic values the scan copied (enum payloads, existentials) into more
-    /// references.
-    ///
-    /// - Returns: The objects reached as boxes of values held out of line (an indirect enum
-    ///   payload, an existential's boxed value).
-    static func decodeDynamicValues(
-        _ scan: RawHeap, index: AddressIndex, kinds: [CompactGraph.NodeKind],
-        builder: inout CompactGraph.Builder, typeNames: [String], typeIndex: [Int32],
-        into edges: inout EdgeColumns
-    ) -> Set<Int32> {
-        var boxes = Set<Int32>()
-        guard !scan.dynamicValues.isEmpty else { return boxes }
-        // The copies may be of objects not yet initialised: DynamicValues checks every word it
-        // reads as metadata (MetadataValidation) before reading through it.
-        var copies = scan.dynamicBytes  // decoding works on the copies in place
-        copies.withUnsafeMutableBytes { bytes in
-            guard let base = bytes.baseAddress else { return }
-            for value in scan.dynamicValues {
-                DynamicValues.decode(value.slot, copy: base + value.offset) { word, slot in
-                    guard let target = index.index(of: word) else { return }
-                    if slot.isBox { boxes.insert(target) }
-                    let type = typeIndex[Int(target)]
-                    var role = builder.intern(slot.role)
-                    if slot.isFunctionContext, kinds[Int(target)] != .closure {
-                        role = builder.intern(
-                            slot.role.capturing(RoleNaming.shortName(typeNames[Int(type)])))
+        // The graph's flags for each ownership byte (0–4) of a reference found in the heap.
+        var flagsOfKind = [UInt8](repeating: 0, count: 8)
+        for byte in 0..<8 {
+            flagsOfKind[byte] = CompactGraph.flags(Ownership(byte: UInt8(byte)), .heap)
+        }
+        let capturedRole = naming.capturedRole ?? .max
+        var kept = 0
+        flagsOfKind.withUnsafeBufferPointer { flagsOfKind in
+            var edge = 0
+            while edge < count {
+                let target = index.rawIndex(of: read.words.base[edge])
+                if target >= 0 {
+                    let kind = read.kinds.base[edge]
+                    let registryRole = read.roles.base[edge]
+                    var role = UInt32.max
+                    if kind & ScanColumns.functionContextBit == 0, registryRole != capturedRole,
+                        Int(registryRole) < naming.numbers.count
+                    {
+                        role = naming.numbers[Int(registryRole)]
                     }
-                    edges.append(
-                        source: value.source, target: UInt32(target),
-                        flags: CompactGraph.flags(slot.ownership, .heap), role: role)
+                    if role == .max {
+                        let type = typeIndex[Int(target)]
+                        role = naming.number(
+                            registryRole,
+                            isFunctionContext: kind & ScanColumns.functionContextBit != 0,
+                            targetType: type, targetKind: kinds[Int(target)],
+                            targetName: { typeNames[Int(type)] }, builder: &builder)
+                    }
+                    sources[kept] = read.sources.base[edge]
+                    targets[kept] = UInt32(truncatingIfNeeded: target)
+                    flags[kept] = flagsOfKind[Int(kind & 7)]
+                    roles[kept] = role
+                    kept += 1
                 }
+                edge += 1
             }
         }
-        return boxes
+        var edges = EdgeColumns()
+        edges.sources = Array(UnsafeBufferPointer(start: sources, count: kept))
+        edges.targets = Array(UnsafeBufferPointer(start: targets, count: kept))
+        edges.flags = Array(UnsafeBufferPointer(start: flags, count: kept))
+        edges.roles = Array(UnsafeBufferPointer(start: roles, count: kept))
+        return edges
     }
 
     /// Every word in the writable data of the loaded images that holds a kept object's
@@ -78,14 +77,23 @@ extension HeapSnapshot {
     static func findGlobals(addresses: [UInt], index: AddressIndex) -> [GlobalReference] {
         guard var lowest = addresses.first else { return [] }
         var highest = lowest
-        for address in addresses {
-            lowest = min(lowest, address)
-            highest = max(highest, address)
+        // Loops over buffers, not generic iterators and `min`: a debug build runs those
+        // unspecialised.
+        addresses.withUnsafeBufferPointer { addresses in
+            guard let base = addresses.baseAddress else { return }
+            var position = 0
+            while position < addresses.count {
+                let address = base[position]
+                if address < lowest { lowest = address }
+                if address > highest { highest = address }
+                position += 1
+            }
         }
         var found: [GlobalReference] = []
         CensusDoor.writableSegments { segment, _ in
             var slot = (segment.lowerBound + 7) & ~7
-            while slot &+ 8 <= segment.upperBound &+ 1 {
+            let end = segment.upperBound &+ 1
+            while slot &+ 8 <= end {
                 let word = CensusDoor.load(slot)
                 if word >= lowest, word <= highest, word & 15 == 0,
                     let object = index.index(of: word)
@@ -99,14 +107,17 @@ extension HeapSnapshot {
     }
 
     /// Adds the holder nodes, the graph's roots: one per global variable that holds objects
-    /// (named from the symbol tables), and one per kind of holder outside the heap, each with
-    /// an edge to every object it holds.
+    /// (named from the symbol tables), one per running thread, and one per other kind of holder
+    /// outside the heap, each with an edge to every object it holds.
     static func addHolders(
         globals: [GlobalReference], outside: [UInt32], entryKinds: [HeapEntryKind],
         typeIndex: [Int32], timerTypes: Set<Int32>, threadTypes: Set<Int32>, addresses: [UInt],
         into builder: inout CompactGraph.Builder
     ) {
         let strong = CompactGraph.flags(.strong, .heap)
+        // Roles are interned once per kind: interning hashes a role (and runs unspecialised in
+        // a debug build), and thousands of objects can have holders outside the heap.
+        let globalRole = builder.intern(.heldBy(.globalVariable))
         // Globals, one node per variable (its symbol), in the order found, named without the
         // discriminators of private declarations unless two names would then collide.
         var keys: [UInt] = []
@@ -135,11 +146,11 @@ extension HeapSnapshot {
             guard let node = variableNode[key] else { continue }
             builder.appendEdges(
                 sources: [node], targets: [UInt32(global.object)], flags: [strong],
-                roles: [builder.intern(.heldBy(.globalVariable))], tags: [])
+                roles: [globalRole], tags: [])
         }
-        // The other holders: one node per running thread (named by the thread), one per
+        // The other holders: one node per running thread (named by its pthread), one per
         // other kind.
-        var holderNode: [HeapHolderKind: CompactGraph.NodeID] = [:]
+        var holderNode: [HeapHolderKind: (node: CompactGraph.NodeID, role: UInt32)] = [:]
         var sources: [UInt32] = []
         var targets: [UInt32] = []
         var roles: [UInt32] = []
@@ -162,23 +173,26 @@ extension HeapSnapshot {
                     kind = .outside
                 }
             }
-            let node: CompactGraph.NodeID
+            let holder: (node: CompactGraph.NodeID, role: UInt32)
             if kind == .thread {
-                let holder = HeapHolder.thread(name: threadName)
-                node = builder.addNode(
-                    kind: .root, typeName: kind.groupName, label: threadName)
-                builder.addRoot(node, kind: .heapHolder(kind, description: holder.description))
+                let node = builder.addNode(kind: .root, typeName: kind.groupName, label: threadName)
+                builder.addRoot(
+                    node,
+                    kind: .heapHolder(
+                        kind, description: HeapHolder.thread(name: threadName).description))
+                holder = (node, builder.intern(.heldBy(kind)))
             } else if let known = holderNode[kind] {
-                node = known
+                holder = known
             } else {
-                node = builder.addNode(kind: .root, typeName: kind.groupName)
+                let node = builder.addNode(kind: .root, typeName: kind.groupName)
                 builder.addRoot(
                     node, kind: .heapHolder(kind, description: HeapHolder.description(of: kind)))
-                holderNode[kind] = node
+                holder = (node, builder.intern(.heldBy(kind)))
+                holderNode[kind] = holder
             }
-            sources.append(node)
+            sources.append(holder.node)
             targets.append(UInt32(object))
-            roles.append(builder.intern(.heldBy(kind)))
+            roles.append(holder.role)
         }
         builder.appendEdges(
             sources: sources, targets: targets,

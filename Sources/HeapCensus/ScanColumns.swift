@@ -1,6 +1,5 @@
-import RuntimeLayouts
-
-/// Growable columns the heap scan appends to: one per field of an object and of a reference.
+/// Growable columns the heap scan appends to: one per field of an object, of a reference, of a
+/// dynamic value's copy and of an object whose type is new.
 ///
 /// The one place in this module that manages memory by hand and skips exclusivity checks, for
 /// what it buys: a scan of a million objects appends about five million values. Appended to
@@ -8,8 +7,15 @@ import RuntimeLayouts
 /// copy a retain and a release; held in a class's stored `var`s, every access paid a dynamic
 /// exclusivity check (`swift_beginAccess`): 39 % of `HeapCensus.snapshot()`'s instructions
 /// (callgrind, `CensusScale`, 1M objects). Here the columns and counts live in one struct
-/// behind a pointer this object allocates, and an append is a capacity check and a store. The
-/// scan is single-threaded and no column escapes: arrays are copied out at the end.
+/// behind a pointer this object allocates, and an append is a store.
+///
+/// Appends never allocate: the scan appends while it holds a stripe lock of the census (other
+/// threads' `free` of that stripe's blocks waits), so it asks ``Storage/hasRoom(_:)`` for an object's
+/// worst case before reading it, and when the answer is no it stops, releases the lock, calls
+/// ``makeRoom(_:)`` and visits the stripe again. Nothing here is generic on the per-object
+/// path: a debug build does not specialise generic code, and an `Array` append of the standard
+/// library run unspecialised cost 44 % of a debug build's snapshot (perf, ExitCheckScale).
+/// The scan is single-threaded and no column escapes: arrays are copied out at the end.
 final class ScanColumns {
     /// A growable column of plain values.
     struct Column<Value: BitwiseCopyable> {
@@ -23,6 +29,7 @@ final class ScanColumns {
 
         /// Makes room for at least `needed` values, keeping the first `count`.
         mutating func grow(to needed: Int, keeping count: Int) {
+            guard needed > capacity else { return }
             var newCapacity = capacity
             while newCapacity < needed { newCapacity *= 2 }
             let newBase = UnsafeMutablePointer<Value>.allocate(capacity: newCapacity)
@@ -40,7 +47,17 @@ final class ScanColumns {
         }
     }
 
-    /// Every column, with the numbers of objects and references appended.
+    /// What reading one object may append at most, or what a column lacks.
+    struct Room {
+        var objects = 0
+        var references = 0
+        /// Bytes of dynamic values' copies, alignment included.
+        var bytes = 0
+        var dynamics = 0
+        var unknown = 0
+    }
+
+    /// Every column, with the numbers of values appended.
     struct Storage {
         // Objects.
         var objectCount = 0
@@ -56,14 +73,90 @@ final class ScanColumns {
         var words: Column<UInt>
         var kinds: Column<UInt8>
         var roles: Column<UInt32>
+        // Dynamic values: their copies (each at a 16-byte boundary), and per value its holder,
+        // where its copy starts, and its slot (an index of FlatLayouts.dynamicSlots).
+        var byteCount = 0
+        var bytes: Column<UInt8>
+        var dynamicCount = 0
+        var dynamicSources: Column<UInt32>
+        var dynamicOffsets: Column<Int>
+        var dynamicSlots: Column<UInt32>
+        // Objects whose type's layout was not compiled when they were met: address, metadata
+        // word, stripe.
+        var unknownCount = 0
+        var unknownAddresses: Column<UInt>
+        var unknownTypes: Column<UInt>
+        var unknownStripes: Column<Int32>
+
+        /// Whether every column has room for `needed` more values. (Mutating only to be called
+        /// in place: a debug build would copy the whole struct for a non-mutating call.)
+        mutating func hasRoom(_ needed: Room) -> Bool {
+            objectCount + needed.objects <= addresses.capacity
+                && referenceCount + needed.references <= sources.capacity
+                && byteCount + needed.bytes <= bytes.capacity
+                && dynamicCount + needed.dynamics <= dynamicSources.capacity
+                && unknownCount + needed.unknown <= unknownAddresses.capacity
+        }
+
+        /// Appends an object; returns its number. The caller checked the room.
+        mutating func appendObject(
+            address: UInt, layout: Int32, retainCount: UInt32, size: UInt32, kind: HeapEntryKind
+        ) -> UInt32 {
+            let index = objectCount
+            addresses.base[index] = address
+            layoutIndex.base[index] = layout
+            retainCounts.base[index] = retainCount
+            sizes.base[index] = size
+            entryKinds.base[index] = kind.rawValue
+            objectCount = index + 1
+            return UInt32(truncatingIfNeeded: index)
+        }
+
+        /// Appends a reference from object `source` to whatever `word` is (`kind`: the
+        /// ownership's byte, with ``functionContextBit`` set for a function's context word).
+        /// The caller checked the room.
+        mutating func appendReference(from source: UInt32, word: UInt, kind: UInt8, role: UInt32) {
+            let index = referenceCount
+            sources.base[index] = source
+            words.base[index] = word
+            kinds.base[index] = kind
+            roles.base[index] = role
+            referenceCount = index + 1
+        }
+
+        /// Copies the `size` bytes of a dynamic value at `address` (another object's memory,
+        /// read with uninstrumented loads) and records it for `source`. The caller checked the
+        /// room.
+        mutating func appendDynamic(from source: UInt32, slot: UInt32, address: UInt, size: Int) {
+            let offset = (byteCount + 15) & ~15
+            CensusDoor.copy(
+                from: address, into: UnsafeMutableRawPointer(bytes.base + offset), count: size)
+            byteCount = offset + size
+            let index = dynamicCount
+            dynamicSources.base[index] = source
+            dynamicOffsets.base[index] = offset
+            dynamicSlots.base[index] = slot
+            dynamicCount = index + 1
+        }
+
+        /// Sets an object aside whose type's layout is not compiled yet. The caller checked
+        /// the room.
+        mutating func appendUnknown(address: UInt, type: UInt, stripe: Int) {
+            let index = unknownCount
+            unknownAddresses.base[index] = address
+            unknownTypes.base[index] = type
+            unknownStripes.base[index] = Int32(truncatingIfNeeded: stripe)
+            unknownCount = index + 1
+        }
     }
 
     /// The columns; read them only while this object is alive.
     let storage: UnsafeMutablePointer<Storage>
 
-    /// Columns with room for `objects` objects and `references` references. Capacity that is
-    /// never written costs no memory: its pages are never touched.
-    init(objects: Int, references: Int) {
+    /// Columns with room for `objects` objects, `references` references and `bytes` bytes of
+    /// dynamic values. Capacity that is never written costs no memory: its pages are never
+    /// touched.
+    init(objects: Int, references: Int, bytes: Int) {
         storage = .allocate(capacity: 1)
         storage.initialize(
             to: Storage(
@@ -71,7 +164,12 @@ final class ScanColumns {
                 retainCounts: Column(capacity: objects), sizes: Column(capacity: objects),
                 entryKinds: Column(capacity: objects), sources: Column(capacity: references),
                 words: Column(capacity: references), kinds: Column(capacity: references),
-                roles: Column(capacity: references)))
+                roles: Column(capacity: references), bytes: Column(capacity: bytes),
+                dynamicSources: Column(capacity: bytes / 32),
+                dynamicOffsets: Column(capacity: bytes / 32),
+                dynamicSlots: Column(capacity: bytes / 32),
+                unknownAddresses: Column(capacity: 1024),
+                unknownTypes: Column(capacity: 1024), unknownStripes: Column(capacity: 1024)))
     }
 
     deinit {
@@ -85,6 +183,13 @@ final class ScanColumns {
         columns.words.free()
         columns.kinds.free()
         columns.roles.free()
+        columns.bytes.free()
+        columns.dynamicSources.free()
+        columns.dynamicOffsets.free()
+        columns.dynamicSlots.free()
+        columns.unknownAddresses.free()
+        columns.unknownTypes.free()
+        columns.unknownStripes.free()
         storage.deinitialize(count: 1)
         storage.deallocate()
     }
@@ -94,46 +199,37 @@ final class ScanColumns {
 
     var objectCount: Int { storage.pointee.objectCount }
     var referenceCount: Int { storage.pointee.referenceCount }
+    var dynamicCount: Int { storage.pointee.dynamicCount }
+    var unknownCount: Int { storage.pointee.unknownCount }
 
-    /// Appends an object; returns its number.
-    @inline(__always)
-    func appendObject(
-        address: UInt, layout: Int32, retainCount: UInt32, size: UInt32, kind: HeapEntryKind
-    ) -> UInt32 {
-        let index = storage.pointee.objectCount
-        if index == storage.pointee.addresses.capacity {
-            storage.pointee.addresses.grow(to: index + 1, keeping: index)
-            storage.pointee.layoutIndex.grow(to: index + 1, keeping: index)
-            storage.pointee.retainCounts.grow(to: index + 1, keeping: index)
-            storage.pointee.sizes.grow(to: index + 1, keeping: index)
-            storage.pointee.entryKinds.grow(to: index + 1, keeping: index)
-        }
-        storage.pointee.addresses.base[index] = address
-        storage.pointee.layoutIndex.base[index] = layout
-        storage.pointee.retainCounts.base[index] = retainCount
-        storage.pointee.sizes.base[index] = size
-        storage.pointee.entryKinds.base[index] = kind.rawValue
-        storage.pointee.objectCount = index + 1
-        return UInt32(index)
+    /// Grows the columns that lack room for `needed` more values (at least doubling them).
+    /// Allocates: call it with no census lock held.
+    func makeRoom(_ needed: Room) {
+        let objects = storage.pointee.objectCount
+        let references = storage.pointee.referenceCount
+        let dynamics = storage.pointee.dynamicCount
+        let unknown = storage.pointee.unknownCount
+        storage.pointee.addresses.grow(to: objects + needed.objects, keeping: objects)
+        storage.pointee.layoutIndex.grow(to: objects + needed.objects, keeping: objects)
+        storage.pointee.retainCounts.grow(to: objects + needed.objects, keeping: objects)
+        storage.pointee.sizes.grow(to: objects + needed.objects, keeping: objects)
+        storage.pointee.entryKinds.grow(to: objects + needed.objects, keeping: objects)
+        storage.pointee.sources.grow(to: references + needed.references, keeping: references)
+        storage.pointee.words.grow(to: references + needed.references, keeping: references)
+        storage.pointee.kinds.grow(to: references + needed.references, keeping: references)
+        storage.pointee.roles.grow(to: references + needed.references, keeping: references)
+        let bytes = storage.pointee.byteCount
+        storage.pointee.bytes.grow(to: bytes + needed.bytes, keeping: bytes)
+        storage.pointee.dynamicSources.grow(to: dynamics + needed.dynamics, keeping: dynamics)
+        storage.pointee.dynamicOffsets.grow(to: dynamics + needed.dynamics, keeping: dynamics)
+        storage.pointee.dynamicSlots.grow(to: dynamics + needed.dynamics, keeping: dynamics)
+        storage.pointee.unknownAddresses.grow(to: unknown + needed.unknown, keeping: unknown)
+        storage.pointee.unknownTypes.grow(to: unknown + needed.unknown, keeping: unknown)
+        storage.pointee.unknownStripes.grow(to: unknown + needed.unknown, keeping: unknown)
     }
 
-    /// Appends a reference from object `source` to whatever `word` is (`kind`: the ownership's
-    /// byte, with ``functionContextBit`` set for a function's context word).
-    @inline(__always)
-    func appendReference(from source: UInt32, word: UInt, kind: UInt8, role: UInt32) {
-        let index = storage.pointee.referenceCount
-        if index == storage.pointee.sources.capacity {
-            storage.pointee.sources.grow(to: index + 1, keeping: index)
-            storage.pointee.words.grow(to: index + 1, keeping: index)
-            storage.pointee.kinds.grow(to: index + 1, keeping: index)
-            storage.pointee.roles.grow(to: index + 1, keeping: index)
-        }
-        storage.pointee.sources.base[index] = source
-        storage.pointee.words.base[index] = word
-        storage.pointee.kinds.base[index] = kind
-        storage.pointee.roles.base[index] = role
-        storage.pointee.referenceCount = index + 1
-    }
+    /// The address of object `index`.
+    func address(_ index: Int) -> UInt { storage.pointee.addresses.base[index] }
 
     /// The objects' columns, as arrays.
     func addressArray() -> [UInt] { storage.pointee.addresses.array(objectCount) }
@@ -141,52 +237,16 @@ final class ScanColumns {
     func retainCountArray() -> [UInt32] { storage.pointee.retainCounts.array(objectCount) }
     func sizeArray() -> [UInt32] { storage.pointee.sizes.array(objectCount) }
     func entryKindArray() -> [HeapEntryKind] {
-        storage.pointee.entryKinds.array(objectCount).map { HeapEntryKind(rawValue: $0) ?? .object }
-    }
-}
-
-/// Every compiled layout's fixed slots in one buffer, and whether a layout has anything else
-/// to read (dynamic values, elements, a conservative tail), for the scan's common case: an
-/// object read from one table, without copying its layout (a struct of arrays: a retain and a
-/// release per object). Part of the same hand-managed memory as ``ScanColumns``.
-final class FlatSlots {
-    private let slotTable: UnsafeMutableBufferPointer<CompiledLayout.Slot>
-    private let starts: UnsafeMutableBufferPointer<Int>
-    private let more: UnsafeMutableBufferPointer<Bool>
-
-    init(layouts: [CompiledLayout]) {
-        let total = layouts.reduce(0) { $0 + $1.slots.count }
-        slotTable = .allocate(capacity: max(total, 1))
-        starts = .allocate(capacity: layouts.count + 1)
-        more = .allocate(capacity: max(layouts.count, 1))
-        var next = 0
-        for (index, layout) in layouts.enumerated() {
-            starts[index] = next
-            for slot in layout.slots {
-                slotTable[next] = slot
-                next += 1
+        let count = objectCount
+        let raw = storage.pointee.entryKinds.base
+        return [HeapEntryKind](unsafeUninitializedCapacity: count) { kinds, initialized in
+            guard let kinds = kinds.baseAddress else { return }
+            var index = 0
+            while index < count {
+                kinds[index] = HeapEntryKind(rawValue: raw[index]) ?? .object
+                index += 1
             }
-            more[index] =
-                !layout.dynamics.isEmpty || !layout.regions.isEmpty
-                || layout.conservativeFrom != nil
+            initialized = count
         }
-        starts[layouts.count] = next
     }
-
-    deinit {
-        slotTable.deallocate()
-        starts.deallocate()
-        more.deallocate()
-    }
-
-    /// The fixed slots of layout `index` (an index of the layouts this table was made from).
-    @inline(__always)
-    func slots(of index: Int) -> UnsafeBufferPointer<CompiledLayout.Slot> {
-        let start = starts[index]
-        return UnsafeBufferPointer(rebasing: slotTable[start..<starts[index + 1]])
-    }
-
-    /// Whether layout `index` has more to read than its fixed slots.
-    @inline(__always)
-    func hasMore(_ index: Int) -> Bool { more[index] }
 }

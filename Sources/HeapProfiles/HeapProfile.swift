@@ -37,7 +37,8 @@ public struct HeapProfile: Sendable {
     ///
     /// - Returns: A serialized `perftools.profiles.Profile`.
     /// - Complexity: O(*r* × *d*) for *r* records of stacks *d* frames deep, plus the
-    ///   symbolication of addresses never seen before (about 0.1–0.3 ms each, once per process).
+    ///   symbolication of addresses never seen before, once per process (one symbolizer run
+    ///   per image and batch; see `StackTrace.symbolicated()`).
     public func pprof() -> [UInt8] {
         // The symbolicator's caches and the encoder's buffers are the profiler's, not the
         // program's: they are neither recorded nor sampled.

@@ -110,3 +110,26 @@ public final class DirectorySink: LeakReportSink {
         return destination
     }
 }
+
+extension DirectorySink {
+    /// The environment variable that makes the test helpers write every report they find:
+    /// `RETAINGRAPH_REPORTS=<directory>`.
+    ///
+    /// ```sh
+    /// RETAINGRAPH_REPORTS=.build/leaks swift test
+    /// retain-graph compare baseline/ .build/leaks/ --github-annotations
+    /// ```
+    public static let environmentVariable = "RETAINGRAPH_REPORTS"
+
+    /// The sink of ``environmentVariable``: JSON and text files in the directory it names,
+    /// made once per process; `nil` when the variable is unset or empty, or the directory
+    /// cannot be created.
+    ///
+    /// The test helpers (`@Test(.detectsLeaks)`, `trackForLeaks`) add it to every test's
+    /// watcher.
+    public static let fromEnvironment: DirectorySink? = {
+        guard let path = ProcessInfo.processInfo.environment[environmentVariable], !path.isEmpty
+        else { return nil }
+        return try? DirectorySink(directory: URL(fileURLWithPath: path), formats: [.json, .text])
+    }()
+}

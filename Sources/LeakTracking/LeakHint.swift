@@ -37,10 +37,17 @@ public struct LeakHint: Sendable, Hashable, Codable {
         /// A `NotificationCenter` block observer captures the object strongly (found by the
         /// heap census).
         case notificationObserverCapture
-        /// A global or static variable holds the object (found by the heap census).
+        /// A global or static variable holds the object (found by the heap census): a cache or
+        /// registry that only grows.
         case globalVariable
-        /// A running `Thread`'s closure captures the object strongly (found by the heap census).
-        case threadCapture
+        /// A `URLSession` holds the object as its delegate: a session keeps its delegate until
+        /// it is invalidated.
+        case urlSessionDelegate
+        /// A `Task` waits on a `CheckedContinuation` that nobody resumes: cancelling the task
+        /// does not end the wait.
+        case continuationNeverResumed
+        /// A `Thread`'s closure holds the object while the thread runs.
+        case threadClosure
         /// The heap census found the object held from outside the Swift heap by something it
         /// cannot name (a thread's stack, C code).
         case heldFromOutside
@@ -67,7 +74,9 @@ public struct LeakHint: Sendable, Hashable, Codable {
             case .dispatchBlockCapture: return "dispatch block captures self"
             case .notificationObserverCapture: return "observer block captures self"
             case .globalVariable: return "global variable"
-            case .threadCapture: return "Thread captures self"
+            case .urlSessionDelegate: return "URLSession delegate"
+            case .continuationNeverResumed: return "continuation never resumed"
+            case .threadClosure: return "thread closure captures self"
             case .heldFromOutside: return "held from outside the heap"
             case .unexplained: return "unexplained"
             case .generic: return "strong reference"

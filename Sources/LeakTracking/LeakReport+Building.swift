@@ -20,8 +20,11 @@ extension LeakReport {
         var builder = ReportBuilder(snapshot: snapshot)
         for reference in path { _ = builder.localID(of: reference.from) }
         let subjectLocal = builder.localID(of: id, label: subject.label)
-        let pathSteps = path.map { builder.reference($0) }
-        let cycleSteps = cycle.map { $0.map { builder.reference($0) } }
+        let pathSteps = builder.references(
+            path, suspect: builder.suspect(in: path, isCycle: false, subject: id))
+        let cycleSteps = cycle.map {
+            builder.references($0, suspect: builder.suspect(in: $0, isCycle: true, subject: id))
+        }
         let context = builder.context(around: id, excluding: path + (cycle ?? []))
         let mentioned = (path + (cycle ?? [])).flatMap { [$0.from, $0.to] }
         let subjectName = snapshot.node(id)?.shortTypeName ?? subject.typeName
@@ -35,7 +38,8 @@ extension LeakReport {
                 subject: subjectName, fireDate: releaseDate, now: subject.reportedAt)
         } else {
             hint = HintRules.leak(
-                path: path, cycle: cycle, snapshot: snapshot, subject: subjectName)
+                path: path, cycle: cycle, snapshot: snapshot, subject: subjectName,
+                subjectID: id)
         }
         var object =
             builder.objects.first { $0.id == subjectLocal }
@@ -44,6 +48,13 @@ extension LeakReport {
         if object.typeName == "?" { object.typeName = subject.typeName }
         if object.address == nil { object.address = subject.address.map(ReportBuilder.hex) }
         let objects = builder.objects.map { $0.id == subjectLocal ? object : $0 }
+        // Where the leaked object and what holds it were made, besides every timer and proxy:
+        // the path's first object (a Task, a Timer, a block) and the subject's direct holder.
+        let holders = [
+            path.first(where: { !(snapshot.node($0.to)?.isRoot ?? true) })?.to,
+            path.last?.from, cycle?.last(where: { $0.to == id })?.from,
+        ]
+        let traced = Set(holders.compactMap { $0 } + [id])
         return LeakReport(
             schemaVersion: currentSchemaVersion, verdict: verdict,
             fingerprint: snapshot.fingerprint(of: id, path: retention.rootPath, cycle: cycle)
@@ -53,9 +64,10 @@ extension LeakReport {
             secondsPastDeadline: subject.secondsPastDeadline,
             retention: RetentionKind(retention), objects: objects, path: pathSteps,
             cycle: cycleSteps, context: context, zombieTimer: nil, releaseDate: releaseDate,
-            creationTraces: builder.creationTraces(of: mentioned + [id]), hint: hint,
+            creationTraces: builder.creationTraces(of: mentioned + [id], also: traced),
+            hint: hint,
             notes: notes(objects: objects, references: pathSteps + (cycleSteps ?? []) + context),
-            reportedAt: subject.reportedAt)
+            reportedAt: subject.reportedAt, watchLocation: subject.location)
     }
 
     /// A report on a timer still firing at an owner that died.
@@ -74,8 +86,12 @@ extension LeakReport {
         var builder = ReportBuilder(snapshot: snapshot)
         for reference in path { _ = builder.localID(of: reference.from) }
         let timerLocal = builder.localID(of: timer)
-        let pathSteps = path.map { builder.reference($0) }
-        let cycleSteps = cycle.map { $0.map { builder.reference($0) } }
+        let pathSteps = builder.references(
+            path, suspect: builder.suspect(in: path, isCycle: false, subject: timer))
+        let cycleSteps = cycle.map {
+            builder.references(
+                $0, suspect: builder.suspect(in: $0, isCycle: true, subject: timer))
+        }
         let context = builder.context(around: timer, excluding: path + (cycle ?? []))
         let owner = builder.addDeadObject(subject)
         let node = snapshot.node(timer)
@@ -99,10 +115,14 @@ extension LeakReport {
                 timer: timerName, subject: ownerName,
                 firesIntoDeadTarget: node?.timer?.firesIntoDeadTarget ?? 0),
             notes: notes(objects: builder.objects, references: pathSteps + context),
-            reportedAt: subject.reportedAt)
+            reportedAt: subject.reportedAt, watchLocation: subject.location)
     }
 
-    private static func notes(objects: [ReportObject], references: [ReportReference]) -> [String] {
+    /// The report's remarks: one per raw Foundation timer, one per reference reflection
+    /// discovered, and one line for all the references the census read (each is marked
+    /// `(found in the heap)` on its line already); a note repeated is written once with its
+    /// count.
+    static func notes(objects: [ReportObject], references: [ReportReference]) -> [String] {
         var notes: [String] = []
         for object in objects where KnownType(typeName: object.typeName) == .foundationTimer {
             notes.append(
@@ -110,20 +130,46 @@ extension LeakReport {
                     + "never freed and keeps what its block captures strongly")
         }
         let index = ReportObjectIndex(objects)
-        var noted = Set<String>()
+        // A reference on both the path and the cycle is one reference, noted once.
+        var inHeap = Set<String>()
+        var inMemory = Set<String>()
         for reference in references where reference.isDiscovered {
             let from = index[reference.from]?.shortName ?? reference.from
             let to = index[reference.to]?.shortName ?? reference.to
-            let source =
-                reference.foundIn == "heap"
-                ? "found in the heap by the census" : "found by inspecting memory"
-            let note =
-                "\(from) \(reference.arrow) \(to) (\(reference.description)) was \(source), "
-                + "not declared"
-            // A reference on both the path and the cycle is noted once.
-            if noted.insert(note).inserted { notes.append(note) }
+            let key = "\(reference.from)>\(reference.to)>\(reference.description)"
+            guard reference.foundIn != "heap" else {
+                inHeap.insert(key)
+                continue
+            }
+            guard inMemory.insert(key).inserted else { continue }
+            notes.append(
+                "\(from) \(reference.arrow) \(to) (\(reference.description)) was found by "
+                    + "inspecting memory, not declared")
         }
-        return notes
+        if !inHeap.isEmpty {
+            notes.append(
+                "\(counted(inHeap.count, "reference")) marked (found in the heap) "
+                    + "\(inHeap.count == 1 ? "was" : "were") read from the heap by the census, "
+                    + "not declared")
+        }
+        return collapsed(notes)
+    }
+
+    /// `notes` with each repeated note written once, at its first place, with its count:
+    /// `… (6×)`.
+    ///
+    /// - Complexity: O(*n*).
+    static func collapsed(_ notes: [String]) -> [String] {
+        var counts: [String: Int] = [:]
+        var order: [String] = []
+        for note in notes {
+            if counts[note] == nil { order.append(note) }
+            counts[note, default: 0] += 1
+        }
+        return order.map { note in
+            let count = counts[note] ?? 1
+            return count > 1 ? "\(note) (\(count)×)" : note
+        }
     }
 }
 

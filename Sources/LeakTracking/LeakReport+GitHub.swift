@@ -2,15 +2,15 @@ import Foundation
 
 extension LeakReport {
     /// The report as a GitHub Actions workflow command, so that a pull request shows the leak as
-    /// an annotation on the line that made the timer.
+    /// an annotation on the line of the user's code that made it.
     ///
-    /// The command is `::error` for a leak or a zombie and `::warning` for a transient. Its
-    /// `file` and `line` are those of the first frame of a creation trace that lies in the
-    /// user's code: inside `workspace`, outside `.build/` (dependencies), and not the library's
-    /// or the toolchain's (creation traces leave those out already). A report with no such
-    /// frame gets an annotation without a file. The message is the summary, the hint and the
-    /// fingerprint, one per line. Data and properties are escaped as GitHub's toolkit does:
-    /// `%`, CR and LF everywhere, and `:` and `,` in properties too.
+    /// The command is `::error` for a leak or a zombie and `::warning` for a transient. It
+    /// always carries `file` and `line` when the report knows any location: those of the first
+    /// creation-trace frame in the user's code (see ``userSourceLocation(workspace:)``), else
+    /// those of the watch (``watchLocation``, the `expectDeallocation` or `trackForLeaks`
+    /// call). The message is the summary, the hint and the fingerprint, one per line. Data and
+    /// properties are escaped as GitHub's toolkit does: `%`, CR and LF everywhere, and `:` and
+    /// `,` in properties too.
     ///
     /// ```swift
     /// for report in comparison.new {
@@ -26,7 +26,7 @@ extension LeakReport {
     public func githubAnnotation(workspace: String) -> String {
         let command = verdict == .transient ? "warning" : "error"
         var properties: [(String, String)] = []
-        if let location = userSourceLocation(workspace: workspace) {
+        if let location = annotationLocation(workspace: workspace) {
             properties += [("file", location.file), ("line", String(location.line))]
         }
         properties.append(
@@ -38,24 +38,49 @@ extension LeakReport {
         return "::\(command) \(list)::\(GitHubCommand.escapeData(message))"
     }
 
+    /// Where an annotation points: the first creation frame in the user's code, else the
+    /// watch's location (relative to `workspace` when inside it, as written otherwise).
+    ///
+    /// - Parameter workspace: The repository's root.
+    /// - Returns: The file and the 1-based line; `nil` only for a report with neither (one
+    ///   written before version 2 whose traces have no frame in `workspace`).
+    public func annotationLocation(workspace: String) -> (file: String, line: Int)? {
+        if let location = userSourceLocation(workspace: workspace) { return location }
+        guard let watch = watchLocation, watch.line > 0, !watch.filePath.isEmpty else {
+            return nil
+        }
+        return (GitHubCommand.relative(watch.filePath, to: workspace) ?? watch.filePath, watch.line)
+    }
+
     /// The first creation-trace frame in the user's code: a file inside `workspace` (relative to
     /// it) and outside `.build/`, with its line.
     ///
-    /// Frames are read from their text (`function + 12 at /path/File.swift:42 (image)`), so
-    /// reports written by any version of the library work.
+    /// The traces are tried in the order that points nearest the fix: the suspect reference's
+    /// holder (the timer, task or session that keeps the object), then the leaked object, then
+    /// the others. A trace's ``CreationTrace/file`` and ``CreationTrace/line`` are used first;
+    /// frames are then read from their text (`function + 12 at /path/File.swift:42 (image)`),
+    /// so reports written by any version of the library work.
     ///
     /// - Parameter workspace: The repository's root.
     /// - Returns: The file, relative to `workspace`, and the 1-based line; `nil` when no frame
     ///   of any creation trace is in the user's code.
     public func userSourceLocation(workspace: String) -> (file: String, line: Int)? {
-        let root = workspace.hasSuffix("/") ? workspace : workspace + "/"
-        for trace in creationTraces {
-            for frame in trace.frames {
-                guard let (file, line) = GitHubCommand.fileAndLine(of: frame),
-                    file.hasPrefix(root)
+        let first = (path + (cycle ?? [])).filter(\.isSuspect).map(\.from) + [subject.id]
+        let rank = Dictionary(first.enumerated().map { ($1, $0) }, uniquingKeysWith: min)
+        let traces = creationTraces.enumerated().sorted {
+            (rank[$0.element.object] ?? first.count, $0.offset)
+                < (rank[$1.element.object] ?? first.count, $1.offset)
+        }.map(\.element)
+        for trace in traces {
+            var candidates: [(String, Int)] = []
+            if let file = trace.file, let line = trace.line, line > 0 {
+                candidates.append((file, line))
+            }
+            candidates += trace.frames.compactMap(GitHubCommand.fileAndLine(of:))
+            for (file, line) in candidates {
+                guard let relative = GitHubCommand.relative(file, to: workspace),
+                    !relative.hasPrefix(".build"), !relative.contains("/.build")
                 else { continue }
-                let relative = String(file.dropFirst(root.count))
-                if relative.hasPrefix(".build") || relative.contains("/.build") { continue }
                 return (relative, line)
             }
         }
@@ -90,6 +115,13 @@ enum GitHubCommand {
             }
         }
         return result
+    }
+
+    /// `file` relative to `workspace`, or nil when it lies outside.
+    static func relative(_ file: String, to workspace: String) -> String? {
+        let root = workspace.hasSuffix("/") ? workspace : workspace + "/"
+        guard file.hasPrefix(root) else { return nil }
+        return String(file.dropFirst(root.count))
     }
 
     /// The file and line of a frame's text, `… at /path/File.swift:42 (image)`.

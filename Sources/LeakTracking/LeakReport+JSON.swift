@@ -56,7 +56,7 @@ public enum LeakReportError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 }
 
-/// Several reports in one JSON document: `{"schemaVersion": 1, "reports": [ … ]}`.
+/// Several reports in one JSON document: `{"schemaVersion": 2, "reports": [ … ]}`.
 ///
 /// Reading also accepts a single report object, so a file written by ``LeakReport/jsonData()``
 /// and a collection read the same way.

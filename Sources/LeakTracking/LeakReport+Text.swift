@@ -70,7 +70,8 @@ extension LeakReport: CustomStringConvertible {
                     lines.append("  … \(counted(elision.omitted, "creation trace")) left out …")
                 }
                 let trace = creationTraces[position]
-                lines.append("  \(index[trace.object]?.displayName ?? trace.object):")
+                let site = trace.site.map { " \($0)" } ?? ""
+                lines.append("  \(index[trace.object]?.displayName ?? trace.object):\(site)")
                 for (frame, text) in trace.frames.enumerated() {
                     lines.append("    #\(frame)  \(text)")
                 }
@@ -87,6 +88,7 @@ extension LeakReport: CustomStringConvertible {
         lines.append("Hint: \(hint.text)")
         let count = occurrences > 1 ? " (seen \(occurrences)×)" : ""
         lines.append("Fingerprint: \(fingerprint)\(count)")
+        if let watchLocation { lines.append("Watched at \(watchLocation)") }
         return lines.joined(separator: "\n")
     }
 

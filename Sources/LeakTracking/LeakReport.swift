@@ -18,7 +18,9 @@ import RetainGraph
 /// ```
 public struct LeakReport: Sendable, Hashable, Codable {
     /// The version of the JSON layout this type writes. Readers accept this version and older.
-    public static let currentSchemaVersion = 1
+    ///
+    /// Version 2 added ``watchLocation`` and the creation traces' `file` and `line`.
+    public static let currentSchemaVersion = 2
 
     /// The JSON layout version the report was written with.
     public var schemaVersion: Int
@@ -65,6 +67,10 @@ public struct LeakReport: Sendable, Hashable, Codable {
     /// (so a test with a ``ManualWatchClock`` gets exact relative times). Absent in reports
     /// written before it existed.
     public var reportedAt: Double?
+    /// Where the object was watched: the `expectDeallocation` (or `trackForLeaks`) call, where
+    /// the test helpers record the failure; CI annotations fall back to it when no creation
+    /// frame lies in the user's code. Absent in reports written before version 2.
+    public var watchLocation: WatchLocation?
 
     /// What keeps an object alive, as written in reports.
     public enum RetentionKind: String, Sendable, Hashable, Codable {

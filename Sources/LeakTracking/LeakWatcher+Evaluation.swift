@@ -40,9 +40,28 @@ extension LeakWatcher {
     @discardableResult
     public func check() -> [WatchVerdict] {
         let results = verdicts()
+        deliver(results)
+        return results
+    }
+
+    /// Does with verdicts already taken what ``check()`` does after taking them: forgets the
+    /// watches whose verdict is final, and sends the leak and zombie reports among them to the
+    /// sinks (deduplicated by fingerprint, as ``check()`` does).
+    ///
+    /// For code that waited for its verdicts itself (``settled(timeout:)``,
+    /// ``settle(mode:timeout:)``), so that sinks receive what it found, as the test helpers do.
+    ///
+    /// ```swift
+    /// let verdicts = await watcher.settled(timeout: .seconds(10))
+    /// watcher.deliver(verdicts)   // a DirectorySink added to the watcher writes the reports
+    /// ```
+    ///
+    /// - Parameter results: Verdicts this watcher returned.
+    public func deliver(_ results: [WatchVerdict]) {
         var delivered: [LeakReport] = []
         let sinks = state.withLock { state -> [any LeakReportSink] in
             for result in results where result.verdict.isFinal {
+                guard state.watches[result.watch] != nil else { continue }
                 state.removeWatch(result.watch)
                 guard result.verdict.isProblem, let report = result.report else { continue }
                 if var seen = state.reported[report.fingerprint] {
@@ -60,7 +79,6 @@ extension LeakWatcher {
         for report in delivered {
             for sink in sinks { sink.receive(report) }
         }
-        return results
     }
 
     func evaluate(_ watches: [Watch]) -> [WatchVerdict] {

@@ -95,6 +95,9 @@ public final class LeakWatcher: Sendable {
         state.withLock { $0.sinks = sinks }
     }
 
+    /// The sinks ``check()`` and ``deliver(_:)`` send reports to, in the order added.
+    public var sinks: [any LeakReportSink] { state.withLock { $0.sinks } }
+
     /// Adds a sink for the reports ``check()`` finds from now on.
     ///
     /// - Parameter sink: The sink.

@@ -11,6 +11,8 @@ struct ReportSubject {
     var secondsPastDeadline: Double
     /// When the report is made, in seconds since 1970, by the watcher's clock.
     var reportedAt: Double?
+    /// Where the watch was made.
+    var location: WatchLocation?
 }
 
 /// Turns graph nodes and references into a report's objects and references, giving each node a
@@ -27,7 +29,8 @@ struct ReportBuilder {
     /// The modules whose frames creation traces leave out: the library's own.
     static let libraryModules = [
         "LeakTracking", "RetainGraph", "TrackedTimers", "StackTraces", "Locking",
-        "ReferenceReflection", "RetainGraphTesting",
+        "ReferenceReflection", "RetainGraphTesting", "HeapCensus", "HeapGrowth", "ObjectGraph",
+        "RuntimeLayouts", "RetainGraphReports",
     ]
 
     /// The report identity of a node, adding the node to ``objects`` at first mention.
@@ -59,34 +62,22 @@ struct ReportBuilder {
         return object
     }
 
-    /// A graph reference as a report reference.
-    mutating func reference(_ reference: Reference) -> ReportReference {
+    /// A graph reference as a report reference; `isSuspect` comes from
+    /// ``suspect(in:isCycle:subject:)``, which picks one per path and one per cycle.
+    mutating func reference(_ reference: Reference, isSuspect: Bool = false) -> ReportReference {
         let from = localID(of: reference.from)
         let to = localID(of: reference.to)
         return ReportReference(
             from: from, to: to, ownership: reference.ownership, role: reference.role.name,
             detail: reference.role.detail, path: reference.role.path,
             description: reference.role.description,
-            isSuspect: isSuspect(reference), isDiscovered: reference.isDiscovered,
+            isSuspect: isSuspect, isDiscovered: reference.isDiscovered,
             foundIn: reference.isFoundInHeap ? "heap" : nil)
     }
 
-    /// Whether a reference usually should not be strong: a timer's or proxy's strong target
-    /// (unless a one-shot timer will drop it when it fires), a strong closure capture, a
-    /// registry entry, or a raw Foundation timer's discovered reference.
-    func isSuspect(_ reference: Reference) -> Bool {
-        guard reference.ownership.retainsTarget else { return false }
-        let holder = snapshot.node(reference.from)
-        switch reference.role {
-        case .target, .proxyTarget:
-            if let timer = holder?.timer, !timer.repeats, timer.isScheduled { return false }
-            return holder?.kind == .timer || holder?.kind == .proxy
-                || HintRules.isFoundationTimer(holder)
-        case .capture, .closureCapture, .registryEntry:
-            return true
-        default:
-            return reference.isDiscovered && HintRules.isFoundationTimer(holder)
-        }
+    /// `references` as report references, the one at `suspect` marked.
+    mutating func references(_ references: [Reference], suspect: Int?) -> [ReportReference] {
+        references.indices.map { reference(references[$0], isSuspect: $0 == suspect) }
     }
 
     /// References among the mentioned nodes (and weak references into `subject`) that the path
@@ -123,25 +114,47 @@ struct ReportBuilder {
         return result
     }
 
-    /// The creation traces of the timers and proxies among `ids`, the library's frames left out.
-    func creationTraces(of ids: [ObjectID], maximumFrames: Int = 8) -> [CreationTrace] {
+    /// Where the objects among `ids` were made, the library's frames left out: every timer and
+    /// proxy, and the objects in `also` (the leaked object and what holds it), when the graph
+    /// knows where they were made (a creation trace, or the census's creation site).
+    ///
+    /// Frames that are not the user's are left out: thunks, the system's and the toolchain's,
+    /// this library's, and the allocating initializer (`__allocating_init`), so a site's first
+    /// frame is the line of the user's code that made the object.
+    ///
+    /// - Complexity: O(*f*) symbolications for the *f* frames of the traces kept (cached per
+    ///   address).
+    func creationTraces(
+        of ids: [ObjectID], also: Set<ObjectID> = [], maximumFrames: Int = 8
+    ) -> [CreationTrace] {
         var seen = Set<ObjectID>()
         var traces: [CreationTrace] = []
         for id in ids where seen.insert(id).inserted {
-            guard let node = snapshot.node(id), node.kind == .timer || node.kind == .proxy,
+            guard let node = snapshot.node(id),
+                node.kind == .timer || node.kind == .proxy || also.contains(id),
                 let trace = node.creationTrace, !trace.isEmpty, let local = localIDs[id]
             else { continue }
-            // Filter by Swift module name only: an image-name prefix such as "RetainGraph"
-            // would also drop an app's frames from "RetainGraphDemo" or the test bundle.
-            let frames = trace.symbolicated()
-                .filter { frame in
-                    !frame.isThunk && !frame.isSystem
-                        && !(frame.module.map(Self.libraryModules.contains) ?? false)
-                }
-                .prefix(maximumFrames).map(\.description)
-            if !frames.isEmpty { traces.append(CreationTrace(object: local, frames: frames)) }
+            let frames = trace.symbolicated().filter(Self.isUserFrame).prefix(maximumFrames)
+            guard !frames.isEmpty else { continue }
+            let site = frames.first { $0.file != nil && ($0.line ?? 0) > 0 }
+            traces.append(
+                CreationTrace(
+                    object: local, frames: frames.map(\.description), file: site?.file,
+                    line: site?.line))
         }
         return traces
+    }
+
+    /// Whether a frame is the user's: not a thunk, not the system's or the toolchain's, not
+    /// this library's, not an allocating initializer, and not a bare address.
+    static func isUserFrame(_ frame: StackFrame) -> Bool {
+        // Filter by Swift module name only: an image-name prefix such as "RetainGraph" would
+        // also drop an app's frames from "RetainGraphDemo" or the test bundle.
+        guard !frame.isThunk, !frame.isSystem,
+            !(frame.module.map(libraryModules.contains) ?? false),
+            frame.function != nil || frame.file != nil
+        else { return false }
+        return !(frame.function?.contains(".__allocating_init(") ?? false)
     }
 
     static func hex(_ address: UInt) -> String {

@@ -165,17 +165,39 @@ public struct ReportReference: Sendable, Hashable, Codable {
     public var arrow: String { ownership.arrow }
 }
 
-/// Where one timer or proxy in a report was created.
+/// Where one object in a report was created: a timer or proxy (its full creation trace), or the
+/// leaked object and its holder (the census's creation site) when the graph knows it.
 public struct CreationTrace: Sendable, Hashable, Codable {
-    /// The ``ReportObject/id`` of the timer or proxy.
+    /// The ``ReportObject/id`` of the object.
     public var object: String
-    /// Symbolicated, demangled frames, innermost first, the library's own frames left out.
+    /// Symbolicated, demangled frames, innermost first, the library's own frames, thunks,
+    /// system frames and allocating initializers left out.
     public var frames: [String]
+    /// The source file of the first frame that has one: the line of the user's code that made
+    /// the object (absent in reports written before it existed, and when no frame has a file).
+    public var file: String?
+    /// That frame's 1-based line.
+    public var line: Int?
 
     /// Creates a creation trace.
-    public init(object: String, frames: [String]) {
+    ///
+    /// - Parameters:
+    ///   - object: The object's ``ReportObject/id``.
+    ///   - frames: The frames, innermost first.
+    ///   - file: The source file of the user's frame, if known.
+    ///   - line: Its line, if known.
+    public init(object: String, frames: [String], file: String? = nil, line: Int? = nil) {
         self.object = object
         self.frames = frames
+        self.file = file
+        self.line = line
+    }
+
+    /// `File.swift:42`: the file name and line of the user's frame, if known.
+    public var site: String? {
+        guard let file, let line, line > 0 else { return nil }
+        let name = file.split(separator: "/").last.map(String.init) ?? file
+        return "\(name):\(line)"
     }
 }
 

@@ -59,7 +59,7 @@ struct Watch: Sendable {
             typeName: typeName, label: label, address: address, reason: reason,
             graceSeconds: grace.timeInterval,
             secondsPastDeadline: max(0, now.timeIntervalSince(deadline)),
-            reportedAt: now.timeIntervalSince1970)
+            reportedAt: now.timeIntervalSince1970, location: location)
     }
 
     func verdict(

@@ -8,7 +8,7 @@
 /// let id = watcher.expectDeallocation(of: owner, reason: "closed")
 /// print(watcher.verdict(for: id)?.location ?? "")   // MyAppTests/ScreenTests.swift:12:17
 /// ```
-public struct WatchLocation: Hashable, Sendable, CustomStringConvertible {
+public struct WatchLocation: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The file's `#fileID`: its module and name, such as `MyAppTests/ScreenTests.swift`.
     public let fileID: String
     /// The file's full path (`#filePath`).

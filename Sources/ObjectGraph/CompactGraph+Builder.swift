@@ -87,7 +87,8 @@ extension CompactGraph {
             keys.append(key)
             if size != 0 || !sizes.isEmpty {
                 if sizes.count < kinds.count - 1 {
-                    sizes.append(contentsOf: repeatElement(0, count: kinds.count - 1 - sizes.count))
+                    sizes.append(
+                        contentsOf: Array(repeating: 0, count: kinds.count - 1 - sizes.count))
                 }
                 sizes.append(UInt32(clamping: size))
             }
@@ -141,7 +142,8 @@ extension CompactGraph {
             origin: ReferenceOrigin = .declared, isLowPriority: Bool = false, tag: UInt32 = 0
         ) {
             if tag != 0, edgeTags.count < targets.count {
-                edgeTags.append(contentsOf: repeatElement(0, count: targets.count - edgeTags.count))
+                edgeTags.append(
+                    contentsOf: Array(repeating: 0, count: targets.count - edgeTags.count))
             }
             sources.append(from)
             targets.append(to)

@@ -32,10 +32,10 @@ extension CompactGraph.Builder {
         if !newSizes.isEmpty { count = min(count, newSizes.count) }
         if !newSizes.isEmpty || !sizes.isEmpty {
             if sizes.count < kinds.count {
-                sizes.append(contentsOf: repeatElement(0, count: kinds.count - sizes.count))
+                sizes.append(contentsOf: Array(repeating: 0, count: kinds.count - sizes.count))
             }
             if newSizes.isEmpty {
-                sizes.append(contentsOf: repeatElement(0, count: count))
+                sizes.append(contentsOf: Array(repeating: 0, count: count))
             } else {
                 sizes.adoptOrAppend(newSizes, count: count)
             }
@@ -43,8 +43,11 @@ extension CompactGraph.Builder {
         kinds.adoptOrAppend(newKinds, count: count)
         typeNames.adoptOrAppend(typeNameNumbers, count: count)
         addresses.adoptOrAppend(newAddresses, count: count)
-        labels.append(contentsOf: repeatElement(0, count: count))
-        keys.append(contentsOf: repeatElement(0, count: count))
+        // `Array(repeating:count:)`, not `repeatElement`: appending a `Repeated` runs the
+        // standard library's generic append unspecialised in a debug build, about 150 ns per
+        // element (6.5 ms per array for a census snapshot of 40,000 objects).
+        labels.append(contentsOf: Array(repeating: 0, count: count))
+        keys.append(contentsOf: Array(repeating: 0, count: count))
         return first..<first + CompactGraph.NodeID(count)
     }
 
@@ -87,10 +90,10 @@ extension CompactGraph.Builder {
         if !tags.isEmpty || !edgeTags.isEmpty {
             if edgeTags.count < targets.count {
                 edgeTags.append(
-                    contentsOf: repeatElement(0, count: targets.count - edgeTags.count))
+                    contentsOf: Array(repeating: 0, count: targets.count - edgeTags.count))
             }
             if tags.isEmpty {
-                edgeTags.append(contentsOf: repeatElement(0, count: count))
+                edgeTags.append(contentsOf: Array(repeating: 0, count: count))
             } else {
                 edgeTags.adoptOrAppend(tags, count: count)
             }

@@ -17,6 +17,15 @@ public enum KnownType: Hashable, Sendable, CaseIterable {
     case urlSession
     /// Foundation's `Thread`.
     case thread
+    /// The object behind a `CheckedContinuation` (the standard library's
+    /// `CheckedContinuationCanary`): whoever holds it can resume a task that waits on it.
+    case checkedContinuation
+    /// Dispatch's `DispatchWorkItem`, whose block libdispatch keeps until it runs (a cancelled
+    /// item's block included, until its deadline).
+    case dispatchWorkItem
+    /// Dispatch's `DispatchSource` (a timer, signal or file source), which keeps its event
+    /// handler until it is cancelled.
+    case dispatchSource
 
     /// The type a qualified type name names, if it is one of the known ones.
     ///
@@ -28,6 +37,10 @@ public enum KnownType: Hashable, Sendable, CaseIterable {
             self = .notificationCenter
         case "Foundation.URLSession", "FoundationNetworking.URLSession": self = .urlSession
         case "Foundation.Thread": self = .thread
+        case "Swift.CheckedContinuationCanary", "_Concurrency.CheckedContinuationCanary":
+            self = .checkedContinuation
+        case "Dispatch.DispatchWorkItem": self = .dispatchWorkItem
+        case "Dispatch.DispatchSource": self = .dispatchSource
         default: return nil
         }
     }

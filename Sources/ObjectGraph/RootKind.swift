@@ -46,8 +46,8 @@ public enum RootKind: Hashable, Sendable {
     }
 
     /// Whether a path from this root explains less than a path from a named one: references
-    /// from outside the Swift heap that nothing names (C code, an object older than the
-    /// census), or a word on a thread's stack (which may be a stale local). The path finder
+    /// from outside the Swift heap that nothing names (C code, an object made before a census
+    /// started), or a word on a thread's stack (which may be a stale local). The path finder
     /// visits such roots last.
     public var isUnattributed: Bool {
         switch self {

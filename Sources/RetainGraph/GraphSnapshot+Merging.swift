@@ -46,6 +46,7 @@ extension GraphSnapshot.Builder {
                 size: other.sizes.isEmpty ? 0 : Int(other.sizes[position]),
                 trace: traceOf[position], timer: timerOf[position])
         }
+        fillMissingTraces()
         // References already present, by ends, ownership and role.
         struct Key: Hashable {
             let from: ObjectID, to: ObjectID, ownership: UInt8, role: UInt32
@@ -68,6 +69,27 @@ extension GraphSnapshot.Builder {
             addReference(
                 id: nil, from: key.from, to: key.to, flags: flags, roleNumber: role,
                 trace: additions.referenceTraces[index])
+        }
+    }
+
+    /// Gives each node that is kept (the first of its identity) the creation trace of a later
+    /// node of the same identity when it has none: the live graph's node of a watched object
+    /// keeps its data, but takes the trace a discoverer found (where the census saw it made),
+    /// so reports can say where it was made.
+    ///
+    /// - Complexity: O(*n*) for *n* nodes.
+    private mutating func fillMissingTraces() {
+        guard !traces.isEmpty else { return }
+        var traced = Set(traces.map(\.position))
+        var keptPosition: [ObjectID: Int] = [:]
+        for (position, id) in ids.enumerated() where keptPosition[id] == nil {
+            keptPosition[id] = position
+        }
+        for (position, trace) in traces {
+            guard let kept = keptPosition[ids[position]], kept != position,
+                traced.insert(kept).inserted
+            else { continue }
+            traces.append((kept, trace))
         }
     }
 

@@ -20,6 +20,11 @@ public struct LeakDetectionOptions: Sendable {
     /// stored properties and closure captures) plus whatever `DiscoveryRegistry`
     /// holds, unless given.
     public var discovery: ReferenceDiscovery
+    /// Where the test's leak and zombie reports go, besides the issue it records: these, the
+    /// sinks of ``/LeakTracking/LeakWatcher/shared``, the directory that `RETAINGRAPH_REPORTS`
+    /// names (``/LeakTracking/DirectorySink/fromEnvironment``), and any sink the test adds to
+    /// ``/LeakTracking/LeakWatcher/current``.
+    public var sinks: [any LeakReportSink]
 
     /// Creates options.
     ///
@@ -30,27 +35,39 @@ public struct LeakDetectionOptions: Sendable {
     ///   - timeout: The longest the check waits; 10 s unless given.
     ///   - discovery: The discoverers; reflection plus the registered ones unless given
     ///     (`.registered` for the registered ones only, `.none` for declared edges only).
+    ///   - sinks: More places for the reports (see ``sinks``).
     public init(
         grace: Duration = .milliseconds(100), graph: LiveGraph = .shared,
         knownLeaks: [KnownLeak] = [], timeout: Duration = .seconds(10),
-        discovery: ReferenceDiscovery = .reflection
+        discovery: ReferenceDiscovery = .reflection, sinks: [any LeakReportSink] = []
     ) {
         self.grace = grace
         self.graph = graph
         self.knownLeaks = knownLeaks
         self.timeout = timeout
         self.discovery = discovery
+        self.sinks = sinks
     }
 
-    /// A fresh watcher for one test.
+    /// A fresh watcher for one test, sending its reports to ``sinks``, the shared watcher's
+    /// sinks and the `RETAINGRAPH_REPORTS` directory.
     public func makeWatcher() -> LeakWatcher {
-        LeakWatcher(graph: graph, defaultGrace: grace, knownLeaks: knownLeaks, discovery: discovery)
+        LeakWatcher(
+            graph: graph, defaultGrace: grace, knownLeaks: knownLeaks,
+            sinks: sinks + LeakDetectionOptions.processSinks, discovery: discovery)
+    }
+
+    /// The sinks every test's watcher sends to: the shared watcher's, and the
+    /// `RETAINGRAPH_REPORTS` directory's.
+    static var processSinks: [any LeakReportSink] {
+        LeakWatcher.shared.sinks + (DirectorySink.fromEnvironment.map { [$0] } ?? [])
     }
 }
 
 /// Runs `body` with a fresh ``/LeakTracking/LeakWatcher`` as ``/LeakTracking/LeakWatcher/current``,
-/// then waits for the objects it was told to expect dead and returns the leaks and zombies
-/// no known leak allows.
+/// then waits for the objects it was told to expect dead, sends the leak and zombie reports to
+/// the sinks (``LeakDetectionOptions/sinks``), and returns the leaks and zombies no known leak
+/// allows.
 ///
 /// This is the check behind `@Test(.detectsLeaks)`, for code that wants the verdicts itself.
 /// The watcher exists only for the call, so watches never outlive it, whether `body` returns,
@@ -81,6 +98,7 @@ public func withLeakDetection(
         try await body()
     }
     let verdicts = await watcher.settled(timeout: options.timeout)
+    watcher.deliver(verdicts)
     return verdicts.filter(\.isUnexpectedProblem)
 }
 
@@ -91,6 +109,7 @@ extension WatchVerdict {
     /// The last line matters where a failure carries no location of its own: `swift test
     /// --xunit-output` writes the text into the failure's `message` but no file or line.
     public var failureMessage: String {
+        if let report, report.watchLocation != nil { return report.text }
         let text = report?.text ?? "\(verdict.rawValue): \(typeName) — \(summary) (\(reason))"
         return text + "\nWatched at \(location)"
     }

@@ -104,15 +104,18 @@ extension Trait where Self == LeakDetectionTrait {
     ///   - timeout: The longest the check waits.
     ///   - discovery: The discoverers that find undeclared references: reflection plus the
     ///     registered ones (a started heap census) unless given.
+    ///   - sinks: Where the reports go besides the test's issues: these, the sinks of
+    ///     ``/LeakTracking/LeakWatcher/shared``, and the directory `RETAINGRAPH_REPORTS` names
+    ///     (a sink the test adds to ``/LeakTracking/LeakWatcher/current`` receives them too).
     /// - Returns: The trait.
     public static func detectsLeaks(
         grace: Duration = .milliseconds(100), graph: LiveGraph = .shared,
         allowing knownLeaks: [KnownLeak] = [], timeout: Duration = .seconds(10),
-        discovery: ReferenceDiscovery = .reflection
+        discovery: ReferenceDiscovery = .reflection, sinks: [any LeakReportSink] = []
     ) -> Self {
         LeakDetectionTrait(
             options: LeakDetectionOptions(
                 grace: grace, graph: graph, knownLeaks: knownLeaks, timeout: timeout,
-                discovery: discovery))
+                discovery: discovery, sinks: sinks))
     }
 }

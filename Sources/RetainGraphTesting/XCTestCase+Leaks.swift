@@ -116,6 +116,7 @@ extension XCTestCase {
     public func collectLeaks(timeout: Duration = .seconds(10)) -> [WatchVerdict] {
         guard let session = XCTestLeakSessions.existingSession(for: self) else { return [] }
         let verdicts = session.watcher.settle(timeout: timeout)
+        session.watcher.deliver(verdicts)
         session.watcher.removeAll()
         return verdicts.filter { verdict in
             verdict.isUnexpectedProblem
@@ -134,7 +135,8 @@ final class XCTestLeakSession: @unchecked Sendable {
 
     init(graph: LiveGraph) {
         watcher = LeakWatcher(
-            graph: graph, defaultGrace: .milliseconds(100), discovery: .reflection)
+            graph: graph, defaultGrace: .milliseconds(100),
+            sinks: LeakDetectionOptions.processSinks, discovery: .reflection)
     }
 
     func allow(_ knownLeaks: [KnownLeak]) {

@@ -6,6 +6,11 @@
 /// of `HeapCensus.snapshot()` at a million objects. This is an open-addressing table (linear
 /// probing, load at most 1/2) of address and index side by side, hashed like the census table.
 ///
+/// The table lives behind a pointer its storage object owns, and a lookup is plain pointer
+/// arithmetic: in a debug build an `Array`'s subscript and `withUnsafeBufferPointer` are
+/// unspecialised generic calls (with a metadata lookup each), and the census's scan makes one
+/// lookup per object under a stripe lock (Benchmarks/Scripts/exit-check-scale.sh).
+///
 /// ```swift
 /// let index = AddressIndex(addresses)      // addresses[i] ↦ i
 /// index.index(of: word)                    // nil unless word is one of them
@@ -14,13 +19,27 @@
 /// - Complexity: O(*n*) to build for *n* addresses (16 bytes × 2–4 per address, transient);
 ///   O(1) expected per lookup.
 package struct AddressIndex: Sendable {
-    private struct Entry: Sendable {
+    fileprivate struct Entry {
         var address: UInt
         var index: Int32
     }
 
-    /// Address 0 marks an empty entry (no object lives at 0).
-    private var entries: [Entry]
+    /// The entries, owned by one object (shared by copies; copied before a renumbering).
+    private final class Storage: @unchecked Sendable {
+        /// Address 0 marks an empty entry (no object lives at 0).
+        let entries: UnsafeMutablePointer<Entry>
+        let capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            entries = .allocate(capacity: capacity)
+            entries.initialize(repeating: Entry(address: 0, index: -1), count: capacity)
+        }
+
+        deinit { entries.deallocate() }
+    }
+
+    private var storage: Storage
     private let mask: Int
     private let shift: UInt
 
@@ -30,12 +49,19 @@ package struct AddressIndex: Sendable {
         while 1 << log2Capacity < 2 * addresses.count { log2Capacity += 1 }
         mask = (1 << log2Capacity) - 1
         shift = UInt(64 - log2Capacity)
-        entries = [Entry](repeating: Entry(address: 0, index: -1), count: mask + 1)
-        entries.withUnsafeMutableBufferPointer { entries in
-            for (position, address) in addresses.enumerated() where address != 0 {
-                var slot = Self.home(address, shift)
-                while entries[slot].address != 0 { slot = (slot + 1) & mask }
-                entries[slot] = Entry(address: address, index: Int32(position))
+        storage = Storage(capacity: mask + 1)
+        let entries = storage.entries
+        addresses.withUnsafeBufferPointer { addresses in
+            guard let base = addresses.baseAddress else { return }
+            var position = 0
+            while position < addresses.count {
+                let address = base[position]
+                if address != 0 {
+                    var slot = Self.home(address, shift)
+                    while entries[slot].address != 0 { slot = (slot + 1) & mask }
+                    entries[slot] = Entry(address: address, index: Int32(position))
+                }
+                position += 1
             }
         }
     }
@@ -44,15 +70,22 @@ package struct AddressIndex: Sendable {
     /// index was renumbered to a negative number).
     @inline(__always)
     package func index(of address: UInt) -> Int32? {
-        guard address != 0 else { return nil }
-        return entries.withUnsafeBufferPointer { entries in
-            var slot = Self.home(address, shift)
-            while true {
-                let entry = entries[slot]
-                if entry.address == address { return entry.index >= 0 ? entry.index : nil }
-                if entry.address == 0 { return nil }
-                slot = (slot + 1) & mask
-            }
+        let index = rawIndex(of: address)
+        return index >= 0 ? index : nil
+    }
+
+    /// The index of `address`, or -1 when it is not one of the indexed addresses: the lookup
+    /// of ``index(of:)`` without an optional, for loops that resolve many words.
+    package func rawIndex(of address: UInt) -> Int32 {
+        guard address != 0 else { return -1 }
+        let entries = storage.entries
+        // The hash of `home(_:_:)`, written out: a debug build would call it.
+        var slot = Int(truncatingIfNeeded: ((address >> 4) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        while true {
+            let found = entries[slot].address
+            if found == address { return entries[slot].index }
+            if found == 0 { return -1 }
+            slot = (slot + 1) & mask
         }
     }
 
@@ -60,18 +93,23 @@ package struct AddressIndex: Sendable {
     ///
     /// - Complexity: O(capacity), one sequential pass.
     package mutating func renumber(_ new: [Int32]) {
-        entries.withUnsafeMutableBufferPointer { entries in
-            for slot in entries.indices where entries[slot].address != 0 {
-                let old = Int(entries[slot].index)
-                entries[slot].index = old >= 0 && old < new.count ? new[old] : -1
-            }
+        if !isKnownUniquelyReferenced(&storage) {
+            let copy = Storage(capacity: storage.capacity)
+            copy.entries.update(from: storage.entries, count: storage.capacity)
+            storage = copy
+        }
+        let entries = storage.entries
+        for slot in 0..<storage.capacity where entries[slot].address != 0 {
+            let old = Int(entries[slot].index)
+            entries[slot].index = old >= 0 && old < new.count ? new[old] : -1
         }
     }
 
     /// The bytes the table takes.
-    package var byteCount: Int { entries.count * MemoryLayout<Entry>.stride }
+    package var byteCount: Int { storage.capacity * MemoryLayout<Entry>.stride }
 
     /// Fibonacci hashing of the address without its alignment bits (blocks are 16-aligned).
+    @inline(__always)
     private static func home(_ address: UInt, _ shift: UInt) -> Int {
         Int(truncatingIfNeeded: ((address >> 4) &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }

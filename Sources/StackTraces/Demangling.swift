@@ -45,6 +45,16 @@ package enum Demangling {
         return name
     }
 
+    /// `name` without its ELF symbol version: `pthread_cond_init@@GLIBC_2.3.2` →
+    /// `pthread_cond_init`.
+    ///
+    /// Symbol tables of versioned libraries (the C library) spell their names so; Swift and C++
+    /// manglings never contain `@`.
+    static func withoutSymbolVersion(_ name: String) -> String {
+        guard let at = name.firstIndex(of: "@"), at != name.startIndex else { return name }
+        return String(name[..<at])
+    }
+
     /// Whether a raw name uses one of Swift's mangling prefixes.
     static func isSwiftSymbol(_ rawName: String) -> Bool {
         rawName.hasPrefix("$s") || rawName.hasPrefix("$e") || rawName.hasPrefix("_$s")

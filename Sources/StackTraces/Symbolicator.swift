@@ -3,35 +3,73 @@ internal import Runtime
 
 /// Turns return addresses into ``StackFrame``s, once per address, for the whole process.
 ///
-/// Route: the toolchain's `Runtime` module (see ``RuntimeSymbolication``), which reads ELF
-/// symbol tables and DWARF line tables in process. Where it finds no symbol, the frame still
-/// gets its image and offset from the `Runtime` module's image list. Results are cached per
-/// address behind a ``PthreadLock`` that ThreadSanitizer understands; slow lookups are
-/// serialized by a second lock so two threads never symbolicate the same address twice, and no
-/// user code ever runs under either lock.
+/// Two routes, with the same frames: `llvm-symbolizer` (``ExternalSymbolication``), one run per
+/// image and batch, and the toolchain's `Runtime` module (``RuntimeSymbolication``), which reads
+/// ELF symbol tables and DWARF line tables in process. New addresses are grouped by the image
+/// the dynamic loader placed them in (``LoadedImage``); a group goes to the symbolizer when its
+/// image carries DWARF and it holds at least ``SymbolicationSettings/minimumBatch`` addresses,
+/// or when the `Runtime` module's image list misplaces the image; the `Runtime` module takes
+/// the rest and whatever the symbolizer did not name. It does everything when there is no
+/// symbolizer, after a run failed as a program (a timeout, a program that is not the
+/// symbolizer: it is then not run again), or when the environment asks for it
+/// (``SymbolicationSettings``). Where no route finds a symbol, the frame still gets its image
+/// and offset. Results are cached per address behind a ``PthreadLock`` that ThreadSanitizer
+/// understands; slow lookups (and the symbolizer's runs) are serialized by a second lock so two
+/// threads never symbolicate the same address twice, and no user code ever runs under either
+/// lock.
 final class Symbolicator: Sendable {
-    /// The process-wide instance.
+    /// The process-wide instance, with the settings of the environment.
     static let shared = Symbolicator()
 
     /// The most addresses the cache keeps; past that it starts over. Code addresses are finite,
     /// so this only bounds pathological input such as random numbers passed as addresses.
     static let cacheLimit = 65_536
 
+    /// How many new addresses each route answered, for tests and benchmarks.
+    struct RouteCounts: Equatable {
+        /// Addresses the symbolizer named.
+        var bySymbolizer = 0
+        /// Addresses sent to the `Runtime` module (small batches and what the symbolizer missed).
+        var byRuntime = 0
+    }
+
     private struct State {
         var frames: [UInt: [StackFrame]] = [:]
         var images: ImageMap?
+        /// The settings read from the environment at the first lookup.
+        var settings: SymbolicationSettings?
+        /// Images the symbolizer could not read.
+        var unreadableImages: Set<String> = []
+        /// Whether each image seen so far carries its own DWARF line table, by path.
+        var lineTables: [String: Bool] = [:]
+        /// Whether a run of the symbolizer failed as a program; it is then not run again.
+        var symbolizerFailed = false
+        var counts = RouteCounts()
     }
 
     private let state = Locked(State())
     private let lookupLock = PthreadLock()
+    /// Settings given at creation, used instead of the environment's.
+    private let configured: SymbolicationSettings?
+
+    /// Creates a symbolicator with an empty cache.
+    ///
+    /// - Parameter settings: The routes' settings; `nil` reads them from the environment at the
+    ///   first lookup.
+    init(settings: SymbolicationSettings? = nil) {
+        configured = settings
+    }
 
     /// The frames for each address, in order, looking up only addresses not seen before.
     ///
     /// - Parameter addresses: Return addresses, innermost first.
     /// - Returns: One array of frames per address (more than one when calls were inlined).
-    /// - Complexity: O(*n*) dictionary look-ups when every address is cached; otherwise about
-    ///   0.1–0.3 ms per new address, plus 0.4 ms to read the image list the first time or after
-    ///   a library was loaded.
+    /// - Complexity: O(*n*) dictionary look-ups when every address is cached. Otherwise, per
+    ///   image with DWARF, one symbolizer run (15–35 ms, then well under a millisecond per
+    ///   address) for a batch of at least ``SymbolicationSettings/minimumBatch`` new addresses,
+    ///   else 3–7 ms per new address of an 8 MB binary with DWARF (more in larger ones, after
+    ///   50–100 ms for an image's first); 30–300 µs per address of a library without DWARF;
+    ///   plus 0.4 ms to read the image list the first time or after a library was loaded.
     func frames(for addresses: [UInt]) -> [[StackFrame]] {
         if let cached = cachedFrames(for: addresses) { return cached }
         return lookupLock.withLock {
@@ -45,9 +83,18 @@ final class Symbolicator: Sendable {
         }
     }
 
+    /// How many new addresses each route answered since the symbolicator was made.
+    var routeCounts: RouteCounts { state.withLock { $0.counts } }
+
+    /// Whether a symbolizer run failed as a program, so that the `Runtime` module does all.
+    var symbolizerHasFailed: Bool { state.withLock { $0.symbolizerFailed } }
+
     /// Forgets every cached frame and the image list (for tests and after `dlclose`).
     func removeAll() {
-        state.withLock { $0 = State() }
+        state.withLock { state in
+            state.frames = [:]
+            state.images = nil
+        }
     }
 
     private func cachedFrames(for addresses: [UInt]) -> [[StackFrame]]? {
@@ -70,7 +117,11 @@ final class Symbolicator: Sendable {
             images = RuntimeSymbolication.captureImages()
         }
         let lookup = missing.filter { $0 > 0 }
-        let resolved = RuntimeSymbolication.symbolicate(lookup, images: images) ?? [:]
+        var resolved = symbolizerFrames(lookup, images: images)
+        let rest = lookup.filter { resolved[$0] == nil }
+        if !rest.isEmpty, let frames = RuntimeSymbolication.symbolicate(rest, images: images) {
+            resolved.merge(frames) { fromSymbolizer, _ in fromSymbolizer }
+        }
         var found: [UInt: [StackFrame]] = [:]
         for address in missing {
             if let frames = resolved[address], frames.contains(where: { $0.function != nil }) {
@@ -81,10 +132,76 @@ final class Symbolicator: Sendable {
         }
         state.withLock { state in
             state.images = images
+            state.counts.bySymbolizer += lookup.count - rest.count
+            state.counts.byRuntime += rest.count
             if state.frames.count + found.count > Self.cacheLimit {
                 state.frames.removeAll(keepingCapacity: true)
             }
             state.frames.merge(found) { _, new in new }
         }
+    }
+
+    /// The symbolizer's frames for the images whose batch it should take; `[:]` when the
+    /// `Runtime` route does all. Called with `lookupLock` held.
+    ///
+    /// On the automatic route an image's batch goes to the symbolizer when the image carries
+    /// DWARF line tables (``ImageDebugInfo``) and the batch holds at least
+    /// ``SymbolicationSettings/minimumBatch`` addresses, or when the `Runtime` module's image
+    /// list misplaces that image (see ``LoadedImage``), where the `Runtime` module would look
+    /// every address up at the wrong place. Images without DWARF (stripped system libraries)
+    /// stay with the `Runtime` module, which only searches their symbol tables, faster than a
+    /// symbolizer run.
+    private func symbolizerFrames(_ addresses: [UInt], images: ImageMap) -> [UInt: [StackFrame]] {
+        let settings = settings(images: images)
+        guard settings.route != .runtime, let symbolizer = settings.symbolizerPath,
+            !state.withLock({ $0.symbolizerFailed })
+        else { return [:] }
+        var byImage: [LoadedImage: [UInt]] = [:]
+        for address in addresses where address > 1 {
+            if let image = LoadedImage.containing(address - 1) {
+                byImage[image, default: []].append(address)
+            }
+        }
+        var found: [UInt: [StackFrame]] = [:]
+        for (image, batch) in byImage.sorted(by: { $0.key.base < $1.key.base }) {
+            let wanted =
+                settings.route == .symbolizer
+                || !RuntimeSymbolication.placesRight(images, batch[0], image)
+                || (batch.count >= settings.minimumBatch && hasLineTable(image))
+            guard wanted, !state.withLock({ $0.unreadableImages.contains(image.path) }) else {
+                continue
+            }
+            switch ExternalSymbolication.symbolicate(
+                batch, in: image, images: images, symbolizer: symbolizer, settings: settings)
+            {
+            case .resolved(let frames):
+                found.merge(frames) { first, _ in first }
+            case .imageUnreadable:
+                state.withLock { _ = $0.unreadableImages.insert(image.path) }
+            case .symbolizerFailed:
+                state.withLock { $0.symbolizerFailed = true }
+                return found
+            }
+        }
+        return found
+    }
+
+    /// Whether `image`'s file carries a DWARF line table, read once per image.
+    private func hasLineTable(_ image: LoadedImage) -> Bool {
+        if let known = state.withLock({ $0.lineTables[image.path] }) { return known }
+        let found = ImageDebugInfo.hasLineTable(atPath: image.path)
+        state.withLock { $0.lineTables[image.path] = found }
+        return found
+    }
+
+    /// The settings given at creation, else those of the environment (read once).
+    private func settings(images: ImageMap) -> SymbolicationSettings {
+        if let configured { return configured }
+        if let settings = state.withLock({ $0.settings }) { return settings }
+        let settings = SymbolicationSettings.fromEnvironment(
+            toolchainLibrary: RuntimeSymbolication.path(ofImageNamed: "libswiftCore.so", in: images)
+        )
+        state.withLock { $0.settings = settings }
+        return settings
     }
 }

@@ -16,7 +16,7 @@ struct RetainGraphCommand: ParsableCommand {
         discussion: """
             Reports are the JSON files written by LeakTracking's DirectorySink or by \
             LeakReport.jsonData(). Every PATH may be a report file, a collection file \
-            ({"schemaVersion": 1, "reports": [...]}) or a directory of .json files.
+            ({"schemaVersion": 2, "reports": [...]}) or a directory of .json files.
 
             Exit codes: 0 success (compare: no new leaks); 1 compare found new leaks; \
             2 a report could not be read.
@@ -82,8 +82,9 @@ struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compare two sets of reports by fingerprint: new, fixed, still leaking.",
         discussion: """
-            Exits with code 1 when NEW has a fingerprint that OLD lacks, so a CI job fails on \
-            a new leak while tolerating the known ones. Example: \
+            Exits with code 1 when NEW has a fingerprint that OLD lacks and no --allow \
+            pattern accepts, so a CI job fails on a new leak while tolerating the known ones \
+            and a library's. Example: \
             retain-graph compare baseline/ leaks/ --github-annotations \
             (an empty OLD directory makes every leak new).
             """)
@@ -108,8 +109,18 @@ struct Compare: ParsableCommand {
             """)
     var workspace: String?
 
+    @Option(
+        name: .customLong("allow"),
+        help: """
+            Accept leaks through types matching PATTERN (`*` for any characters; repeat it, or \
+            separate patterns with commas): a library's leaks, listed as allowed, not new.
+            """)
+    var allowPatterns: [String] = []
+
     func run() throws {
-        let comparison = LeakReportComparison(old: try readReports(old), new: try readReports(new))
+        let comparison = LeakReportComparison(
+            old: try readReports(old), new: try readReports(new),
+            allowing: allowPatterns.flatMap(TypePattern.list))
         print(comparison.text)
         if githubAnnotations {
             let environment = ProcessInfo.processInfo.environment

@@ -104,23 +104,40 @@ struct GitHubAnnotationTests {
         timer.invalidate()
     }
 
-    @Test("Outside the workspace no frame is the user's: the annotation has no file")
+    @Test("Outside the workspace no frame is the user's: the annotation points at the watch")
     func noUserFrame() throws {
         let (report, _, timer) = try Self.realReport()
         #expect(report.userSourceLocation(workspace: "/nonexistent") == nil)
         let annotation = report.githubAnnotation(workspace: "/nonexistent")
-        #expect(annotation.hasPrefix("::error title=LEAK%3A EndToEndTests.Poller"))
+        // The watch's file as written (it lies outside the workspace), and its line.
+        let watch = try #require(report.watchLocation)
+        #expect(
+            annotation.hasPrefix(
+                "::error file=\(watch.filePath),line=\(watch.line),title=LEAK%3A EndToEndTests.Poller"
+            ))
         // Dependencies built under .build/ are not the user's code either.
         var dependency = report
         dependency.creationTraces = report.creationTraces.map { trace in
             var trace = trace
-            trace.frames = trace.frames.map {
-                $0.replacingOccurrences(
+            func moved(_ text: String) -> String {
+                text.replacingOccurrences(
                     of: Self.workspace + "/", with: Self.workspace + "/.build/checkouts/x/")
             }
+            trace.frames = trace.frames.map(moved)
+            trace.file = trace.file.map(moved)
             return trace
         }
         #expect(dependency.userSourceLocation(workspace: Self.workspace) == nil)
+        // The watch's location, relative to the workspace, is the annotation's then.
+        let fallback = try #require(dependency.annotationLocation(workspace: Self.workspace))
+        #expect(fallback.file == "Tests/EndToEndTests/GitHubAnnotationTests.swift")
+        #expect(fallback.line == watch.line)
+        // A report written before version 2 (no watch location) has no file to point at.
+        dependency.watchLocation = nil
+        #expect(dependency.annotationLocation(workspace: Self.workspace) == nil)
+        #expect(
+            dependency.githubAnnotation(workspace: Self.workspace).hasPrefix(
+                "::error title=LEAK%3A EndToEndTests.Poller"))
         timer.invalidate()
     }
 

@@ -166,9 +166,11 @@ import Testing
         let path = try leakPath(result)
         #expect(root(result)?.contains("Callbacks.shared") == true)
         #expect(path.map(\.description).contains(".byName"))
-        // The closure captures only the entry: the dictionary's value captures it.
+        // The closure captures only the entry: the dictionary's value captures it. That entry
+        // of the singleton's dictionary is the reference to remove: the suspect.
         #expect(path.last?.description == "value of [String: () -> ()]")
-        #expect(path.last?.isSuspect == false)
+        #expect(path.last?.isSuspect == true)
+        #expect(path.filter(\.isSuspect).count == 1)
     }
 
     @Test func aWorkItemOnAQueueIsExplainedFromLibdispatch() throws {

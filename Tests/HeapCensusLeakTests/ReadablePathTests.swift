@@ -106,7 +106,7 @@ nonisolated(unsafe) private var privateRegistry: [ObjectIdentifier: AnyObject] =
         let root = report.path.first.flatMap { report.object($0.from)?.root }
         #expect(
             root == "a running Thread (its pthread is named \"owner.worker\")", "\(report.text)")
-        #expect(report.hint.code == .threadCapture)
+        #expect(report.hint.code == .threadClosure)
     }
 
     @Test func aPrivateGlobalIsNamedWithoutItsDiscriminator() throws {

@@ -100,3 +100,50 @@ final class Pool: @unchecked Sendable {
         }
     }
 }
+
+final class Note: @unchecked Sendable {}
+
+/// The notes GrowthMessageTests leak (a global of their own: suites run in parallel).
+nonisolated(unsafe) var noteLog: [Note] = []
+
+/// What a failing growth check shows: the report describes itself as its text, and the trait's
+/// issue points at the test.
+@Suite(.serialized) struct GrowthMessageTests {
+    @Test func aReportDescribesItselfAsItsText() throws {
+        defer { noteLog.removeAll() }
+        let report = try HeapGrowth.measure(repeating: 10) { noteLog.append(Note()) }
+        #expect("\(report)" == report.text)
+        #expect(!"\(report)".contains("GrowthReport("))
+        #expect(!"\(report)".contains("schemaVersion"))
+        #expect(report.summary.hasPrefix("HEAP GROWTH: "))
+        #expect(report.summary.contains("HeapGrowthTests.Note +10, +10 (1.0 per repetition)"))
+        #expect(!report.summary.contains("\n"))
+    }
+
+    @Test func theTraitsIssueIsAtTheTestsLine() async throws {
+        let test = try #require(Test.current)
+        defer { noteLog.removeAll() }
+        try await withKnownIssue("every repetition leaks a note") {
+            try await HeapGrowthTrait.heapMustNotGrow(repeating: 10).provideScope(
+                for: test, testCase: Test.Case.current
+            ) {
+                noteLog.append(Note())
+            }
+        } matching: { issue in
+            issue.sourceLocation?.fileName == "HeapGrowthTests.swift"
+                && issue.sourceLocation?.line == test.sourceLocation.line
+        }
+    }
+
+    @Test func aVersionOneReportStillReads() throws {
+        let old = #"""
+            {"schemaVersion":1,"kind":"heapGrowth","repetitions":10,"threshold":5,
+             "grown":[{"typeName":"App.Session","growth":[10,10],"perRepetition":1,
+             "newInstanceBytes":160,"path":[],"creationTrace":[]}],"liveObjects":42}
+            """#
+        let report = try GrowthReport(jsonData: Data(old.utf8))
+        #expect(report.grown.first?.attribution == nil)
+        #expect(report.interference.isEmpty)
+        #expect(report.text.contains("App.Session: +10, +10 (1.0 per repetition)"))
+    }
+}

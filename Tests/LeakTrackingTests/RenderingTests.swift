@@ -12,7 +12,7 @@ struct RenderingTests {
         let decoded = try LeakReport.decode(from: data)
         #expect(decoded == report)
         let text = try #require(String(data: data, encoding: .utf8))
-        #expect(text.contains("\"schemaVersion\" : 1"))
+        #expect(text.contains("\"schemaVersion\" : \(LeakReport.currentSchemaVersion)"))
         let keys = text.split(separator: "\n").filter { $0.hasPrefix("  \"") }
             .map { $0.split(separator: "\"")[1] }
         #expect(keys == keys.sorted())
@@ -28,7 +28,9 @@ struct RenderingTests {
         #expect(decoded.reports == [report, report])
         var future = report
         future.schemaVersion = LeakReport.currentSchemaVersion + 1
-        #expect(throws: LeakReportError.unsupportedSchemaVersion(2)) {
+        #expect(
+            throws: LeakReportError.unsupportedSchemaVersion(LeakReport.currentSchemaVersion + 1)
+        ) {
             _ = try LeakReport.decode(from: try future.jsonData())
         }
         withExtendedLifetime(loop) {}
@@ -122,5 +124,39 @@ struct RenderingTests {
         #expect(comparison.hasNewLeaks)
         #expect(comparison.text.contains("new (1):"))
         withExtendedLifetime(loop) {}
+    }
+}
+
+@Suite("Reports written by version 1")
+struct VersionOneReportTests {
+    @Test("A version 1 report (no watch location, traces without file) reads, and annotates")
+    func versionOneReads() throws {
+        let json = #"""
+            {"schemaVersion": 1, "verdict": "LEAK", "fingerprint": "0123456789abcdef",
+             "occurrences": 1, "reason": "closed", "graceSeconds": 0.1,
+             "secondsPastDeadline": 0.2, "retention": "rootPath",
+             "subject": {"id": "o1", "typeName": "App.Owner", "kind": "object",
+                         "isDeallocated": false},
+             "objects": [{"id": "o0", "typeName": "run loop", "kind": "root",
+                          "root": "run loop of thread \"main\"", "isDeallocated": false},
+                         {"id": "o1", "typeName": "App.Owner", "kind": "object",
+                          "isDeallocated": false}],
+             "path": [{"from": "o0", "to": "o1", "kind": "strong", "role": "declared",
+                       "detail": "holds", "description": "holds", "isSuspect": false,
+                       "isDiscovered": false}],
+             "context": [],
+             "creationTraces": [{"object": "o1",
+                                 "frames": ["App.make() + 12 at /repo/Sources/App/Owner.swift:42 (App)"]}],
+             "hint": {"code": "generic", "text": "cut it"}, "notes": []}
+            """#
+        let report = try LeakReport.decode(from: Data(json.utf8))
+        #expect(report.schemaVersion == 1)
+        #expect(report.watchLocation == nil)
+        #expect(report.creationTraces.first?.file == nil)
+        #expect(report.userSourceLocation(workspace: "/repo")?.file == "Sources/App/Owner.swift")
+        #expect(
+            report.githubAnnotation(workspace: "/repo").hasPrefix(
+                "::error file=Sources/App/Owner.swift,line=42,"))
+        #expect(!report.text.contains("Watched at"))
     }
 }

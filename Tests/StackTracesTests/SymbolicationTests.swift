@@ -28,6 +28,28 @@ struct SymbolicationTests {
     }
     #endif
 
+    @Test func aBigBatchOfAddressesComesBackNamedWithFilesAndLines() throws {
+        let line = #line + 1
+        let trace = StackTrace.capture()
+        // Real addresses of a hundred functions of this test bundle, symbolicated in one batch
+        // with the trace's: big enough for llvm-symbolizer where it is installed.
+        let functions = try LoadedCode.functionAddresses(
+            count: 100, inImageAt: LoadedCode.executablePath(), phase: 0.7)
+        let frames = StackTrace(addresses: trace.addresses + functions).symbolicated()
+        #expect(frames.count >= trace.addresses.count + functions.count)
+        #expect(frames.filter { $0.function != nil }.count >= 100)
+        let first = try #require(frames.first)
+        #expect(
+            first.function?.contains("aBigBatchOfAddressesComesBackNamedWithFilesAndLines") == true)
+        #if DEBUG
+        #expect(first.file?.hasSuffix("SymbolicationTests.swift") == true)
+        #expect(first.line == line)
+        #expect(frames.contains { $0.file?.hasSuffix(".swift") == true && !$0.isSystem })
+        #endif
+        // The same frames once more, now from the cache.
+        #expect(StackTrace(addresses: trace.addresses + functions).symbolicated() == frames)
+    }
+
     @Test func frameLineShowsIndexFunctionOffsetLocationAndImage() {
         let frame = StackFrame(
             address: 0x1234,

@@ -77,6 +77,14 @@ bool rg_census_mark(uintptr_t address, uintptr_t flags);
 /// stripe's lock, so the block cannot be freed meanwhile), else 0; its flags in `flags`.
 uintptr_t rg_census_metadata_if_live(uintptr_t address, uintptr_t *_Nullable flags);
 
+/// The reference counts of the live census block at `address`, read under its stripe's lock:
+/// `*strong` its strong retain count (a C block's reference count), `*unowned` and `*weak` the
+/// unowned and weak references to it (swift_unownedRetainCount and swift_weakRetainCount less
+/// the one each keeps for the others; 0 for a C block). False when the census does not know a
+/// live, initialised block there, or the object began deinitialising.
+bool rg_census_counts_if_live(uintptr_t address, size_t *_Nonnull strong,
+                              size_t *_Nonnull unowned, size_t *_Nonnull weak);
+
 /// Retains (+1 strong) the live Swift object at `address` unless it is not in the census, is a
 /// block, or began deinitialising. The check and the retain happen under the stripe's lock.
 bool rg_census_try_retain(uintptr_t address);
@@ -159,8 +167,10 @@ void rg_census_leave_internal(void);
 
 /// A load of another thread's memory that ThreadSanitizer must not instrument: the census
 /// reads objects that their own threads may be writing (a benign race by design; the object
-/// cannot be freed meanwhile).
-__attribute__((no_sanitize("thread", "address"))) static inline uintptr_t
+/// cannot be freed meanwhile). Always inlined, even into a debug build's Swift (one load, not
+/// a call per word read); under a sanitizer LLVM keeps the call (the attributes differ), so
+/// the load stays uninstrumented.
+__attribute__((no_sanitize("thread", "address"), always_inline)) static inline uintptr_t
 rg_census_load_word(const void *_Nonnull address) {
     return *(const volatile uintptr_t *)address;
 }

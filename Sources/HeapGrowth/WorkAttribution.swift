@@ -1,0 +1,114 @@
+import HeapCensus
+import StackTraces
+
+/// Tells the measured work's objects from those other threads made meanwhile, by their
+/// creation traces: the work's pass through its marker frame (``MeasurementThread``'s loop, or
+/// ``SynchronousMarker/run(_:)``).
+///
+/// Function names are looked up once per return address (the symbolicator caches them too),
+/// so classifying thousands of objects made at a few sites costs a few lookups.
+struct WorkAttribution {
+    /// The demangled names of the marker functions.
+    let markers: Set<String>
+    private var names: [UInt: String?] = [:]
+
+    init(markers: [String?]) {
+        self.markers = Set(markers.compactMap { $0 })
+    }
+
+    /// Whether attribution is possible at all (the markers were found).
+    var isAvailable: Bool { !markers.isEmpty }
+
+    /// Whether `trace` passes through a marker frame.
+    mutating func isMadeByTheWork(_ trace: StackTrace) -> Bool {
+        for address in trace.addresses {
+            if let name = name(at: address), markers.contains(name) { return true }
+        }
+        return false
+    }
+
+    private mutating func name(at address: UInt) -> String? {
+        if let known = names[address] { return known }
+        let name = StackTrace(addresses: [address]).symbolicated().last?.function
+        names[address] = name
+        return name
+    }
+}
+
+/// What one measured round left: per candidate type, the live count's growth, and the new
+/// instances alive at its end, split into those the work made and those made elsewhere.
+struct RoundGrowth {
+    var net: [String: Int] = [:]
+    var byTheWork: [String: Int] = [:]
+    var elsewhere: [String: Int] = [:]
+    /// New instances alive at the round's end whose creation was traced, by type.
+    var traced: [String: Int] = [:]
+    /// The new instances the work made, by type (for the sample path).
+    var workInstances: [String: [HeapObjectID]] = [:]
+    /// Every new instance alive at the round's end, by type.
+    var newInstances: [String: [HeapObjectID]] = [:]
+
+    /// Compares the end of a round with its start, for `types`.
+    ///
+    /// The live counts come from the round's two ends, read quickly (counts), so that other
+    /// work has little time to change them in between; the new instances are looked up in the
+    /// measurement's last snapshot, which has their creation traces: an instance that died
+    /// before it is not counted as the work's (it did not stay).
+    ///
+    /// - Parameters:
+    ///   - start: Each type's live count and addresses when the round began.
+    ///   - end: The same when it ended.
+    ///   - final: The snapshot that ended the last round (with the traced types' creation
+    ///     traces).
+    ///   - types: The candidate types.
+    ///   - attribution: How to tell the work's objects.
+    init(
+        from start: TypeCensus, to end: TypeCensus, final: HeapSnapshot, types: [String],
+        attribution: inout WorkAttribution
+    ) {
+        for type in types {
+            let before = start.addresses[type] ?? []
+            let after = end.addresses[type] ?? []
+            net[type] = after.count - before.count
+            var mine: [HeapObjectID] = []
+            var new: [HeapObjectID] = []
+            var withTrace = 0
+            for address in after.subtracting(before) {
+                guard let id = final.id(ofObjectAt: address), final[id].typeName == type else {
+                    continue  // died since (or its memory holds another object now)
+                }
+                new.append(id)
+                guard let trace = final.creationTrace(of: id) else { continue }
+                withTrace += 1
+                if attribution.isMadeByTheWork(trace) { mine.append(id) }
+            }
+            traced[type] = withTrace
+            byTheWork[type] = mine.count
+            elsewhere[type] = new.count - mine.count
+            workInstances[type] = mine
+            newInstances[type] = new
+        }
+    }
+}
+
+/// Live counts and addresses of some types at one moment, from counts or a snapshot.
+struct TypeCensus {
+    var counts: [String: Int] = [:]
+    var addresses: [String: Set<UInt>] = [:]
+
+    init(_ census: HeapCounts, types: [String]) {
+        for type in types {
+            let found = census.addresses(ofType: type)
+            addresses[type] = found
+            counts[type] = found.count
+        }
+    }
+
+    init(_ snapshot: HeapSnapshot, types: [String]) {
+        for type in types {
+            let found = Set(snapshot.objects(ofType: type).map { snapshot[$0].address })
+            addresses[type] = found
+            counts[type] = found.count
+        }
+    }
+}

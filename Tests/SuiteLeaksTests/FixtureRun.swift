@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// The fixture package `Tests/Fixtures/ExitLeaks` (a test suite that does not depend on
+/// RetainGraph), built once per test process in the shared scratch path `.build-fixtures` with
+/// the preloaded library, and run with it.
+enum FixtureRun {
+    /// The repository's root.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    static let package = root.appendingPathComponent("Tests/Fixtures/ExitLeaks")
+    static let scratch = root.appendingPathComponent(".build-fixtures")
+    static var library: URL { scratch.appendingPathComponent("debug/libSuiteLeaksPreload.so") }
+
+    /// What a command printed (standard output and error together) and its exit status.
+    struct Output {
+        let status: Int32
+        let text: String
+    }
+
+    /// Runs `arguments` (found on the `PATH`) with `environment` added to this process's, and
+    /// waits for it (20 minutes at most: a first build of the fixture's dependency is long on
+    /// two cores).
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        var variables = ProcessInfo.processInfo.environment
+        for (name, value) in environment { variables[name] = value }
+        process.environment = variables
+        let output = FileManager.default.temporaryDirectory
+            .appendingPathComponent("rg-fixture-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        let handle = try FileHandle(forWritingTo: output)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        let deadline = Date().addingTimeInterval(20 * 60)
+        while process.isRunning, Date() < deadline { usleep(50_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        try handle.close()
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        return Output(status: process.terminationStatus, text: text)
+    }
+
+    /// Builds the preloaded library and the fixture's tests, once per process.
+    static let build: Result<Void, FixtureError> = {
+        let swift = [
+            "swift", "build", "--package-path", package.path, "--scratch-path", scratch.path,
+        ]
+        do {
+            for arguments in [
+                swift + ["--product", "SuiteLeaksPreload"], swift + ["--build-tests"],
+            ] {
+                let output = try run(arguments)
+                guard output.status == 0 else {
+                    return .failure(FixtureError(message: "\(arguments): \(output.text)"))
+                }
+            }
+            return .success(())
+        } catch {
+            return .failure(FixtureError(message: "\(error)"))
+        }
+    }()
+
+    /// Runs the fixture's tests (XCTest, then Swift Testing: two processes) with the check
+    /// preloaded, writing the JSON reports into a new directory.
+    ///
+    /// - Returns: The output, and the reports' directory.
+    static func test(environment: [String: String] = [:]) throws -> (Output, URL) {
+        try build.get()
+        let reports = FileManager.default.temporaryDirectory
+            .appendingPathComponent("rg-exit-leaks-\(UUID().uuidString)")
+        var variables = environment
+        variables["LD_PRELOAD"] = library.path
+        variables["RETAINGRAPH_LEAKS_JSON"] = reports.path + "/"
+        let output = try run(
+            [
+                "swift", "test", "--package-path", package.path, "--scratch-path", scratch.path,
+                "--skip-build",
+            ], environment: variables)
+        return (output, reports)
+    }
+
+    /// The line of the fixture's `Scenarios.swift` that carries `marker`.
+    static func line(of marker: String) throws -> Int {
+        let text = try String(
+            contentsOf: package.appendingPathComponent("Tests/ExitLeaksTests/Scenarios.swift"),
+            encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let index = try #require(lines.firstIndex { $0.contains(marker) })
+        return index + 1
+    }
+}
+
+/// A fixture that could not be built.
+struct FixtureError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

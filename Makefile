@@ -9,7 +9,11 @@
 #   make werror      build everything, tests included, with warnings as errors
 #   make test-server the server example's tests (nested package Examples/SessionServer, on
 #                    Hummingbird and AsyncHTTPClient; scratch path .build-server)
+#   make test-patterns  Examples/ServicePatterns six times (3 parallel, 3 serial): the same
+#                    reports, holders, suspects, hints and fingerprints in every run
 #   make bench       run the benchmarks (nested package in Benchmarks/)
+#   make bench-attach   attach to a million live objects (Benchmarks/Scripts/attach-scale.sh)
+#   make suite-leaks    the at-exit check on two real packages' suites (about 25 minutes)
 #   make docs        build every DocC catalog with warnings as errors (Scripts/docs.sh)
 #   make format      format in place; `make lint` only checks
 #
@@ -25,8 +29,8 @@ SCRATCH_FLAG := $(if $(SCRATCH),--scratch-path $(SCRATCH),)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 
-.PHONY: demo test test-tsan test-server test-devtools werror bench bench-build docs format lint \
-	deps deps-test
+.PHONY: demo test test-tsan test-server test-devtools test-patterns werror bench bench-build \
+	bench-attach suite-leaks docs format lint deps deps-test
 
 # Required to build: libunwind's headers and pkg-config file (Sources/CLibunwind) and zlib's
 # (Sources/CZlib, for the pprof profiles' gzip).
@@ -69,11 +73,21 @@ test-server: deps
 test-devtools: deps deps-test
 	$(SWIFT) test $(SCRATCH_FLAG) $(SWIFT_FLAGS) --filter HeapExportTests
 
+# Six runs of the service patterns' tests, reports compared (python3 reads the JSON).
+test-patterns: deps
+	Examples/ServicePatterns/run-six.sh
+
 bench-build: deps
 	$(SWIFT) build -c release --package-path Benchmarks --scratch-path .build-bench
 
 bench: deps
 	cd Benchmarks && $(SWIFT) package --scratch-path ../.build-bench benchmark
+
+bench-attach: deps
+	Benchmarks/Scripts/attach-scale.sh
+
+suite-leaks: deps
+	Benchmarks/Scripts/suite-leaks.sh
 
 # Symbol graphs from the build in SCRATCH (with SWIFT_FLAGS, so CI reuses its werror build).
 docs: deps

@@ -111,7 +111,8 @@ final class RemoteLayoutCompiler {
         layout.isTimer = isTimerClass(metadata)
         let (fields, unlaidOut) = storedFields(ofClass: metadata)
         if !unlaidOut.isEmpty {
-            let classes = unlaidOut == [typeName] ? "" : " (in \(unlaidOut.joined(separator: ", ")))"
+            let classes =
+                unlaidOut == [typeName] ? "" : " (in \(unlaidOut.joined(separator: ", ")))"
             layout.problem =
                 "fields the mirror cannot lay out\(classes), such as an Atomic or a Mutex: "
                 + "named from the class descriptor, read conservatively where untyped"

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// The programs of the nested fixture package `Tests/Fixtures/AttachTargets`: built once per
-/// test run (Foundation only, a few seconds) into `.build-fixtures` at the repository's root,
-/// started one per test, and killed when the test ends.
+/// test run (Foundation only, a few seconds) into `.build-fixtures-attach` at the repository's
+/// root (a scratch path of its own), started one per test, and killed when the test ends.
 enum AttachTargets {
     /// The repository's root (this file is `Tests/ProcessAttachTests/AttachTargets.swift`).
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -11,7 +11,7 @@ enum AttachTargets {
 
     /// Builds the fixture package once; the folder of its executables.
     static let products: Result<URL, BuildFailure> = {
-        let scratch = repository.appendingPathComponent(".build-fixtures")
+        let scratch = repository.appendingPathComponent(".build-fixtures-attach")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [

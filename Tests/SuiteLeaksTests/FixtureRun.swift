@@ -2,14 +2,16 @@ import Foundation
 import Testing
 
 /// The fixture package `Tests/Fixtures/ExitLeaks` (a test suite that does not depend on
-/// RetainGraph), built once per test process in the shared scratch path `.build-fixtures` with
-/// the preloaded library, and run with it.
+/// RetainGraph), built once per test process in its own scratch path `.build-fixtures-exit`
+/// with the preloaded library, and run with it. (A scratch path shared with another fixture
+/// package keeps one build description: building one package makes the other's products
+/// unknown, "No target named … in build description".)
 enum FixtureRun {
     /// The repository's root.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
     static let package = root.appendingPathComponent("Tests/Fixtures/ExitLeaks")
-    static let scratch = root.appendingPathComponent(".build-fixtures")
+    static let scratch = root.appendingPathComponent(".build-fixtures-exit")
     static var library: URL { scratch.appendingPathComponent("debug/libSuiteLeaksPreload.so") }
 
     /// What a command printed (standard output and error together) and its exit status.

@@ -21,7 +21,7 @@ import StackTraces
 public struct GraphSnapshot: Sendable {
     /// The snapshot as a compact graph, for analyses of your own at scale: one node per recorded
     /// node, numbered in identity order, each with its ``ObjectID``'s raw value as its key
-    /// (``CompactGraph/key(of:)``); one edge per reference.
+    /// (``/ObjectGraph/CompactGraph/key(of:)``); one edge per reference.
     public let graph: CompactGraph
     /// Identity to node number.
     let nodeIndex: NodeIndex
@@ -143,9 +143,9 @@ public struct GraphSnapshot: Sendable {
     }
 
     /// A snapshot with `extraNodes` and `extraReferences` added (nodes already present keep
-    /// their data; see ``adding(_:)``).
+    /// their data; see ``adding(_:)-([Reference])``).
     ///
-    /// - Complexity: O(*n* + *r*) (see ``adding(_:)``).
+    /// - Complexity: O(*n* + *r*) (see ``adding(_:)-([Reference])``).
     public func adding(nodes extraNodes: [Node], references extraReferences: [Reference])
         -> GraphSnapshot
     {

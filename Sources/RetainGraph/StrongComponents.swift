@@ -49,10 +49,11 @@ extension GraphSnapshot {
     /// Finds the strongly connected components over strong references.
     ///
     /// Uses Pearce's single-array variant of Tarjan's algorithm with an explicit stack instead
-    /// of recursion (see ``CompactGraph/strongComponents()``), so there is no depth limit: a
-    /// cycle of a million objects is found like a cycle of two. (A depth-bounded search, such
-    /// as FBRetainCycleDetector's default of 10, misses longer cycles.) Components are stored
-    /// flat, so a graph of a million singleton components makes no per-component allocation.
+    /// of recursion (see ``/ObjectGraph/CompactGraph/strongComponents()``), so there is no
+    /// depth limit: a cycle of a million objects is found like a cycle of two. (A depth-bounded
+    /// search, such as FBRetainCycleDetector's default of 10, misses longer cycles.) Components
+    /// are stored flat, so a graph of a million singleton components makes no per-component
+    /// allocation.
     ///
     /// - Complexity: O(*n* + *r*) time and O(*n*) extra memory.
     public func stronglyConnectedComponents() -> StrongComponents {

@@ -59,26 +59,17 @@ public enum HeapHolder: Hashable, Sendable {
     }
 
     /// How a holder of `kind` is described (a global variable and unattributed references
-    /// add their name or count).
+    /// add their name or count): ``/ObjectGraph/HeapHolderKind/holderDescription``, except for
+    /// unattributed references, whose description says what the census knows.
     static func description(of kind: HeapHolderKind) -> String {
         switch kind {
-        case .globalVariable: return "a global variable"
-        case .scheduledTimer: return "a Foundation.Timer scheduled on a run loop"
-        case .foundationTimer:
-            return "a Foundation.Timer (invalidated or never scheduled; never freed on Linux)"
-        case .task: return "a Task (the concurrency runtime holds it while it runs or sleeps)"
-        case .dispatchBlock:
-            return "a block libdispatch holds (a dispatch source's handler or work on a queue)"
-        case .thread: return "a running Thread (it keeps its closure until it exits)"
-        case .threadStack:
-            // The census reads no stacks; a graph read from a file of an attach may name them.
-            return "a thread's stack or registers"
         case .outside:
             // Since launch, the census knows every Swift object: the holder is not one.
             return HeapCensus.isRecordingSinceLaunch
                 ? "held from outside the Swift heap (a thread's stack, C code or the runtime)"
                 : "held from outside the Swift heap, or by an object made before "
                     + "HeapCensus.start() (the census does not know it)"
+        default: return kind.holderDescription
         }
     }
 }

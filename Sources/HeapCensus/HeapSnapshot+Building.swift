@@ -165,7 +165,7 @@ extension HeapSnapshot {
             guard hops > 0 else { continue }
             var role = edges.roles[edge]
             if kinds[Int(target)] != .closure {
-                let name = RoleNaming.shortName(typeNames[Int(typeIndex[Int(target)])])
+                let name = TypeNames.withoutModule(typeNames[Int(typeIndex[Int(target)])])
                 role = builder.intern(builder.roles[role].capturing(name))
             }
             direct.append(
@@ -229,18 +229,10 @@ struct RoleNaming {
         }
         let key = UInt64(role) << 32 | UInt64(UInt32(bitPattern: targetType))
         if let known = named[key] { return known }
-        let name = targetKind == .closure ? "a closure" : Self.shortName(targetName())
+        let name = targetKind == .closure ? "a closure" : TypeNames.withoutModule(targetName())
         let number = builder.intern(
             role == capturedRole ? .capture(name: name) : roles[role].capturing(name))
         named[key] = number
         return number
-    }
-
-    /// A type name without its module.
-    static func shortName(_ typeName: String) -> String {
-        guard let dot = typeName.firstIndex(of: "."), !typeName[..<dot].contains("<") else {
-            return typeName
-        }
-        return String(typeName[typeName.index(after: dot)...])
     }
 }

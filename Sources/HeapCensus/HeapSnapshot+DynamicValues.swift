@@ -35,7 +35,7 @@ extension HeapSnapshot {
                 if slot.isFunctionContext, kinds[Int(target)] != .closure {
                     let type = typeIndex[Int(target)]
                     role = builder.intern(
-                        slot.role.capturing(RoleNaming.shortName(typeNames[Int(type)])))
+                        slot.role.capturing(TypeNames.withoutModule(typeNames[Int(type)])))
                 }
                 edges.append(
                     source: source, target: UInt32(target),

@@ -92,6 +92,25 @@ public enum HeapHolderKind: String, Hashable, Sendable, Codable, CaseIterable {
     /// References from outside the Swift heap the census cannot attribute.
     case outside
 
+    /// How reports describe a holder of this kind: `a Task (the concurrency runtime holds it
+    /// while it runs or sleeps)`. A global variable and a named thread add their names where
+    /// they are known; unattributed references are described by whoever read them (the census
+    /// and an attach know different things about them), so ``outside`` reads generically here.
+    public var holderDescription: String {
+        switch self {
+        case .globalVariable: return "a global variable"
+        case .scheduledTimer: return "a Foundation.Timer scheduled on a run loop"
+        case .foundationTimer:
+            return "a Foundation.Timer (invalidated or never scheduled; never freed on Linux)"
+        case .task: return "a Task (the concurrency runtime holds it while it runs or sleeps)"
+        case .dispatchBlock:
+            return "a block libdispatch holds (a dispatch source's handler or work on a queue)"
+        case .thread: return "a running Thread (it keeps its closure until it exits)"
+        case .threadStack: return "a thread's stack or registers"
+        case .outside: return "held from outside the Swift heap"
+        }
+    }
+
     /// How a report's reference line reads for the reference from this holder to the first
     /// object it keeps.
     public var referenceDescription: String {

@@ -1,4 +1,5 @@
 import ObjectGraph
+import RuntimeLayouts
 
 extension EdgeColumns {
     /// Adds, beside every reference to a closure context that only forwards to another
@@ -57,7 +58,7 @@ extension EdgeColumns {
             guard hops > 0 else { continue }
             var role = roles[edge]
             if kinds[Int(target)] != .closure {
-                let name = RoleNaming.shortName(layouts[Int(layoutOf[Int(target)])].typeName)
+                let name = TypeNames.withoutModule(layouts[Int(layoutOf[Int(target)])].typeName)
                 role = builder.intern(builder.roles[role].capturing(name))
             }
             direct.append(source: sources[edge], target: target, flags: flags[edge], role: role)

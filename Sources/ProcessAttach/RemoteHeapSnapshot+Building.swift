@@ -205,18 +205,10 @@ struct RoleNaming {
         guard dependsOnTarget else { return role }
         let key = UInt64(role) << 32 | UInt64(UInt32(bitPattern: targetLayout))
         if let known = named[key] { return known }
-        let name = targetKind == .closure ? "a closure" : Self.shortName(targetName())
+        let name = targetKind == .closure ? "a closure" : TypeNames.withoutModule(targetName())
         let number = builder.intern(
             role == capturedRole ? .capture(name: name) : roles[role].capturing(name))
         named[key] = number
         return number
-    }
-
-    /// A type name without its module (`App.Owner` → `Owner`), as the census shortens it.
-    static func shortName(_ typeName: String) -> String {
-        guard let dot = typeName.firstIndex(of: "."), !typeName[..<dot].contains("<") else {
-            return typeName
-        }
-        return String(typeName[typeName.index(after: dot)...])
     }
 }

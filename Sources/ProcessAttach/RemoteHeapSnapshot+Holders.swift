@@ -138,22 +138,15 @@ struct HolderScan {
         return node
     }
 
-    /// How a holder of `kind` is described, in the census's words (a global variable and a
-    /// thread add their names).
+    /// How a holder of `kind` is described, in the census's words
+    /// (``/ObjectGraph/HeapHolderKind/holderDescription``), except for unattributed
+    /// references, whose description says what an attach knows of them.
     static func description(of kind: HeapHolderKind) -> String {
         switch kind {
-        case .globalVariable: return "a global variable"
-        case .scheduledTimer: return "a Foundation.Timer scheduled on a run loop"
-        case .foundationTimer:
-            return "a Foundation.Timer (invalidated or never scheduled; never freed on Linux)"
-        case .task: return "a Task (the concurrency runtime holds it while it runs or sleeps)"
-        case .dispatchBlock:
-            return "a block libdispatch holds (a dispatch source's handler or work on a queue)"
-        case .thread: return "a running Thread (it keeps its closure until it exits)"
-        case .threadStack: return "a thread's stack or registers"
         case .outside:
             return "held from outside the Swift heap (C code or the runtime: strong references "
                 + "its retain count has and the attach found nowhere)"
+        default: return kind.holderDescription
         }
     }
 }

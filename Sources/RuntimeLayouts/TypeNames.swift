@@ -1,5 +1,14 @@
 /// Type and symbol names as a person reads them.
 package enum TypeNames {
+    /// A type name without its module (`App.Owner` → `Owner`), as roles name what they
+    /// capture; a generic name whose first dot is inside its arguments is kept whole.
+    package static func withoutModule(_ typeName: String) -> String {
+        guard let dot = typeName.firstIndex(of: "."), !typeName[..<dot].contains("<") else {
+            return typeName
+        }
+        return String(typeName[typeName.index(after: dot)...])
+    }
+
     /// `name` without the discriminators the compiler gives private declarations:
     /// `App.(Cache in _4B9AEA28C6143B4D1A64945DF030C46F)` becomes `App.Cache`, and
     /// `App.(registry in _D7F0…) : [String]` becomes `App.registry : [String]`.

@@ -26,8 +26,9 @@ public struct CensusDiscoverer: ReferenceDiscoverer {
 
     /// Adds, for each watched object, the census's path from its holder, and its strong cycle
     /// when nothing names the holder (references from outside the heap) or no holder reaches
-    /// it; hands the whole heap to the check (``/RetainGraph/GraphSnapshot/Builder/discoveredHeap``)
-    /// so its reports say what each leaked object retains.
+    /// it; hands the whole heap to the check
+    /// (``/RetainGraph/GraphSnapshot/Builder/discoveredHeap``), so that its reports say what
+    /// each leaked object retains.
     ///
     /// - Parameters:
     ///   - additions: What the check's discoverers found so far.

@@ -66,8 +66,9 @@ public enum HeapGrowth {
         ).report
     }
 
-    /// Measures what `work` leaves behind, as the public `measure` does, and keeps the census snapshots that start and end it when asked (the test helpers
-    /// write them out for a failing check).
+    /// Measures what `work` leaves behind, as the public `measure` does, and keeps the census
+    /// snapshots that start and end it when asked (the test helpers write them out for a
+    /// failing check).
     package static func measure(
         repeating repetitions: Int, warmUp: Int, keepingSnapshots: Bool,
         settle: () async throws -> Void, _ work: () async throws -> Void

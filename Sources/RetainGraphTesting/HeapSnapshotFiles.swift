@@ -30,6 +30,13 @@ enum HeapSnapshotFiles {
         return (start, end)
     }
 
+    /// The process and the time in milliseconds, `4242-1764097000123`: file names of one
+    /// failure that the next failure does not replace.
+    static func uniqueStamp() -> String {
+        let milliseconds = UInt64(Date().timeIntervalSince1970 * 1000)
+        return "\(ProcessInfo.processInfo.processIdentifier)-\(milliseconds)"
+    }
+
     /// Writes `bytes` as `name` into the `RETAINGRAPH_REPORTS` directory when it is set (next to
     /// the reports), otherwise into the temporary directory, for XCTest, which has no
     /// attachments on Linux.

@@ -38,15 +38,10 @@ extension XCTestCase {
         // XCTest on Linux has no attachments: the files go where the reports go.
         if let snapshots {
             let files = HeapSnapshotFiles.growth(snapshots)
-            let stamp =
-                "\(ProcessInfo.processInfo.processIdentifier)-\(UInt64(Date().timeIntervalSince1970 * 1000))"
+            let name = "heap-growth-\(HeapSnapshotFiles.uniqueStamp())"
             message +=
-                "\n"
-                + HeapSnapshotFiles.write(
-                    files.start, named: "heap-growth-\(stamp)-start.heapsnapshot")
-            message +=
-                "\n"
-                + HeapSnapshotFiles.write(files.end, named: "heap-growth-\(stamp)-end.heapsnapshot")
+                "\n" + HeapSnapshotFiles.write(files.start, named: name + "-start.heapsnapshot")
+            message += "\n" + HeapSnapshotFiles.write(files.end, named: name + "-end.heapsnapshot")
         }
         XCTFail(message, file: file, line: line)
         return report

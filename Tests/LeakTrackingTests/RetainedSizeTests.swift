@@ -92,7 +92,7 @@ struct RetainedSizeTests {
                 "\n  retains 4 objects (itself and what only it keeps alive; bytes unknown)\n"))
     }
 
-    @Test("JSON carries retainedBytes and retainedCount and reads back; the fingerprint is the same")
+    @Test("JSON carries retainedBytes and retainedCount; the fingerprint does not change")
     func jsonCarriesTheFiguresAndFingerprintsStay() throws {
         let report = try Self.report(heap: Self.heap(withSizes: true))
         let plain = try Self.report(heap: nil)

@@ -52,7 +52,7 @@ struct HeapSnapshotAttachmentTests {
         #expect(heap.ids(named: "RetainGraphTestingTests.TickingScreen").count >= 1)
     }
 
-    @Test("A failing growth check attaches its start and end heaps, the survivors with the same ids")
+    @Test("A failing growth check attaches its start and end heaps, survivors with one id")
     func aFailingGrowthCheckAttachesTwoHeapsNumberedAlike() throws {
         let run = try TestReportingTests.runChild(
             "PlantedGrowthChild/plantedGrowth", enabledBy: "RETAINGRAPH_PLANTED_GROWTH_CHILD")

@@ -2,26 +2,36 @@ import Foundation
 import Testing
 
 /// A `.heapsnapshot` file read back as V8's heap snapshot JSON: the objects' names and ids.
+///
+/// Framework-neutral (Swift Testing and XCTest tests both read files with it): a file that is
+/// not laid out as DevTools expects throws.
 struct V8File {
+    /// Why a file is not a heap snapshot DevTools reads.
+    struct Malformed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The node fields DevTools reads, in order.
+    static let nodeFields = [
+        "type", "name", "id", "self_size", "edge_count", "trace_node_id", "detachedness",
+    ]
+
     /// Each node's name (a Swift type name for an object) and id.
     let nodes: [(name: String, id: Int)]
 
-    /// Reads `url`, checking the layout DevTools expects: `snapshot.meta`'s `node_fields`, flat
-    /// `nodes` and `strings`.
+    /// Reads `url`, checking the layout DevTools expects: `snapshot.meta`'s `node_fields`,
+    /// `snapshot.node_count`, flat `nodes` and `strings`.
     init(_ url: URL) throws {
         let data = try Data(contentsOf: url)
-        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let snapshot = try #require(root["snapshot"] as? [String: Any])
-        let meta = try #require(snapshot["meta"] as? [String: Any])
-        let fields = try #require(meta["node_fields"] as? [String])
-        #expect(
-            fields == [
-                "type", "name", "id", "self_size", "edge_count", "trace_node_id", "detachedness",
-            ])
-        let flat = try #require(root["nodes"] as? [Int])
-        let strings = try #require(root["strings"] as? [String])
-        #expect(flat.count % fields.count == 0)
-        #expect(snapshot["node_count"] as? Int == flat.count / fields.count)
+        guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let snapshot = root["snapshot"] as? [String: Any],
+            let meta = snapshot["meta"] as? [String: Any],
+            let fields = meta["node_fields"] as? [String],
+            let flat = root["nodes"] as? [Int], let strings = root["strings"] as? [String]
+        else { throw Malformed(description: "not V8 heap snapshot JSON: \(url.path)") }
+        guard fields == Self.nodeFields, flat.count % fields.count == 0,
+            snapshot["node_count"] as? Int == flat.count / fields.count
+        else { throw Malformed(description: "unexpected node layout \(fields): \(url.path)") }
         nodes = stride(from: 0, to: flat.count, by: fields.count).map { start in
             let name = flat[start + 1]
             return (strings.indices.contains(name) ? strings[name] : "?", flat[start + 2])

@@ -6,13 +6,13 @@ extension GrowthReport: CustomStringConvertible {
     /// meanwhile.
     ///
     /// ```text
-    /// HEAP GROWTH: 1 type grew with 50 repetitions (2 rounds; threshold 25 per round)
+    /// HEAP GROWTH: 1 type grew with 10 repetitions (2 rounds; threshold 5 per round)
     ///
-    /// SessionServer.Session: +50, +50 (1.0 per repetition), 3.1 KB new in round 2
-    ///   each new instance retains 1.2 KB on average (itself and what only it keeps alive)
-    ///   held by: a block libdispatch holds (…)
-    ///   ┬ block
-    ///   ├─ captures ⇒ SessionServer.Session
+    /// App.Entry: +10, +10 (1.0 per repetition), 240 B new in round 2
+    ///   each new instance retains 96 B on average (itself and what only it keeps alive)
+    ///   held by: global variable App.log : Swift.Array<App.Entry>
+    ///   ┬ array storage at 0x7f42ec0814c0
+    ///   ╰→ element of an array ⇒ App.Entry at 0x7f42dd0a1d20
     /// ```
     public var text: String {
         var lines = [headline]

@@ -98,9 +98,9 @@ extension LeakReport: CustomStringConvertible {
     public var description: String { text }
 
     /// What the leaked object keeps alive, as the report's text says it under the verdict:
-    /// `retains 1.2 KB in 34 objects (itself and what only it keeps alive)`.
+    /// `retains 2.7 KB in 22 objects (itself and what only it keeps alive)`.
     ///
-    /// Without sizes it gives the count alone, `retains 34 objects (itself and what only it
+    /// Without sizes it gives the count alone, `retains 22 objects (itself and what only it
     /// keeps alive; bytes unknown)`, rather than 0 bytes. `nil` when the report has no
     /// ``retainedCount`` (the check did not read the whole heap).
     public var retainedDescription: String? {

@@ -113,7 +113,8 @@ let package = Package(
         ),
         .target(name: "RetainGraphReports"),
         .target(
-            name: "HeapGrowth", dependencies: ["HeapCensus", "RetainGraphReports", "StackTraces"]),
+            name: "HeapGrowth",
+            dependencies: ["HeapCensus", "RetainGraphReports", "StackTraces", "ObjectGraph"]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "HeapProfiles", dependencies: ["CZlib", "HeapCensus", "StackTraces"]),
         // The at-exit check of a whole test run; the census's C door holds its exit hook
@@ -124,13 +125,16 @@ let package = Package(
         .target(
             name: "LeakTracking",
             dependencies: [
-                "RetainGraph", "StackTraces", "Locking",
+                "RetainGraph", "StackTraces", "Locking", "RetainGraphReports",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "RetainGraphTesting",
-            dependencies: ["LeakTracking", "ReferenceReflection", "RetainGraph", "HeapGrowth"]
+            dependencies: [
+                "LeakTracking", "ReferenceReflection", "RetainGraph", "HeapGrowth", "HeapCensus",
+                "HeapExport",
+            ]
         ),
         // Links no census (no interposed malloc) and no test framework: a test checks the
         // built binary.

@@ -26,7 +26,9 @@ public struct CensusDiscoverer: ReferenceDiscoverer {
 
     /// Adds, for each watched object, the census's path from its holder, and its strong cycle
     /// when nothing names the holder (references from outside the heap) or no holder reaches
-    /// it.
+    /// it; hands the whole heap to the check
+    /// (``/RetainGraph/GraphSnapshot/Builder/discoveredHeap``), so that its reports say what
+    /// each leaked object retains.
     ///
     /// - Parameters:
     ///   - additions: What the check's discoverers found so far.
@@ -48,10 +50,17 @@ public struct CensusDiscoverer: ReferenceDiscoverer {
         let tree = heap.paths(ignoring: requestStorage.map { [$0] } ?? [])
         var joining = Joining(heap: heap, request: request)
         var components: CompactGraph.Components?
+        var watchedNodes: [ObjectID: CompactGraph.NodeID] = [:]
+        defer {
+            // The whole heap, for what the check's reports say each object retains.
+            additions.discoveredHeap = DiscoveredHeap(
+                graph: heap.graph, nodes: watchedNodes, snapshot: heap)
+        }
         for watched in request.watched {
             guard let target = heap.id(of: watched.object) else { continue }
             let node = CompactGraph.NodeID(target.rawValue)
             joining.identities[node] = watched.id
+            watchedNodes[watched.id] = node
             // The watched object's own node carries where it was made too (its data stays the
             // live graph's; the check's builder fills the missing trace).
             if let trace = heap.creationTrace(of: target) ?? heap.creationSite(of: target)?.trace {

@@ -1,4 +1,5 @@
 import HeapCensus
+import ObjectGraph
 import RetainGraphReports
 
 /// Deciding, from the rounds of a measurement, which types grew because of the work and which
@@ -94,6 +95,15 @@ enum GrowthAnalysis {
     ) -> GrowthReport {
         var grown: [GrownType] = []
         var interference: [GrowthInterference] = []
+        // What each new instance keeps alive, from one dominator tree of `end` (computed only
+        // when some type grew).
+        var tree: CompactGraph.DominatorTree?
+        func dominators() -> CompactGraph.DominatorTree {
+            if let tree { return tree }
+            let computed = end.graph.dominatorTree()
+            tree = computed
+            return computed
+        }
         for type in candidates {
             let net = rounds.map { $0.net[type] ?? 0 }
             let mine = rounds.map { $0.byTheWork[type] ?? 0 }
@@ -105,7 +115,7 @@ enum GrowthAnalysis {
                         type, growth: mine, attribution: .body,
                         elsewhere: rounds.map { $0.elsewhere[type] ?? 0 },
                         sample: rounds[1].workInstances[type] ?? [], end: end,
-                        repetitions: repetitions))
+                        tree: dominators(), repetitions: repetitions))
             case .undecided:
                 let idle = idleGrowth[type] ?? 0
                 if idle >= minimum(repetitions) {
@@ -121,7 +131,8 @@ enum GrowthAnalysis {
                             type, growth: growth,
                             attribution: isTraced ? .otherThreads : .untraced,
                             elsewhere: nil, sample: rounds[1].newInstances[type] ?? [],
-                            end: end, repetitions: repetitions, idleGrowth: idle))
+                            end: end, tree: dominators(), repetitions: repetitions,
+                            idleGrowth: idle))
                 }
             case .unsteady:
                 interference.append(
@@ -142,10 +153,19 @@ enum GrowthAnalysis {
     /// (one of the work's own instances when they are known).
     private static func describe(
         _ type: String, growth: [Int], attribution: GrowthAttribution, elsewhere: [Int]?,
-        sample preferred: [HeapObjectID], end: HeapSnapshot, repetitions: Int,
-        idleGrowth: Int? = nil
+        sample preferred: [HeapObjectID], end: HeapSnapshot, tree: CompactGraph.DominatorTree,
+        repetitions: Int, idleGrowth: Int? = nil
     ) -> GrownType {
         let candidates = preferred.isEmpty ? end.objects(ofType: type) : preferred
+        // What one new instance keeps alive on average: the retained sizes of the instances a
+        // holder reaches (an unreachable one retains nothing the tree can tell).
+        let reachable = candidates.map { CompactGraph.NodeID($0.rawValue) }.filter(
+            tree.isReachable)
+        let retained =
+            reachable.isEmpty
+            ? nil
+            : Int(reachable.reduce(UInt64(0)) { $0 &+ tree.retainedSize(of: $1) })
+                / reachable.count
         // The work's own instances' bytes; for growth counted from the live count, the new
         // instances' median size times the second round's growth (a few large blocks other
         // code made meanwhile do not stand for the rest).
@@ -182,6 +202,7 @@ enum GrowthAnalysis {
             } ?? [],
             creationTrace: trace?.frames(excludingModules: ["HeapCensus", "HeapGrowth"])
                 .map(\.description) ?? [],
-            attribution: attribution, madeElsewhere: elsewhere, idleGrowth: idleGrowth)
+            attribution: attribution, madeElsewhere: elsewhere, idleGrowth: idleGrowth,
+            retainedBytesPerInstance: retained)
     }
 }

@@ -61,6 +61,18 @@ public enum HeapGrowth {
         settle: () async throws -> Void = { await HeapGrowth.defaultSettle() },
         _ work: () async throws -> Void
     ) async throws -> GrowthReport {
+        try await measure(
+            repeating: repetitions, warmUp: warmUp, keepingSnapshots: false, settle: settle, work
+        ).report
+    }
+
+    /// Measures what `work` leaves behind, as the public `measure` does, and keeps the census
+    /// snapshots that start and end it when asked (the test helpers write them out for a
+    /// failing check).
+    package static func measure(
+        repeating repetitions: Int, warmUp: Int, keepingSnapshots: Bool,
+        settle: () async throws -> Void, _ work: () async throws -> Void
+    ) async throws -> (report: GrowthReport, snapshots: GrowthSnapshots?) {
         let repetitions = max(repetitions, minimumRepetitions)
         let ticket = await MeasurementGate.shared.enter()
         defer { MeasurementGate.shared.leave(ticket) }
@@ -76,6 +88,8 @@ public enum HeapGrowth {
                 try await settle()
             }
             try await round(max(warmUp, 0))
+            // Taken before the first count, so that its own storage is in every count.
+            let first = keepingSnapshots ? HeapCensus.snapshot() : nil
             let start = HeapCensus.counts()
             try await round(repetitions)
             var session = MeasurementSession(
@@ -87,7 +101,8 @@ public enum HeapGrowth {
             try await round(repetitions)
             session.endFirstRound(HeapCensus.counts())
             try await round(repetitions)
-            session.endSecondRound(HeapCensus.snapshot())
+            let last = HeapCensus.snapshot()
+            session.endSecondRound(last)
             let measured = (clock.now - began) / 2
             let undecided = session.undecided()
             if !undecided.isEmpty {
@@ -95,7 +110,7 @@ public enum HeapGrowth {
                 try await Task.sleep(for: measured)
                 session.endIdleRound(undecided, before: before, after: HeapCensus.counts())
             }
-            return session.report()
+            return (session.report(), first.map { GrowthSnapshots(start: $0, end: last) })
         }
     }
 
@@ -107,6 +122,17 @@ public enum HeapGrowth {
         settle: () throws -> Void = { HeapGrowth.runCurrentRunLoopBriefly() },
         _ work: () throws -> Void
     ) throws -> GrowthReport {
+        try measure(
+            repeating: repetitions, warmUp: warmUp, keepingSnapshots: false, settle: settle, work
+        ).report
+    }
+
+    /// Measures synchronously and keeps the snapshots that start and end the measurement when
+    /// asked (see the async form).
+    package static func measure(
+        repeating repetitions: Int, warmUp: Int, keepingSnapshots: Bool,
+        settle: () throws -> Void, _ work: () throws -> Void
+    ) throws -> (report: GrowthReport, snapshots: GrowthSnapshots?) {
         let repetitions = max(repetitions, minimumRepetitions)
         let ticket = MeasurementGate.shared.enterBlocking()
         defer { MeasurementGate.shared.leave(ticket) }
@@ -117,6 +143,7 @@ public enum HeapGrowth {
             try settle()
         }
         try round(max(warmUp, 0))
+        let first = keepingSnapshots ? HeapCensus.snapshot() : nil
         let start = HeapCensus.counts()
         try round(repetitions)
         var session = MeasurementSession(
@@ -127,7 +154,8 @@ public enum HeapGrowth {
         try round(repetitions)
         session.endFirstRound(HeapCensus.counts())
         try round(repetitions)
-        session.endSecondRound(HeapCensus.snapshot())
+        let last = HeapCensus.snapshot()
+        session.endSecondRound(last)
         let measured = Date().timeIntervalSince(began) / 2
         let undecided = session.undecided()
         if !undecided.isEmpty {
@@ -136,7 +164,7 @@ public enum HeapGrowth {
             while Date() < idle { _ = RunLoop.current.run(mode: .default, before: idle) }
             session.endIdleRound(undecided, before: before, after: HeapCensus.counts())
         }
-        return session.report()
+        return (session.report(), first.map { GrowthSnapshots(start: $0, end: last) })
     }
 
     /// The default settling: yields to other tasks a few times and runs the current thread's

@@ -9,9 +9,10 @@ extension LeakReport {
     ///   - analysis: The analysed (and enriched) snapshot.
     ///   - verdict: ``Verdict/leak`` or ``Verdict/transient``.
     ///   - pendingTimer: For a transient, the one-shot timer that will release it.
+    ///   - figures: What the check's leaked objects retain, when it read the whole heap.
     static func retained(
         _ id: ObjectID, subject: ReportSubject, analysis: RetentionAnalysis, verdict: Verdict,
-        pendingTimer: ObjectID? = nil
+        pendingTimer: ObjectID? = nil, figures: RetainedFigures? = nil
     ) -> LeakReport {
         let snapshot = analysis.snapshot
         let retention = analysis.retention(of: id)
@@ -55,6 +56,7 @@ extension LeakReport {
             path.last?.from, cycle?.last(where: { $0.to == id })?.from,
         ]
         let traced = Set(holders.compactMap { $0 } + [id])
+        let retained = figures?.retained(by: id)
         return LeakReport(
             schemaVersion: currentSchemaVersion, verdict: verdict,
             fingerprint: snapshot.fingerprint(of: id, path: retention.rootPath, cycle: cycle)
@@ -67,7 +69,8 @@ extension LeakReport {
             creationTraces: builder.creationTraces(of: mentioned + [id], also: traced),
             hint: hint,
             notes: notes(objects: objects, references: pathSteps + (cycleSteps ?? []) + context),
-            reportedAt: subject.reportedAt, watchLocation: subject.location)
+            reportedAt: subject.reportedAt, watchLocation: subject.location,
+            retainedBytes: retained?.bytes, retainedCount: retained?.count)
     }
 
     /// A report on a timer still firing at an owner that died.

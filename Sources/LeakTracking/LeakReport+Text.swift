@@ -1,4 +1,5 @@
 import Foundation
+import RetainGraphReports
 
 extension LeakReport: CustomStringConvertible {
     /// The report as text for a terminal, in the spirit of LeakCanary's leak trace.
@@ -58,6 +59,7 @@ extension LeakReport: CustomStringConvertible {
             "  expected to die \(seconds(graceSeconds + secondsPastDeadline)) ago "
                 + "(grace \(seconds(graceSeconds))): \(reason)")
         lines.append("  " + retentionSentence)
+        if let retainedDescription { lines.append("  " + retainedDescription) }
         lines += traceLines(index, limit: maximumReferences)
         lines.append("")
         lines += cycleLines(index, limit: maximumReferences)
@@ -94,6 +96,22 @@ extension LeakReport: CustomStringConvertible {
 
     /// The report as a person reads it in a terminal (``text``).
     public var description: String { text }
+
+    /// What the leaked object keeps alive, as the report's text says it under the verdict:
+    /// `retains 2.7 KB in 22 objects (itself and what only it keeps alive)`.
+    ///
+    /// Without sizes it gives the count alone, `retains 22 objects (itself and what only it
+    /// keeps alive; bytes unknown)`, rather than 0 bytes. `nil` when the report has no
+    /// ``retainedCount`` (the check did not read the whole heap).
+    public var retainedDescription: String? {
+        guard let retainedCount else { return nil }
+        let objects = counted(retainedCount, "object")
+        guard let retainedBytes else {
+            return "retains \(objects) (itself and what only it keeps alive; bytes unknown)"
+        }
+        return "retains \(ByteCount.description(retainedBytes)) in \(objects) (itself and what "
+            + "only it keeps alive)"
+    }
 
     private var retentionSentence: String {
         switch retention {

@@ -71,6 +71,15 @@ public struct LeakReport: Sendable, Hashable, Codable {
     /// the test helpers record the failure; CI annotations fall back to it when no creation
     /// frame lies in the user's code. Absent in reports written before version 2.
     public var watchLocation: WatchLocation?
+    /// How many bytes the leaked object keeps alive: its own size and the sizes of every object
+    /// only it keeps alive (the objects it dominates in the heap's dominator tree), as Chrome
+    /// DevTools' "Retained Size". Present when the check read the whole heap with real sizes
+    /// (the heap census); absent otherwise, and in reports written before it existed.
+    public var retainedBytes: Int?
+    /// How many objects the leaked object keeps alive, itself included: the objects it
+    /// dominates in the heap's dominator tree. Present when the check read the whole heap (the
+    /// heap census); absent otherwise, and in reports written before it existed.
+    public var retainedCount: Int?
 
     /// What keeps an object alive, as written in reports.
     public enum RetentionKind: String, Sendable, Hashable, Codable {

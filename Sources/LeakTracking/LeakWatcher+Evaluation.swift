@@ -100,7 +100,13 @@ extension LeakWatcher {
         let explained = Self.nodesToExplain(watches, now: now) + additions.mentionedIDs
         let snapshot = graph.snapshot(.retention(of: explained), adding: additions)
         let analysis = snapshot.analyze()
-        return watches.map { judge($0, now: now, analysis: analysis) }
+        // One dominator tree of the whole heap per check, whatever the number of reports.
+        let figures = RetainedFigures(additions.discoveredHeap)
+        return watches.map { watch in
+            var result = judge(watch, now: now, analysis: analysis, figures: figures)
+            if result.report != nil { result.discoveredHeap = figures.heap }
+            return result
+        }
     }
 
     /// Runs `steps` with the watched objects still alive, held strongly only for the call (the
@@ -133,7 +139,9 @@ extension LeakWatcher {
         return ids
     }
 
-    private func judge(_ watch: Watch, now: Date, analysis: RetentionAnalysis) -> WatchVerdict {
+    private func judge(
+        _ watch: Watch, now: Date, analysis: RetentionAnalysis, figures: RetainedFigures
+    ) -> WatchVerdict {
         let subject = watch.subject(now: now)
         guard watch.reference.isAlive else {
             let zombies = TimerChains.zombies(among: watch.upstreamTimers, in: analysis.snapshot)
@@ -150,11 +158,12 @@ extension LeakWatcher {
         if let timer = TimerChains.releasingOneShot(of: id, in: analysis) {
             let report = LeakReport.retained(
                 id, subject: subject, analysis: analysis, verdict: .transient,
-                pendingTimer: timer)
+                pendingTimer: timer, figures: figures)
             let release = report.releaseDate.map { Date(timeIntervalSince1970: $0) }
             return watch.verdict(.transient, report: report, releaseDate: release)
         }
-        let report = LeakReport.retained(id, subject: subject, analysis: analysis, verdict: .leak)
+        let report = LeakReport.retained(
+            id, subject: subject, analysis: analysis, verdict: .leak, figures: figures)
         // The object may have died while the report was made.
         guard watch.reference.isAlive else { return watch.verdict(.ok) }
         return watch.verdict(.leak, report: report, allowance: allowance(for: report))

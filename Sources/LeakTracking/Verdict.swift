@@ -86,6 +86,11 @@ public struct WatchVerdict: Sendable {
     /// The known leak that allows this one, if any: the leak is still reported but does not
     /// fail a test.
     public let allowance: KnownLeak?
+    /// For a verdict with a report, the whole heap the check read when a discoverer read one
+    /// (the heap census): the snapshot the report's retained figures come from, which test
+    /// helpers write out as a `.heapsnapshot` file. `nil` otherwise. It holds the whole heap's
+    /// graph: keep the verdict only as long as you need the heap (the report alone is small).
+    public internal(set) var discoveredHeap: DiscoveredHeap? = nil
 
     /// Whether the verdict is a problem that no ``KnownLeak`` allows.
     public var isUnexpectedProblem: Bool { verdict.isProblem && allowance == nil }

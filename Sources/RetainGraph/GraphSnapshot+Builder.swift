@@ -55,6 +55,10 @@ extension GraphSnapshot {
         /// Type numbers by type, for nodes named from their metatype, and the last type met.
         var typeNumbers: [ObjectIdentifier: UInt32] = [:]
         var lastType: (type: ObjectIdentifier, number: UInt32)?
+        /// The whole heap a discoverer read for this check, if one did (the heap census): the
+        /// check's reports say from it what each leaked object retains. It is not part of the
+        /// snapshot built.
+        public var discoveredHeap: DiscoveredHeap?
 
         /// Out-edge rows: for each node, its references, retaining ones first.
         struct PlacedRows {

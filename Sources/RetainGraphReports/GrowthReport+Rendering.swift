@@ -6,12 +6,13 @@ extension GrowthReport: CustomStringConvertible {
     /// meanwhile.
     ///
     /// ```text
-    /// HEAP GROWTH: 1 type grew with 50 repetitions (2 rounds; threshold 25 per round)
+    /// HEAP GROWTH: 1 type grew with 10 repetitions (2 rounds; threshold 5 per round)
     ///
-    /// SessionServer.Session: +50, +50 (1.0 per repetition), 3.1 KB new in round 2
-    ///   held by: a block libdispatch holds (…)
-    ///   ┬ block
-    ///   ├─ captures ⇒ SessionServer.Session
+    /// App.Entry: +10, +10 (1.0 per repetition), 240 B new in round 2
+    ///   each new instance retains 96 B on average (itself and what only it keeps alive)
+    ///   held by: global variable App.log : Swift.Array<App.Entry>
+    ///   ┬ array storage at 0x7f42ec0814c0
+    ///   ╰→ element of an array ⇒ App.Entry at 0x7f42dd0a1d20
     /// ```
     public var text: String {
         var lines = [headline]
@@ -83,6 +84,11 @@ extension GrowthReport: CustomStringConvertible {
                 "  counted from the live count (where this type is made cannot be traced), and "
                     + "\(idle(type.idleGrowth)) while the work was not running")
         case nil: break
+        }
+        if let retained = type.retainedBytesPerInstance {
+            lines.append(
+                "  each new instance retains \(bytes(retained)) on average (itself and what only "
+                    + "it keeps alive)")
         }
         if let holder = type.holder { lines.append("  held by: \(holder)") }
         for (index, step) in type.path.enumerated() {
@@ -161,7 +167,5 @@ extension GrowthReport: CustomStringConvertible {
             of: "\"", with: "\\\"")
     }
 
-    private static func bytes(_ count: Int) -> String {
-        count < 1024 ? "\(count) B" : String(format: "%.1f KB", Double(count) / 1024)
-    }
+    private static func bytes(_ count: Int) -> String { ByteCount.description(count) }
 }

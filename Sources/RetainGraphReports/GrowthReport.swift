@@ -148,13 +148,18 @@ public struct GrownType: Sendable, Hashable, Codable {
     /// For growth counted from the live count, how much the type grew during an idle round as
     /// long as a measured one (other work's share, included in ``growth`` when above 0).
     public var idleGrowth: Int?
+    /// How many bytes one new instance keeps alive, on average: the retained sizes (itself and
+    /// what only it keeps alive, from the dominator tree of the last snapshot) of the sampled
+    /// new instances, divided by their number. Absent when no new instance was reachable from
+    /// a holder, and in reports written before it existed.
+    public var retainedBytesPerInstance: Int?
 
     /// Creates a grown type.
     public init(
         typeName: String, growth: [Int], perRepetition: Double, newInstanceBytes: Int,
         holder: String?, path: [GrowthPathStep], creationTrace: [String],
         attribution: GrowthAttribution? = nil, madeElsewhere: [Int]? = nil,
-        idleGrowth: Int? = nil
+        idleGrowth: Int? = nil, retainedBytesPerInstance: Int? = nil
     ) {
         self.typeName = typeName
         self.growth = growth
@@ -166,6 +171,7 @@ public struct GrownType: Sendable, Hashable, Codable {
         self.attribution = attribution
         self.madeElsewhere = madeElsewhere
         self.idleGrowth = idleGrowth
+        self.retainedBytesPerInstance = retainedBytesPerInstance
     }
 }
 

@@ -10,7 +10,8 @@ import Testing
 /// returns, the trait waits for the watched objects (their grace period, driven
 /// deterministically by polling, never a blind sleep), and records one issue per leak or
 /// zombie at the line of the `expectDeallocation` call, with the text report as the issue's
-/// comment and the report's JSON and DOT attached. The watcher is dropped afterwards,
+/// comment and the report's JSON and DOT attached (and, when a heap census is recording, the
+/// heap the report was built from as a `.heapsnapshot` file for Chrome DevTools). The watcher is dropped afterwards,
 /// even when the test fails, so one test's watches never poison the next.
 ///
 /// ```swift
@@ -46,7 +47,9 @@ public struct LeakDetectionTrait: TestTrait, SuiteTrait, TestScoping {
     ///
     /// Each issue is recorded at the `expectDeallocation` call that made the watch, with the
     /// text report as its comment, and the report's JSON and Graphviz DOT are attached to the
-    /// test at the same location (`swift test --attachments-path DIR` saves them).
+    /// test at the same location (`swift test --attachments-path DIR` saves them), with the
+    /// heap the report was built from as a `.heapsnapshot` file when a heap census is
+    /// recording (open it in Chrome DevTools' Memory panel with Load).
     public func provideScope(
         for test: Test, testCase: Test.Case?,
         performing function: @Sendable () async throws -> Void
@@ -60,6 +63,11 @@ public struct LeakDetectionTrait: TestTrait, SuiteTrait, TestScoping {
                     Attachment.record(Array(json), named: name + ".json", sourceLocation: location)
                 }
                 Attachment.record(report.dot, named: name + ".dot", sourceLocation: location)
+                // The whole heap the report was built from, when the census was recording.
+                if let heap = HeapSnapshotFiles.leak(leak) {
+                    Attachment.record(
+                        heap, named: name + ".heapsnapshot", sourceLocation: location)
+                }
             }
             Issue.record(Comment(rawValue: leak.failureMessage), sourceLocation: location)
         }

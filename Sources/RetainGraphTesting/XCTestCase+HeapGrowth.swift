@@ -1,8 +1,14 @@
+import Foundation
 import HeapGrowth
 import XCTest
 
 extension XCTestCase {
     /// Fails the test, with the growth report, when repeating `work` grows the heap.
+    ///
+    /// The failure also names two `.heapsnapshot` files, the heap before and after the
+    /// measurement numbered alike, for Chrome DevTools' Comparison view: written into the
+    /// `RETAINGRAPH_REPORTS` directory when it is set, otherwise into the temporary directory
+    /// (XCTest on Linux has no attachments).
     ///
     /// ```swift
     /// func testClosingAScreenLeavesNothing() async throws {
@@ -24,8 +30,20 @@ extension XCTestCase {
         repeating repetitions: Int = 20, file: StaticString = #filePath, line: UInt = #line,
         _ work: () async throws -> Void
     ) async throws -> GrowthReport {
-        let report = try await HeapGrowth.measure(repeating: repetitions, work)
-        if !report.isEmpty { XCTFail(report.text, file: file, line: line) }
+        let (report, snapshots) = try await HeapGrowth.measure(
+            repeating: repetitions, warmUp: 1, keepingSnapshots: true,
+            settle: { await HeapGrowth.defaultSettle() }, work)
+        guard !report.isEmpty else { return report }
+        var message = report.text
+        // XCTest on Linux has no attachments: the files go where the reports go.
+        if let snapshots {
+            let files = HeapSnapshotFiles.growth(snapshots)
+            let name = "heap-growth-\(HeapSnapshotFiles.uniqueStamp())"
+            message +=
+                "\n" + HeapSnapshotFiles.write(files.start, named: name + "-start.heapsnapshot")
+            message += "\n" + HeapSnapshotFiles.write(files.end, named: name + "-end.heapsnapshot")
+        }
+        XCTFail(message, file: file, line: line)
         return report
     }
 }

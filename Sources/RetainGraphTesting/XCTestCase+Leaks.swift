@@ -77,7 +77,10 @@ extension XCTestCase {
     /// Each failure is recorded at the ``trackForLeaks(_:within:reason:graph:fileID:file:line:)``
     /// call that tracked the object, so an IDE or CI annotation points at that line; `file` and
     /// `line` are used for a watch made without a location. The watches are forgotten
-    /// afterwards, so the teardown check does not repeat them.
+    /// afterwards, so the teardown check does not repeat them. When a heap census is
+    /// recording, the failure also names a `.heapsnapshot` file of the heap the report was
+    /// built from (in the `RETAINGRAPH_REPORTS` directory when it is set, otherwise in the
+    /// temporary directory: XCTest on Linux has no attachments).
     ///
     /// - Parameters:
     ///   - timeout: The longest to wait for tracked objects to die.
@@ -87,13 +90,21 @@ extension XCTestCase {
         timeout: Duration = .seconds(10), file: StaticString = #filePath, line: UInt = #line
     ) {
         for leak in collectLeaks(timeout: timeout) {
+            var message = leak.failureMessage
+            // XCTest on Linux has no attachments: the heap goes where the reports go.
+            if let report = leak.report, let heap = HeapSnapshotFiles.leak(leak) {
+                message +=
+                    "\n"
+                    + HeapSnapshotFiles.write(
+                        heap, named: report.attachmentBaseName + ".heapsnapshot")
+            }
             let site = leak.location
             guard !site.filePath.isEmpty, site.line > 0 else {
-                XCTFail(leak.failureMessage, file: file, line: line)
+                XCTFail(message, file: file, line: line)
                 continue
             }
             recordFailure(
-                withDescription: leak.failureMessage, inFile: site.filePath, atLine: site.line,
+                withDescription: message, inFile: site.filePath, atLine: site.line,
                 expected: true)
         }
     }

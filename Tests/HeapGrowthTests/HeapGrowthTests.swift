@@ -49,6 +49,28 @@ final class Pool: @unchecked Sendable {
         #expect(report.text.contains("HeapGrowthTests.Request: +20, +20 (1.0 per repetition)"))
     }
 
+    @Test func aGrownTypeSaysWhatEachNewInstanceKeepsAlive() throws {
+        defer { requestLog.removeAll() }
+        let report = try HeapGrowth.measure(repeating: 20) {
+            requestLog.append(Request())
+        }
+        let grown = try #require(report.grown.first { $0.typeName == "HeapGrowthTests.Request" })
+        // Each request keeps itself and its payload's storage (which only it holds): more than
+        // its own block, less than its own block and a 16-byte array's storage can take.
+        let own = grown.newInstanceBytes / 20
+        let retained = try #require(grown.retainedBytesPerInstance)
+        #expect(retained > own && retained <= own + 128, "\(report.text)")
+        #expect(report.text.contains("  each new instance retains \(retained) B on average"))
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: report.jsonData()) as? [String: Any])
+        let types = try #require(json["grown"] as? [[String: Any]])
+        #expect(
+            types.contains {
+                $0["typeName"] as? String == "HeapGrowthTests.Request"
+                    && $0["retainedBytesPerInstance"] as? Int == retained
+            })
+    }
+
     @Test func aCacheFilledInTheWarmUpIsNotReported() throws {
         let report = try HeapGrowth.measure(repeating: 20, warmUp: 8) { WarmCache.fill() }
         // The census counts the whole process: other suites running meanwhile may grow their

@@ -26,7 +26,14 @@ struct TestReportingTests {
 
     /// Runs the planted test in a child process of this bundle, with xUnit, event-stream and
     /// attachment output in a fresh directory.
-    static func runChild() throws -> ChildRun {
+    ///
+    /// - Parameters:
+    ///   - test: The `--filter` of the planted test.
+    ///   - variable: The environment variable that enables it.
+    static func runChild(
+        _ test: String = "PlantedLeakChild/plantedLeak",
+        enabledBy variable: String = "RETAINGRAPH_PLANTED_LEAK_CHILD"
+    ) throws -> ChildRun {
         let bundle = CommandLine.arguments[0]
         try #require(bundle.hasSuffix(".xctest"), "run by swift test: \(bundle)")
         let directory = FileManager.default.temporaryDirectory
@@ -39,17 +46,18 @@ struct TestReportingTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: bundle)
         process.arguments = [
-            "--testing-library", "swift-testing", "--filter", "PlantedLeakChild/plantedLeak",
+            "--testing-library", "swift-testing", "--filter", test,
             "--xunit-output", xunit.path, "--attachments-path", attachments.path,
             "--event-stream-output-path", events.path, "--event-stream-version", "0",
         ]
         var environment = ProcessInfo.processInfo.environment
-        environment["RETAINGRAPH_PLANTED_LEAK_CHILD"] = "1"
+        environment[variable] = "1"
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // A generous deadline: the child runs one test with a 20 ms grace.
+        // A generous deadline: the child runs one test (a 20 ms grace, or a growth check of
+        // 10 repetitions).
         let deadline = Date().addingTimeInterval(120)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { process.terminate() }
@@ -98,9 +106,13 @@ struct TestReportingTests {
         let names = attached.compactMap {
             ($0["attachment"] as? [String: Any])?["_preferredName"] as? String
         }
-        #expect(names.count == 2)
+        // The JSON and DOT reports, and the heap (the census records in this test bundle).
+        #expect(names.count == 3)
         #expect(names.contains { $0.hasPrefix("LEAK-TickingScreen-") && $0.hasSuffix(".json") })
         #expect(names.contains { $0.hasPrefix("LEAK-TickingScreen-") && $0.hasSuffix(".dot") })
+        #expect(
+            names.contains { $0.hasPrefix("LEAK-TickingScreen-") && $0.hasSuffix(".heapsnapshot") }
+        )
         for payload in attached {
             let site = payload["_sourceLocation"] as? [String: Any]
             #expect(site?["line"] as? Int == line)

@@ -123,7 +123,7 @@ extension RetentionPathTests {
         // Foundation's private `_defaultCenter` holds the center; the center's observers sit in
         // a `Mutex` (its `registrar`), whose dictionary the census reads conservatively.
         guard case .globalVariable(let name) = path.holder else {
-            Issue.record("holder is \(path.holder.description)")
+            Issue.record("holder is \(path.holder.description): \(path.description)")
             return
         }
         #expect(name.contains("_defaultCenter"))

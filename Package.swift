@@ -184,7 +184,9 @@ let package = Package(
         // Tests/Fixtures/AttachTargets, built on first use) and attaches to them.
         .testTarget(
             name: "ProcessAttachTests",
-            dependencies: ["ProcessAttach", "ObjectGraph", "HeapExport", "retain-graph"]
+            dependencies: [
+                "ProcessAttach", "ObjectGraph", "HeapExport", "RuntimeLayouts", "retain-graph",
+            ]
         ),
         // Reads the profiles back with `go tool pprof` (Debian's golang-go) where it is installed.
         .testTarget(name: "HeapProfilesTests", dependencies: ["HeapProfiles", "HeapCensus"]),

@@ -94,7 +94,7 @@ final class RemoteLayoutCompiler {
     /// prints for private and local contexts.
     func name(of typeRef: UInt64) -> String? {
         if let known = nameCache[typeRef] { return known }
-        let name = mirror.name(of: typeRef).map(RemoteTypeNames.cleaned)
+        let name = mirror.name(of: typeRef).map(TypeNames.readable)
         if let name { nameCache[typeRef] = name }
         return name
     }

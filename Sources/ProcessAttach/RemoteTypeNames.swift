@@ -53,32 +53,3 @@ enum RemoteTypeNames {
         name.prefix { $0 != "<" }
     }
 }
-
-extension RemoteTypeNames {
-    /// A demangled name without the addresses the remote demangler prints for private and
-    /// local contexts: `M.(unknown context at $7f…).(Name in $7f…)` → `M.Name`.
-    static func cleaned(_ name: String) -> String {
-        guard name.contains("$") else { return name }
-        var result = ""
-        var rest = Substring(name)
-        while let open = rest.firstIndex(of: "(") {
-            result += rest[..<open]
-            let inner = rest[rest.index(after: open)...]
-            guard let close = inner.firstIndex(of: ")") else {
-                result += rest[open...]
-                return result
-            }
-            let content = inner[..<close]
-            rest = inner[inner.index(after: close)...]
-            if content.hasPrefix("unknown context at $") {
-                if rest.hasPrefix(".") { rest = rest.dropFirst() }
-            } else if let range = content.range(of: " in $") {
-                result += content[..<range.lowerBound]
-            } else {
-                result += "(" + content + ")"
-            }
-        }
-        result += rest
-        return result.replacingOccurrences(of: "<>", with: "")
-    }
-}

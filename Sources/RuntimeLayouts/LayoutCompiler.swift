@@ -63,7 +63,7 @@ package enum LayoutCompiler {
     }
 
     private static func instanceLayout(_ metadata: TypeMetadata) -> ObjectLayout {
-        let typeName = TypeNames.removingDiscriminators(_typeName(metadata.type, qualified: true))
+        let typeName = TypeNames.readable(_typeName(metadata.type, qualified: true))
         var layout = ObjectLayout(shape: .instance, typeName: typeName)
         var hasFieldMetadata = false
         var current: TypeMetadata? = metadata

@@ -1,5 +1,55 @@
 /// Type and symbol names as a person reads them.
 package enum TypeNames {
+    /// `name` as reports spell it, the same whoever read it (the census in process, an attach
+    /// from outside): without the addresses the demangler prints for private and local contexts
+    /// (``removingContextAddresses(_:)``) and without private discriminators
+    /// (``removingDiscriminators(_:)``).
+    package static func readable(_ name: String) -> String {
+        removingDiscriminators(removingContextAddresses(name))
+    }
+
+    /// A demangled name without the addresses printed for private and local contexts:
+    /// `M.(unknown context at $7f…).(unknown context at $7f…).Name` → `M.Name`, and
+    /// `M.(Name in $7f…)` → `M.Name`.
+    ///
+    /// - Complexity: O(*n*) in the name's length.
+    package static func removingContextAddresses(_ name: String) -> String {
+        guard name.contains("$") else { return name }
+        var result = ""
+        var rest = Substring(name)
+        while let open = rest.firstIndex(of: "(") {
+            result += rest[..<open]
+            let inner = rest[rest.index(after: open)...]
+            guard let close = inner.firstIndex(of: ")") else {
+                result += rest[open...]
+                return result
+            }
+            let content = inner[..<close]
+            rest = inner[inner.index(after: close)...]
+            if content.hasPrefix("unknown context at $") {
+                if rest.hasPrefix(".") { rest = rest.dropFirst() }
+            } else if let range = Self.range(of: " in $", in: content) {
+                result += content[..<range.lowerBound]
+            } else {
+                result += "(" + content + ")"
+            }
+        }
+        result += rest
+        // An empty generic argument list the remote demangler prints for a non-generic context.
+        var cleaned = ""
+        cleaned.reserveCapacity(result.count)
+        var index = result.startIndex
+        while index < result.endIndex {
+            if result[index...].starts(with: "<>") {
+                index = result.index(index, offsetBy: 2)
+            } else {
+                cleaned.append(result[index])
+                index = result.index(after: index)
+            }
+        }
+        return cleaned
+    }
+
     /// A type name without its module (`App.Owner` → `Owner`), as roles name what they
     /// capture; a generic name whose first dot is inside its arguments is kept whole.
     package static func withoutModule(_ typeName: String) -> String {

@@ -129,7 +129,8 @@ struct SnapshotUseTests {
         #expect(counts.reduce(0) { $0 + $1.bytes } == heap.totalBytes)
         #expect(counts.first?.typeName == "attach_stale.KeptObject")
         #expect(counts.first?.count == 300)
-        #expect(heap.stopDuration.map { $0 < .seconds(5) } == true)
+        // The stop is recorded (its length is a benchmark's figure, not a unit test's).
+        #expect(heap.stopDuration.map { $0 > .zero } == true)
     }
 
     private func temporaryFile(_ name: String) -> String {

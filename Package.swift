@@ -77,12 +77,14 @@ let package = Package(
         .systemLibrary(name: "CSwiftRuntime"),
         .systemLibrary(name: "CLinkedModules"),
         .target(name: "Locking"),
+        .target(name: "RetainGraphUtilities", dependencies: ["Locking"]),
         .target(name: "CSymbolizer"),
         .target(name: "StackTraces", dependencies: ["CLibunwind", "Locking", "CSymbolizer"]),
         .target(name: "ObjectGraph", dependencies: ["Locking"]),
         .target(name: "CProcessMemory"),
         .target(
-            name: "RuntimeLayouts", dependencies: ["ObjectGraph", "CProcessMemory", "Locking"]),
+            name: "RuntimeLayouts",
+            dependencies: ["ObjectGraph", "CProcessMemory", "Locking", "RetainGraphUtilities"]),
         .target(name: "HeapExport", dependencies: ["ObjectGraph"]),
         .systemLibrary(name: "CProcessAccess"),
         .systemLibrary(name: "CSwiftRemoteMirror"),
@@ -90,13 +92,14 @@ let package = Package(
             name: "ProcessAttach",
             dependencies: [
                 "CProcessAccess", "CSwiftRemoteMirror", "ObjectGraph", "RuntimeLayouts",
-                "HeapExport", "StackTraces",
+                "HeapExport", "StackTraces", "RetainGraphUtilities",
             ]
         ),
         .target(
             name: "RetainGraph",
             dependencies: [
                 "ObjectGraph", "CSwiftRuntime", "CLinkedModules", "StackTraces", "Locking",
+                "RetainGraphUtilities",
             ]
         ),
         .target(name: "TrackedTimers", dependencies: ["RetainGraph", "StackTraces", "Locking"]),
@@ -108,10 +111,10 @@ let package = Package(
             name: "HeapCensus",
             dependencies: [
                 "CHeapCensus", "RetainGraph", "ObjectGraph", "RuntimeLayouts", "HeapExport",
-                "StackTraces", "Locking",
+                "StackTraces", "Locking", "RetainGraphUtilities",
             ]
         ),
-        .target(name: "RetainGraphReports"),
+        .target(name: "RetainGraphReports", dependencies: ["RetainGraphUtilities"]),
         .target(
             name: "HeapGrowth",
             dependencies: ["HeapCensus", "RetainGraphReports", "StackTraces", "ObjectGraph"]),
@@ -121,11 +124,13 @@ let package = Package(
         // (census_exit.c).
         .target(
             name: "SuiteLeaks",
-            dependencies: ["HeapCensus", "LeakTracking", "ObjectGraph", "RetainGraph"]),
+            dependencies: [
+                "HeapCensus", "LeakTracking", "ObjectGraph", "RetainGraph", "RetainGraphUtilities",
+            ]),
         .target(
             name: "LeakTracking",
             dependencies: [
-                "RetainGraph", "StackTraces", "Locking", "RetainGraphReports",
+                "RetainGraph", "StackTraces", "Locking", "RetainGraphReports", "RetainGraphUtilities",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -142,7 +147,7 @@ let package = Package(
             name: "retain-graph",
             dependencies: [
                 "LeakTracking", "RetainGraphReports", "HeapExport", "ObjectGraph",
-                "ProcessAttach",
+                "ProcessAttach", "RetainGraphUtilities",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

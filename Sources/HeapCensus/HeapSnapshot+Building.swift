@@ -1,5 +1,6 @@
 import ObjectGraph
 import RuntimeLayouts
+import RetainGraphUtilities
 
 extension HeapSnapshot {
     /// Builds a snapshot from a scan: keeps the objects the scan read and the references

@@ -1,5 +1,6 @@
 import ObjectGraph
 import RuntimeLayouts
+import RetainGraphUtilities
 
 extension HeapSnapshot {
     /// Decodes the dynamic values the scan copied (enum payloads, existentials) into more

@@ -1,6 +1,7 @@
 import ObjectGraph
 import RuntimeLayouts
 import StackTraces
+import RetainGraphUtilities
 
 extension HeapSnapshot {
     /// Resolves the words the scan read to object numbers, keeping the references whose

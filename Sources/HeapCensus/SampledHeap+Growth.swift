@@ -1,3 +1,4 @@
+import RetainGraphUtilities
 import StackTraces
 
 extension SampledHeap {
@@ -80,20 +81,7 @@ extension SampledHeap.Growth: CustomStringConvertible {
             }
         }
         let sign = bytes < 0 ? "-" : "+"
-        return "\(sign)\(Self.format(bytes: abs(bytes))) in \(Int(objects.rounded())) "
+        return "\(sign)\(ByteCount.description(abs(bytes))) in \(Int(objects.rounded())) "
             + "\(typeName) at \(location)"
-    }
-
-    static func format(bytes: Double) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = bytes
-        var unit = 0
-        while value >= 1024, unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        let tenths = Int((value * 10).rounded())
-        return unit == 0
-            ? "\(Int(value.rounded())) B" : "\(tenths / 10).\(tenths % 10) \(units[unit])"
     }
 }

@@ -2,6 +2,7 @@ import StackTraces
 
 #if canImport(Glibc)
 import Glibc
+import RetainGraphUtilities
 #endif
 
 /// What the sampled mode saw: every sample taken (live and freed), aggregated by stack, type and

@@ -1,5 +1,6 @@
 import Foundation
 import RetainGraphReports
+import RetainGraphUtilities
 
 extension LeakReport: CustomStringConvertible {
     /// The report as text for a terminal, in the spirit of LeakCanary's leak trace.
@@ -98,7 +99,7 @@ extension LeakReport: CustomStringConvertible {
     public var description: String { text }
 
     /// What the leaked object keeps alive, as the report's text says it under the verdict:
-    /// `retains 2.7 KB in 22 objects (itself and what only it keeps alive)`.
+    /// `retains 2.7 KiB in 22 objects (itself and what only it keeps alive)`.
     ///
     /// Without sizes it gives the count alone, `retains 22 objects (itself and what only it
     /// keeps alive; bytes unknown)`, rather than 0 bytes. `nil` when the report has no

@@ -1,3 +1,4 @@
+import RetainGraphUtilities
 import RetainGraph
 
 /// One object mentioned in a ``LeakReport``.
@@ -44,10 +45,7 @@ public struct ReportObject: Sendable, Hashable, Codable {
     /// The type name without its module, or for a root a short name such as `run loop`.
     public var shortName: String {
         if let root { return rootShortName ?? root }
-        guard let dot = typeName.firstIndex(of: "."), !typeName[..<dot].contains("<") else {
-            return typeName
-        }
-        return String(typeName[typeName.index(after: dot)...])
+        return TypeNames.withoutModule(typeName)
     }
 
     /// The type name, the label in quotes and the address, as a report line shows the object.

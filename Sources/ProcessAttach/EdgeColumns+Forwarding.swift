@@ -1,5 +1,6 @@
 import ObjectGraph
 import RuntimeLayouts
+import RetainGraphUtilities
 
 extension EdgeColumns {
     /// Adds, beside every reference to a closure context that only forwards to another

@@ -4,6 +4,8 @@ import Glibc
 import Musl
 #endif
 
+import RetainGraphUtilities
+
 /// The toolchain's `libswiftRemoteMirror.so`, loaded once with `dlopen`, its entry points
 /// looked up with `dlsym`.
 final class MirrorLibrary: @unchecked Sendable {

@@ -4,6 +4,8 @@ import Glibc
 import Musl
 #endif
 
+import RetainGraphUtilities
+
 /// What is checked before a process is stopped.
 enum ProcessChecks {
     /// Throws unless process `pid` exists and this process may read it.

@@ -4,6 +4,8 @@ import Glibc
 import Musl
 #endif
 
+import RetainGraphUtilities
+
 /// A range of the target's memory as this process sees it: a copy taken while the target was
 /// stopped, or a view of the file the target maps there (read-only data that cannot change).
 final class MemoryRegion: @unchecked Sendable {

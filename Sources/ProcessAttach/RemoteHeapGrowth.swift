@@ -1,4 +1,5 @@
 import ObjectGraph
+import RetainGraphUtilities
 
 /// What grew on a process's heap between two snapshots: the types with more live objects in
 /// the later one, each with a new object's retention path.
@@ -108,7 +109,7 @@ public struct RemoteHeapGrowth: Sendable {
             lines.append("")
             lines.append(
                 "\(type.typeName): +\(type.growth) (\(type.before) → \(type.after)), "
-                    + "\(ByteCount.text(type.newBytes)) new")
+                    + "\(ByteCount.description(type.newBytes)) new")
             if let path = type.samplePath {
                 lines += path.lines().map { "  " + $0 }
             } else {
@@ -116,20 +117,5 @@ public struct RemoteHeapGrowth: Sendable {
             }
         }
         return lines.joined(separator: "\n")
-    }
-}
-
-/// Byte counts for a person: `512 B`, `1.7 KB`, `48.2 MB`.
-enum ByteCount {
-    static func text(_ count: Int) -> String {
-        if count < 1024 { return "\(count) B" }
-        let units = ["KB", "MB", "GB", "TB"]
-        var value = Double(count) / 1024
-        var unit = 0
-        while value >= 1024, unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return "\((value * 10).rounded() / 10) \(units[unit])"
     }
 }

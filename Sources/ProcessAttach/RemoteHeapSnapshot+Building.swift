@@ -1,6 +1,7 @@
 import Foundation
 import ObjectGraph
 import RuntimeLayouts
+import RetainGraphUtilities
 
 extension RemoteHeapSnapshot {
     /// Stops process `processID`, copies its memory, lets it go, and finds its live Swift

@@ -1,5 +1,6 @@
 import ObjectGraph
 import RuntimeLayouts
+import RetainGraphUtilities
 
 /// What holds the objects of a scan from outside the Swift heap, as root nodes of the graph
 /// (the census's vocabulary, `HeapHolderKind`): one node per global variable that holds

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import RetainGraphUtilities
 
 extension RemoteHeapSnapshot {
     /// Two lines about the read: the target, its objects and bytes, how long it was stopped.
@@ -14,8 +15,8 @@ extension RemoteHeapSnapshot {
             format: "%.2f", statistics.analysisSeconds)
         return """
             process \(processID) (\(command)): \(objectCount) live Swift objects, \
-            \(ByteCount.text(totalBytes)), \(threads.count) thread\(threads.count == 1 ? "" : "s")
-            \(stop) (\(ByteCount.text(statistics.copiedBytes)) copied), analysed in \
+            \(ByteCount.description(totalBytes)), \(threads.count) thread\(threads.count == 1 ? "" : "s")
+            \(stop) (\(ByteCount.description(statistics.copiedBytes)) copied), analysed in \
             \(analysis) s after it resumed
             """
     }
@@ -27,7 +28,7 @@ extension RemoteHeapSnapshot {
         for type in counts.prefix(max(limit, 0)) {
             lines.append(
                 Self.padded(String(type.count), 8) + "  "
-                    + Self.padded(ByteCount.text(type.bytes), 10)
+                    + Self.padded(ByteCount.description(type.bytes), 10)
                     + "  " + type.typeName)
         }
         if counts.count > limit { lines.append("   (\(counts.count - limit) more types)") }

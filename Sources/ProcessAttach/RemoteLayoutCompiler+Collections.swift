@@ -12,6 +12,7 @@
 //     `_rawValues` @56.
 
 import RuntimeLayouts
+import RetainGraphUtilities
 
 extension RemoteLayoutCompiler {
     /// The layout of a standard collection's storage object, or nil for other classes.
@@ -19,7 +20,7 @@ extension RemoteLayoutCompiler {
         -> RemoteLayout?
     {
         let arguments = mirror.genericArguments(of: typeRef)
-        switch RemoteTypeNames.base(typeName) {
+        switch TypeNames.genericBase(typeName) {
         case "Swift._ContiguousArrayStorage":
             guard let element = arguments.first else { return nil }
             return arrayLayout(element: element)
@@ -39,7 +40,7 @@ extension RemoteLayoutCompiler {
         let elementName = name(of: element) ?? "?"
         // Arrays of class instances share `_ContiguousArrayStorage<AnyObject>`.
         let isObjects = elementName == "Swift.AnyObject" || elementName == "AnyObject"
-        let collection = "[\(RemoteTypeNames.unqualified(elementName))]"
+        let collection = "[\(TypeNames.unqualified(elementName))]"
         var layout = RemoteLayout(
             typeName: isObjects ? "array storage" : "\(collection) storage", shape: .storage)
         guard let shape = mirror.layout(ofType: element),
@@ -63,8 +64,8 @@ extension RemoteLayoutCompiler {
         -> RemoteLayout
     {
         let collection =
-            "[\(RemoteTypeNames.unqualified(name(of: key) ?? "?")): "
-            + "\(RemoteTypeNames.unqualified(name(of: value) ?? "?"))]"
+            "[\(TypeNames.unqualified(name(of: key) ?? "?")): "
+            + "\(TypeNames.unqualified(name(of: value) ?? "?"))]"
         var layout = RemoteLayout(typeName: "\(collection) storage", shape: .storage)
         let fields = fieldOffsets(
             metadata, fallback: ["_scale": 32, "_rawKeys": 48, "_rawValues": 56])
@@ -92,7 +93,7 @@ extension RemoteLayoutCompiler {
     }
 
     private func setLayout(element: UInt64, metadata: UInt) -> RemoteLayout {
-        let collection = "Set<\(RemoteTypeNames.unqualified(name(of: element) ?? "?"))>"
+        let collection = "Set<\(TypeNames.unqualified(name(of: element) ?? "?"))>"
         var layout = RemoteLayout(typeName: "\(collection) storage", shape: .storage)
         let fields = fieldOffsets(metadata, fallback: ["_scale": 32, "_rawElements": 48])
         guard let scale = fields["_scale"], let base = fields["_rawElements"],

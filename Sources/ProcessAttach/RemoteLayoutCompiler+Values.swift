@@ -1,5 +1,6 @@
 import ObjectGraph
 import RuntimeLayouts
+import RetainGraphUtilities
 
 extension RemoteLayoutCompiler {
     /// The standard library's collection structs: one word, the storage object, is all the
@@ -81,7 +82,7 @@ extension RemoteLayoutCompiler {
         if let cached = valueCache[typeRef] { return cached }
         guard nesting < Self.maximumNesting, typeRef != 0 else { return nil }
         let typeName = name(of: typeRef) ?? ""
-        let base = RemoteTypeNames.base(typeName)
+        let base = TypeNames.genericBase(typeName)
         guard let layout = mirror.layout(ofType: typeRef) else { return nil }
         var slots = ValueSlots()
         if let reference = Self.reference(layout.kind) {
@@ -156,7 +157,7 @@ extension RemoteLayoutCompiler {
             else { return }
             let payload = layout.children[index]
             guard payload.typeRef != 0 else { return }
-            let isOptional = RemoteTypeNames.base(name(of: slot.typeRef) ?? "") == "Swift.Optional"
+            let isOptional = TypeNames.genericBase(name(of: slot.typeRef) ?? "") == "Swift.Optional"
             let path = isOptional ? slot.path : ValueSlots.joined(slot.path, payload.name)
             inner = childSlots(payload, end: layout.size, nesting: nesting).placed(
                 at: 0, under: path)
@@ -164,7 +165,7 @@ extension RemoteLayoutCompiler {
         case .existential:
             guard let (type, value) = mirror.projectExistential(at: address, typeRef: slot.typeRef)
             else { return }
-            let container = RemoteTypeNames.unqualified(name(of: slot.typeRef) ?? "Any")
+            let container = TypeNames.unqualified(name(of: slot.typeRef) ?? "Any")
             let path = ValueSlots.joined(slot.path, "(\(container))", separator: " ")
             if value != address {
                 // A value too large for the container lives in a box the container holds.

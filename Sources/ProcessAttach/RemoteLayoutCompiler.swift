@@ -11,6 +11,7 @@
 
 import ObjectGraph
 import RuntimeLayouts
+import RetainGraphUtilities
 
 /// Compiles, once per metadata, where heap objects of that metadata hold references, with the
 /// remote mirror (the toolchain's reading of the target's reflection metadata) and the
@@ -197,8 +198,8 @@ final class RemoteLayoutCompiler {
             let captureName: String
             switch child.kind {
             case .thickFunction: captureName = "closure"
-            case _ where RemoteTypeNames.isBox(typeName): captureName = "var"
-            default: captureName = RemoteTypeNames.captureName(typeName)
+            case _ where Self.isBoxTypeName(typeName): captureName = "var"
+            default: captureName = TypeNames.captureName(typeName)
             }
             layout.captures.append(captureName)
             let end = index + 1 < context.children.count ? context.children[index + 1].offset : nil
@@ -223,7 +224,7 @@ final class RemoteLayoutCompiler {
             let boxed = memory.word(at: metadata + 16)
         else { return layout }
         let typeRef = mirror.typeRef(forMetadata: boxed)
-        layout.captures = [RemoteTypeNames.captureName(name(of: typeRef) ?? "")]
+        layout.captures = [TypeNames.captureName(name(of: typeRef) ?? "")]
         guard let value = valueSlots(of: typeRef, nesting: 0) else {
             layout.problem = "boxed type not described: read conservatively"
             layout.conservativeFrom = Int(offset)
@@ -233,5 +234,14 @@ final class RemoteLayoutCompiler {
         }
         apply(value.placed(at: Int(offset), under: ""), base: .boxed, to: &layout)
         return layout
+    }
+}
+
+extension RemoteLayoutCompiler {
+    /// Whether a capture of this type is the box of a captured `var`: the remote demangler
+    /// spells a box's type as a SIL box (`<> { var Swift.Int } <>`), or gives no name or a
+    /// builtin one; no Swift type's name starts with `<` or `{`.
+    static func isBoxTypeName(_ name: String) -> Bool {
+        name.isEmpty || name.hasPrefix("Builtin.") || name.first == "<" || name.first == "{"
     }
 }

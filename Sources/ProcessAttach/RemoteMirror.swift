@@ -7,6 +7,8 @@ import Glibc
 import Musl
 #endif
 
+import RetainGraphUtilities
+
 /// The layout kinds of libswiftRemoteMirror (`swift_layout_kind_t`).
 enum MirrorKind: UInt32 {
     case unknown, builtin, rawPointer, tuple, structure, noPayloadEnum, singlePayloadEnum

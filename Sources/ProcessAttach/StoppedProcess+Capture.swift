@@ -4,6 +4,8 @@ import Glibc
 import Musl
 #endif
 
+import RetainGraphUtilities
+
 extension StoppedProcess {
     /// The most bytes one `process_vm_readv` call copies (between two checks of the limits).
     static let batchBytes = 32 << 20

@@ -4,6 +4,8 @@ import Glibc
 import Musl
 #endif
 
+import RetainGraphUtilities
+
 /// A running process with every thread stopped by this one, to be read and let go.
 ///
 /// Creating one stops the target: each thread is seized and interrupted with ptrace

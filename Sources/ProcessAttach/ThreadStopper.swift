@@ -4,6 +4,8 @@ import Glibc
 import Musl
 #endif
 
+import RetainGraphUtilities
+
 /// Stops every thread of a process, including those created while it does so.
 ///
 /// Seizes and interrupts each thread listed in `/proc/PID/task`, waits until each reports its

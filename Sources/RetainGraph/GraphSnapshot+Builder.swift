@@ -187,7 +187,7 @@ extension GraphSnapshot.Builder {
         if let known = typeNumbers[key] {
             number = known
         } else {
-            number = builder.intern(TypeNames.name(of: type))
+            number = builder.intern(TypeNameCache.name(of: type))
             typeNumbers[key] = number
         }
         lastType = (key, number)

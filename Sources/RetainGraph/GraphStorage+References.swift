@@ -193,7 +193,7 @@ extension GraphStorage {
 }
 
 /// Qualified type names, computed outside the graph's lock and cached per type.
-enum TypeNames {
+enum TypeNameCache {
     private static let cache = Locked<[ObjectIdentifier: String]>([:])
 
     /// The names of many types, taking the shared cache's lock once per distinct type.

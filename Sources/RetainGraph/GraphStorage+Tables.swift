@@ -85,7 +85,7 @@ struct GraphTables {
     /// The name of type `number`, as a snapshot prints it.
     func typeName(_ number: UInt32) -> String {
         switch types[Int(number)] {
-        case .metatype(let type): return TypeNames.name(of: type)
+        case .metatype(let type): return TypeNameCache.name(of: type)
         case .name(let name): return name
         }
     }

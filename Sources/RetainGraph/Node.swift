@@ -1,3 +1,4 @@
+import RetainGraphUtilities
 import StackTraces
 
 /// One node of a ``GraphSnapshot``: an object, a closure, a timer, a proxy or a root.
@@ -44,11 +45,7 @@ public struct Node: Hashable, Sendable, Identifiable {
 
     /// The type name without its module prefix, such as `ClockViewController`.
     public var shortTypeName: String {
-        guard let dot = typeName.firstIndex(of: ".") else { return typeName }
-        // Generic arguments may contain dots too; only strip the leading module.
-        let head = typeName[..<dot]
-        if head.contains("<") { return typeName }
-        return String(typeName[typeName.index(after: dot)...])
+        TypeNames.withoutModule(typeName)
     }
 }
 

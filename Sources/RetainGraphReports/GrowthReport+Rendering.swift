@@ -1,4 +1,5 @@
 import Foundation
+import RetainGraphUtilities
 
 extension GrowthReport: CustomStringConvertible {
     /// The report for a person: one block per grown type, its growth, bytes, the path from its

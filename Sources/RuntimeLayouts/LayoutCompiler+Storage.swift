@@ -11,6 +11,7 @@
 //     is tail-allocated at the instance size; `1 << _scale` buckets.
 
 import ObjectGraph
+import RetainGraphUtilities
 
 extension LayoutCompiler {
     private enum StorageKind { case array, dictionary, set }

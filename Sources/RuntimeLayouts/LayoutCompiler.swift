@@ -1,5 +1,6 @@
 import Locking
 import ObjectGraph
+import RetainGraphUtilities
 
 /// Compiles heap layouts from runtime metadata (see ObjectLayout.swift): the project's one
 /// reader of runtime metadata, whose layouts both the census's scan and the reflection walk

@@ -1,3 +1,4 @@
+import RetainGraphUtilities
 import HeapCensus
 import LeakTracking
 import ObjectGraph
@@ -90,7 +91,7 @@ public struct CycleGroup: Hashable, Sendable {
         report.notes.removeAll { $0.hasPrefix(Self.notePrefix) }
         report.notes.insert(
             "\(Self.notePrefix)\(cycles.count) cycle\(cycles.count == 1 ? "" : "s") of this "
-                + "shape, \(objects) objects, \(ByteCount(bytes)) (\(ByteCount(retained)) "
+                + "shape, \(objects) objects, \(ByteCount.description(bytes)) (\(ByteCount.description(retained)) "
                 + "retained), that nothing reaches and nothing outside the heap holds",
             at: 0)
         return report
@@ -98,25 +99,4 @@ public struct CycleGroup: Hashable, Sendable {
 
     /// How the note on counts and bytes starts.
     static let notePrefix = "Leaked at exit: "
-}
-
-/// A number of bytes as a person reads it: `512 B`, `1.5 KiB`, `3.2 MiB`.
-struct ByteCount: CustomStringConvertible {
-    let bytes: UInt64
-
-    init(_ bytes: Int) { self.bytes = UInt64(max(bytes, 0)) }
-    init(_ bytes: UInt64) { self.bytes = bytes }
-
-    var description: String {
-        if bytes < 1024 { return "\(bytes) B" }
-        let units = ["KiB", "MiB", "GiB"]
-        var value = Double(bytes) / 1024
-        var unit = 0
-        while value >= 1024, unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        let tenths = Int((value * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10) \(units[unit])"
-    }
 }

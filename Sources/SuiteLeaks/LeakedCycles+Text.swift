@@ -1,3 +1,4 @@
+import RetainGraphUtilities
 import HeapCensus
 import LeakTracking
 
@@ -42,7 +43,7 @@ extension LeakedCycles {
                 "RetainGraph: \(Self.counted(shownCycles, "leaked reference cycle")) at exit, "
                 + "\(Self.counted(shown.count, "shape")) "
                 + "(\(shown.reduce(0) { $0 + $1.objectCount }) objects, "
-                + "\(ByteCount(shown.reduce(0) { $0 + $1.retainedBytes })) retained)"
+                + "\(ByteCount.description(shown.reduce(0) { $0 + $1.retainedBytes })) retained)"
             if !accepted.isEmpty {
                 headline += ", and \(Self.counted(cycleCount - shownCycles, "cycle")) allowed"
             }
@@ -63,11 +64,11 @@ extension LeakedCycles {
             lines.append(
                 "Allowed by type pattern (\(patterns.map(\.pattern).joined(separator: ", "))): "
                     + "\(Self.counted(accepted.count, "shape")), "
-                    + "\(Self.counted(cycles, "cycle")), \(ByteCount(bytes)) retained")
+                    + "\(Self.counted(cycles, "cycle")), \(ByteCount.description(bytes)) retained")
             for group in accepted.prefix(5) {
                 lines.append(
                     "   \(group.shapeText): \(Self.counted(group.cycleCount, "cycle")), "
-                        + "\(ByteCount(group.retainedBytes)) retained   \(group.fingerprint)")
+                        + "\(ByteCount.description(group.retainedBytes)) retained   \(group.fingerprint)")
             }
             if accepted.count > 5 { lines.append("   … and \(accepted.count - 5) more shapes") }
         }
@@ -85,16 +86,16 @@ extension CycleGroup {
     /// The shape in a line: `Parent ⇄ Child`, `A ⇒ B ⇒ C`, `Node` for an object holding
     /// itself.
     var shapeText: String {
-        let names = sample.map { Self.shortName($0.typeName) }
+        let names = sample.map { TypeNames.withoutModule($0.typeName) }
         return names.count == 2 ? "\(names[0]) ⇄ \(names[1])" : names.joined(separator: " ⇒ ")
     }
 
     func textLines(number: Int) -> [String] {
-        let names = sample.map { Self.shortName($0.typeName) }
+        let names = sample.map { TypeNames.withoutModule($0.typeName) }
         var lines = [
             "\(number). \(shapeText): \(LeakedCycles.counted(cycleCount, "cycle")), "
-                + "\(objectCount) objects, \(ByteCount(bytes)) "
-                + "(\(ByteCount(retainedBytes)) retained)   fingerprint \(fingerprint)"
+                + "\(objectCount) objects, \(ByteCount.description(bytes)) "
+                + "(\(ByteCount.description(retainedBytes)) retained)   fingerprint \(fingerprint)"
         ]
         for (index, step) in sample.enumerated() {
             let next = names[(index + 1) % names.count]
@@ -105,19 +106,11 @@ extension CycleGroup {
         }
         if !sites.isEmpty {
             let shown = sites.prefix(4).map {
-                "\($0.site.description) (\($0.count) \(Self.shortName($0.typeName)))"
+                "\($0.site.description) (\($0.count) \(TypeNames.withoutModule($0.typeName)))"
             }
             let more = sites.count > 4 ? ", and \(sites.count - 4) more sites" : ""
             lines.append("   created at: " + shown.joined(separator: ", ") + more)
         }
         return lines
-    }
-
-    /// A type name without its module.
-    static func shortName(_ typeName: String) -> String {
-        guard let dot = typeName.firstIndex(of: "."), !typeName[..<dot].contains("<"),
-            !typeName[..<dot].contains(" ")
-        else { return typeName }
-        return String(typeName[typeName.index(after: dot)...])
     }
 }

@@ -1,3 +1,4 @@
+import RetainGraphUtilities
 import ArgumentParser
 import Foundation
 import HeapExport
@@ -45,15 +46,15 @@ extension Heap {
             let tree = graph.dominatorTree()
             print(
                 "\(graph.nodeCount) objects, \(tree.reachableCount) reachable from a root, "
-                    + "\(bytes(tree.reachableBytes)) retained in all")
+                    + "\(ByteCount.description(tree.reachableBytes)) retained in all")
             let groups = tree.largestRetainers(in: graph, limit: max(0, limit))
             guard !groups.isEmpty else {
                 print("no object is reachable from a root")
                 return
             }
-            let width = groups.map { bytes($0.retainedBytes).count }.max() ?? 0
+            let width = groups.map { ByteCount.description($0.retainedBytes).count }.max() ?? 0
             for group in groups {
-                let size = bytes(group.retainedBytes)
+                let size = ByteCount.description(group.retainedBytes)
                 let padding = String(repeating: " ", count: width - size.count)
                 print(
                     "\(padding)\(size)  \(group.typeName) ×\(group.instanceCount) "
@@ -78,21 +79,11 @@ extension Heap {
             do {
                 let size = try V8HeapSnapshot(graph: graph, numbering: &numbering)
                     .write(toFile: output)
-                print("wrote \(output): \(graph.nodeCount) objects, \(bytes(UInt64(size)))")
+                print("wrote \(output): \(graph.nodeCount) objects, \(ByteCount.description(size))")
             } catch {
                 FileHandle.standardError.write(Data("retain-graph: \(error)\n".utf8))
                 throw ExitCode(2)
             }
         }
-    }
-}
-
-/// `1.2 MB`, `340 KB`, `96 B`: decimal units, as the growth reports print them.
-func bytes(_ count: UInt64) -> String {
-    switch count {
-    case 0..<1_000: return "\(count) B"
-    case 1_000..<1_000_000: return String(format: "%.1f KB", Double(count) / 1e3)
-    case 1_000_000..<1_000_000_000: return String(format: "%.1f MB", Double(count) / 1e6)
-    default: return String(format: "%.2f GB", Double(count) / 1e9)
     }
 }

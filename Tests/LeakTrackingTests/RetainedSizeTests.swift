@@ -79,7 +79,7 @@ struct RetainedSizeTests {
         #expect(report.retainedCount == 4)
         let lines = report.text.split(separator: "\n").map(String.init)
         // Under the verdict lines: the verdict, the expectation, what keeps it, then this.
-        #expect(lines[3] == "  retains 1.1 KB in 4 objects (itself and what only it keeps alive)")
+        #expect(lines[3] == "  retains 1.1 KiB in 4 objects (itself and what only it keeps alive)")
     }
 
     @Test("Without sizes the report gives the count and says the bytes are unknown, never 0")

@@ -12,6 +12,7 @@
 // the compiler, never allocated) lies in a loaded image.
 
 import Locking
+import RetainGraphUtilities
 
 /// Checks that a word is the address of metadata before anything is read through it.
 package enum MetadataValidation {

@@ -14,6 +14,7 @@
 //     offset @8, boxed type metadata @16.
 
 import ObjectGraph
+import RetainGraphUtilities
 
 /// One captured value in a closure context or box, and how to read it.
 struct CaptureSlot {

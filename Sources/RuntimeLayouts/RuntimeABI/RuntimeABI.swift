@@ -17,6 +17,8 @@ import Glibc
 import Musl
 #endif
 
+import RetainGraphUtilities
+
 /// Namespace for the private runtime layouts the walker depends on.
 enum RuntimeABI {
     /// Whether this build targets a platform whose layouts the walker was written and tested for.

@@ -1,28 +1,28 @@
-import Foundation
+import Locking
 
 /// An ELF image mapped in the target (its executable, a shared library), located from its file.
 ///
 /// The file gives what memory does not keep: section headers (where the Swift type list and
 /// reflection sections are), the relocated-then-protected range (`PT_GNU_RELRO`, which differs
 /// from the file and must be copied) and the symbol tables that name global variables.
-final class LoadedImage: @unchecked Sendable {
+package final class LoadedImage: @unchecked Sendable {
     /// The path in the target's file system.
-    let path: String
-    let file: ELFFile
+    package let path: String
+    package let file: ELFFile
     /// Target address minus file address.
-    let bias: UInt
+    package let bias: UInt
     /// The addresses of the image's mappings.
-    let range: Range<UInt>
+    package let range: Range<UInt>
     /// Where its writable segments lie in the target (`.data`, `.bss`: global variables).
-    let writableRanges: [Range<UInt>]
+    package let writableRanges: [Range<UInt>]
     /// Where its relocated read-only data lies in the target, if it has any.
-    let relocatedReadOnly: Range<UInt>?
+    package let relocatedReadOnly: Range<UInt>?
     /// Built on first use (reading a symbol table costs milliseconds), under `lock`.
     private var symbolIndex: SymbolIndex?
-    private let lock = NSLock()
+    private let lock = PthreadLock()
 
     /// Locates the image whose file is `file`, mapped by `mappings` (all with its path).
-    init?(path: String, file: ELFFile, mappings: [Mapping]) {
+    package init?(path: String, file: ELFFile, mappings: [Mapping]) {
         guard let first = mappings.first(where: { $0.offset == 0 }),
             let firstLoad = file.segments.first(where: {
                 $0.type == ELFFile.loadSegment && $0.offset == 0
@@ -43,22 +43,22 @@ final class LoadedImage: @unchecked Sendable {
     }
 
     /// The target addresses of section `name`, if the image has it.
-    func section(named name: String) -> Range<UInt>? {
+    package func section(named name: String) -> Range<UInt>? {
         file.section(named: name).map { (bias &+ $0.address)..<(bias &+ $0.address &+ $0.size) }
     }
 
     /// The bytes of section `name` as in the file, and its target address.
-    func sectionContents(named name: String) -> (bytes: UnsafeRawBufferPointer, address: UInt)? {
+    package func sectionContents(named name: String) -> (bytes: UnsafeRawBufferPointer, address: UInt)? {
         guard let section = file.section(named: name), let bytes = file.contents(of: section)
         else { return nil }
         return (bytes, bias &+ section.address)
     }
 
     /// Whether the image carries Swift reflection metadata.
-    var hasSwiftMetadata: Bool { file.section(named: "swift5_fieldmd") != nil }
+    package var hasSwiftMetadata: Bool { file.section(named: "swift5_fieldmd") != nil }
 
     /// The global variable whose storage holds target address `address`, by its symbol.
-    func symbol(containing address: UInt) -> ELFSymbol? {
+    package func symbol(containing address: UInt) -> ELFSymbol? {
         let index = lock.withLock {
             if symbolIndex == nil { symbolIndex = SymbolIndex(file) }
             return symbolIndex
@@ -67,24 +67,24 @@ final class LoadedImage: @unchecked Sendable {
     }
 
     /// The target address of the exported symbol called `name`, if the image defines it.
-    func address(ofSymbol name: String) -> UInt? {
+    package func address(ofSymbol name: String) -> UInt? {
         file.exportedSymbol(named: name).map { bias &+ $0 }
     }
 
     /// The target address of the symbol called `name`, exported or local (`.symtab`, absent
     /// from stripped files). Reads the whole symbol table: for rare lookups.
-    func address(ofAnySymbol name: String) -> UInt? {
+    package func address(ofAnySymbol name: String) -> UInt? {
         address(ofSymbol: name) ?? file.symbols().first { $0.name == name }.map { bias &+ $0.value }
     }
 }
 
 /// The images mapped in the target, by address.
-struct ImageTable: Sendable {
-    let images: [LoadedImage]
+package struct ImageTable: Sendable {
+    package let images: [LoadedImage]
 
     /// Opens the file of every mapped image (through `/proc/PID/root`, so a target in another
     /// mount namespace is read right).
-    init(mappings: [Mapping], processID: Int32) {
+    package init(mappings: [Mapping], processID: Int32) {
         var byPath: [String: [Mapping]] = [:]
         var order: [String] = []
         for mapping in mappings where mapping.isFile {
@@ -101,13 +101,13 @@ struct ImageTable: Sendable {
 
     /// The image whose mappings contain `address`, or whose writable segments do (a `.bss`
     /// continues past the file's last page, in anonymous memory).
-    func image(containing address: UInt) -> LoadedImage? {
+    package func image(containing address: UInt) -> LoadedImage? {
         images.first { $0.range.contains(address) }
             ?? images.first { $0.writableRanges.contains { $0.contains(address) } }
     }
 
     /// The image whose file is called `name` (`libc.so.6`), if mapped.
-    func image(named name: String) -> LoadedImage? {
+    package func image(named name: String) -> LoadedImage? {
         images.first { $0.path.hasSuffix("/" + name) }
     }
 }

@@ -1,4 +1,5 @@
-/// Type and symbol names as a person reads them.
+/// Type and symbol names as a person reads them, the same whoever read them (the census in
+/// this process, an attach or a core file from outside).
 package enum TypeNames {
     /// `name` as reports spell it, the same whoever read it (the census in process, an attach
     /// from outside): without the addresses the demangler prints for private and local contexts
@@ -51,12 +52,59 @@ package enum TypeNames {
     }
 
     /// A type name without its module (`App.Owner` → `Owner`), as roles name what they
-    /// capture; a generic name whose first dot is inside its arguments is kept whole.
+    /// capture; a generic name whose first dot is inside its arguments, or a name with a space
+    /// before its first dot (`closure context (captures A.B)`), is kept whole.
     package static func withoutModule(_ typeName: String) -> String {
-        guard let dot = typeName.firstIndex(of: "."), !typeName[..<dot].contains("<") else {
-            return typeName
-        }
+        guard let dot = typeName.firstIndex(of: "."),
+            !typeName[..<dot].contains(where: { $0 == "<" || $0 == " " })
+        else { return typeName }
         return String(typeName[typeName.index(after: dot)...])
+    }
+
+    /// `name` with every dotted path losing its first component (its module), as
+    /// `_typeName(qualified: false)` prints in-process names: `Swift.Optional<App.Entry>` →
+    /// `Optional<Entry>`.
+    ///
+    /// - Complexity: O(*n*) in the name's length.
+    package static func unqualified(_ name: String) -> String {
+        var result = ""
+        var token = ""
+        func flush() {
+            if let dot = token.firstIndex(of: "."), token.first?.isLetter == true {
+                result += token[token.index(after: dot)...]
+            } else {
+                result += token
+            }
+            token = ""
+        }
+        for character in name {
+            if character.isLetter || character.isNumber || character == "_" || character == "."
+                || character == "$"
+            {
+                token.append(character)
+            } else {
+                flush()
+                result.append(character)
+            }
+        }
+        flush()
+        return result
+    }
+
+    /// The name a capture is shown under: its type without module or `Optional`
+    /// (`Swift.Optional<App.Owner>` → `Owner`).
+    package static func captureName(_ name: String) -> String {
+        let short = unqualified(name)
+        if short.hasPrefix("Optional<"), short.hasSuffix(">") {
+            return String(short.dropFirst(9).dropLast())
+        }
+        if short.hasSuffix("?") { return String(short.dropLast()) }
+        return short
+    }
+
+    /// The generic base of a name: `Swift.Array<App.Entry>` → `Swift.Array`.
+    package static func genericBase(_ name: String) -> Substring {
+        name.prefix { $0 != "<" }
     }
 
     /// `name` without the discriminators the compiler gives private declarations:

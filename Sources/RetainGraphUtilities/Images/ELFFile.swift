@@ -9,40 +9,40 @@ import Musl
 ///
 /// Every read is bounds-checked against the file: a truncated or hostile file yields nil, never
 /// a fault.
-final class ELFFile: @unchecked Sendable {
+package final class ELFFile: @unchecked Sendable {
     /// A program header.
-    struct Segment {
-        var type: UInt32
-        var flags: UInt32
-        var offset: UInt
-        var virtualAddress: UInt
-        var fileSize: UInt
-        var memorySize: UInt
-        var isWritable: Bool { flags & 2 != 0 }
+    package struct Segment {
+        package var type: UInt32
+        package var flags: UInt32
+        package var offset: UInt
+        package var virtualAddress: UInt
+        package var fileSize: UInt
+        package var memorySize: UInt
+        package var isWritable: Bool { flags & 2 != 0 }
     }
 
     /// A section header.
-    struct Section {
-        var name: String
-        var type: UInt32
-        var address: UInt
-        var offset: UInt
-        var size: UInt
-        var link: UInt32
-        var entrySize: UInt
+    package struct Section {
+        package var name: String
+        package var type: UInt32
+        package var address: UInt
+        package var offset: UInt
+        package var size: UInt
+        package var link: UInt32
+        package var entrySize: UInt
     }
 
-    static let loadSegment: UInt32 = 1
-    static let relroSegment: UInt32 = 0x6474_e552
+    package static let loadSegment: UInt32 = 1
+    package static let relroSegment: UInt32 = 0x6474_e552
 
-    let bytes: UnsafeRawBufferPointer
+    package let bytes: UnsafeRawBufferPointer
     /// The file's inode, to tell whether it is still the file the target mapped.
-    let inode: UInt
-    private(set) var segments: [Segment] = []
-    private(set) var sections: [Section] = []
+    package let inode: UInt
+    package private(set) var segments: [Segment] = []
+    package private(set) var sections: [Section] = []
 
     /// Maps the file at `path` and reads its headers; nil unless it is a 64-bit ELF file.
-    init?(path: String) {
+    package init?(path: String) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -70,14 +70,14 @@ final class ELFFile: @unchecked Sendable {
     }
 
     /// The `T` at byte `offset`, or nil past the end.
-    func load<T: FixedWidthInteger>(_ offset: UInt, as type: T.Type) -> T? {
+    package func load<T: FixedWidthInteger>(_ offset: UInt, as type: T.Type) -> T? {
         guard offset <= UInt(bytes.count), UInt(bytes.count) - offset >= UInt(MemoryLayout<T>.size)
         else { return nil }
         return bytes.loadUnaligned(fromByteOffset: Int(offset), as: T.self)
     }
 
     /// The NUL-terminated string at byte `offset`, or nil.
-    func string(at offset: UInt) -> String? {
+    package func string(at offset: UInt) -> String? {
         guard offset < UInt(bytes.count) else { return nil }
         let tail = bytes[Int(offset)...]
         guard let end = tail.firstIndex(of: 0) else { return nil }
@@ -85,10 +85,10 @@ final class ELFFile: @unchecked Sendable {
     }
 
     /// The section called `name`, if any.
-    func section(named name: String) -> Section? { sections.first { $0.name == name } }
+    package func section(named name: String) -> Section? { sections.first { $0.name == name } }
 
     /// The bytes of `section` in the file, or nil when they lie outside it.
-    func contents(of section: Section) -> UnsafeRawBufferPointer? {
+    package func contents(of section: Section) -> UnsafeRawBufferPointer? {
         guard section.type != 8,  // SHT_NOBITS: no bytes in the file
             section.offset <= UInt(bytes.count), UInt(bytes.count) - section.offset >= section.size
         else { return nil }

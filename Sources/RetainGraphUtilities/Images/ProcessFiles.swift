@@ -5,26 +5,26 @@ import Musl
 #endif
 
 /// One line of `/proc/PID/maps`: a range of the target's address space.
-struct Mapping: Sendable, Equatable {
+package struct Mapping: Sendable, Equatable {
     /// The addresses, `start..<end`.
-    var range: Range<UInt>
-    var isReadable: Bool
-    var isWritable: Bool
-    var isExecutable: Bool
+    package var range: Range<UInt>
+    package var isReadable: Bool
+    package var isWritable: Bool
+    package var isExecutable: Bool
     /// Whether the mapping is shared (`s`) rather than private (`p`).
-    var isShared: Bool
+    package var isShared: Bool
     /// The offset in the file it maps.
-    var offset: UInt
+    package var offset: UInt
     /// The device and inode of the file (`0` for none).
-    var inode: UInt
+    package var inode: UInt
     /// The file, `[heap]`, `[stack]`, `[vvar]`…, or empty for anonymous memory.
-    var path: String
+    package var path: String
 
     /// Whether a file backs the mapping (its path is absolute).
-    var isFile: Bool { path.hasPrefix("/") }
+    package var isFile: Bool { path.hasPrefix("/") }
 
     /// Parses one line: `start-end perms offset dev inode path`.
-    init?(line: Substring) {
+    package init?(line: Substring) {
         let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
         guard fields.count >= 5 else { return nil }
         let bounds = fields[0].split(separator: "-")
@@ -54,9 +54,9 @@ extension String {
 }
 
 /// Reading the target's `/proc` files.
-enum ProcessFiles {
+package enum ProcessFiles {
     /// The whole contents of a `/proc` file (their size is unknown until read), or nil.
-    static func contents(_ path: String) -> [UInt8]? {
+    package static func contents(_ path: String) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -71,19 +71,19 @@ enum ProcessFiles {
     }
 
     /// The contents of a `/proc` file as text, or nil.
-    static func text(_ path: String) -> String? {
+    package static func text(_ path: String) -> String? {
         contents(path).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The target's mappings, in address order.
-    static func mappings(of pid: Int32) -> [Mapping]? {
+    package static func mappings(of pid: Int32) -> [Mapping]? {
         text("/proc/\(pid)/maps").map { text in
             text.split(separator: "\n").compactMap(Mapping.init(line:))
         }
     }
 
     /// The ids of the target's threads (`/proc/PID/task`), or nil when the process is gone.
-    static func threadIDs(of pid: Int32) -> [Int32]? {
+    package static func threadIDs(of pid: Int32) -> [Int32]? {
         guard let directory = opendir("/proc/\(pid)/task") else { return nil }
         defer { closedir(directory) }
         var ids: [Int32] = []
@@ -97,13 +97,13 @@ enum ProcessFiles {
     }
 
     /// A thread's or process's name (`comm`), or nil.
-    static func name(of pid: Int32, thread: Int32? = nil) -> String? {
+    package static func name(of pid: Int32, thread: Int32? = nil) -> String? {
         let path = thread.map { "/proc/\(pid)/task/\($0)/comm" } ?? "/proc/\(pid)/comm"
         return text(path).map { $0.hasSuffix("\n") ? String($0.dropLast()) : $0 }
     }
 
     /// The value of a `Name:` line of `/proc/PID/status` (`TracerPid`, `Uid`…), or nil.
-    static func status(_ key: String, of pid: Int32) -> String? {
+    package static func status(_ key: String, of pid: Int32) -> String? {
         guard let text = text("/proc/\(pid)/status") else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
             return line.dropFirst(key.count + 1).trimmingCharacters(in: " \t")
@@ -112,7 +112,7 @@ enum ProcessFiles {
     }
 
     /// `kernel.yama.ptrace_scope`, or nil when Yama is not enabled.
-    static var ptraceScope: Int? {
+    package static var ptraceScope: Int? {
         text("/proc/sys/kernel/yama/ptrace_scope").flatMap {
             Int($0.trimmingCharacters(in: " \n"))
         }

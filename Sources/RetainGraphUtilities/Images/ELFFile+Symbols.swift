@@ -1,16 +1,16 @@
 /// A symbol of an ELF file's `.symtab` or `.dynsym`.
-struct ELFSymbol: Sendable {
+package struct ELFSymbol: Sendable {
     /// Its address in the file (add the image's load bias for the target's address).
-    var value: UInt
-    var size: UInt
+    package var value: UInt
+    package var size: UInt
     /// `STT_OBJECT` (1), `STT_FUNC` (2), `STT_TLS` (6)…
-    var type: UInt8
-    var name: String
+    package var type: UInt8
+    package var name: String
 }
 
 extension ELFFile {
     /// Every defined symbol of `.symtab` (absent from stripped files) and `.dynsym`.
-    func symbols() -> [ELFSymbol] {
+    package func symbols() -> [ELFSymbol] {
         var found: [ELFSymbol] = []
         for table in [".symtab", ".dynsym"] {
             guard let section = section(named: table), section.entrySize >= 24,
@@ -38,12 +38,12 @@ extension ELFFile {
 }
 
 /// An image's data symbols sorted by address, to name the global variable a word lies in.
-struct SymbolIndex: Sendable {
+package struct SymbolIndex: Sendable {
     private let starts: [UInt]
     private let symbols: [ELFSymbol]
 
     /// Indexes the object and thread-local symbols of `file`.
-    init(_ file: ELFFile) {
+    package init(_ file: ELFFile) {
         var byStart: [UInt: ELFSymbol] = [:]
         for symbol in file.symbols() where symbol.type == 1 && symbol.size > 0 {
             // .symtab and .dynsym name the same global: keep the first (`.symtab`'s).
@@ -56,7 +56,7 @@ struct SymbolIndex: Sendable {
     /// The symbol whose storage holds file address `address`, if one does.
     ///
     /// - Complexity: O(log *n*).
-    func symbol(containing address: UInt) -> ELFSymbol? {
+    package func symbol(containing address: UInt) -> ELFSymbol? {
         var low = 0
         var high = starts.count
         while low < high {
@@ -72,7 +72,7 @@ struct SymbolIndex: Sendable {
 extension ELFFile {
     /// The file address of the exported symbol `name` (`.dynsym`), looked up through the GNU
     /// hash table when the file has one (a few probes, not a pass over every symbol).
-    func exportedSymbol(named name: String) -> UInt? {
+    package func exportedSymbol(named name: String) -> UInt? {
         guard let symbols = section(named: ".dynsym"), symbols.entrySize >= 24,
             Int(symbols.link) < sections.count
         else { return nil }

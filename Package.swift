@@ -46,6 +46,7 @@ let package = Package(
     products: [
         .library(name: "StackTraces", targets: ["StackTraces"]),
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .library(name: "HeapGraph", targets: ["HeapGraph"]),
         .library(name: "HeapExport", targets: ["HeapExport"]),
         .library(name: "ProcessAttach", targets: ["ProcessAttach"]),
         .library(name: "RetainGraph", targets: ["RetainGraph"]),
@@ -85,6 +86,11 @@ let package = Package(
         .target(
             name: "RuntimeLayouts",
             dependencies: ["ObjectGraph", "CProcessMemory", "Locking", "RetainGraphUtilities"]),
+        .target(
+            name: "HeapGraph",
+            dependencies: [
+                "ObjectGraph", "RuntimeLayouts", "RetainGraphUtilities", "StackTraces", "HeapExport",
+            ]),
         .target(name: "HeapExport", dependencies: ["ObjectGraph"]),
         .systemLibrary(name: "CProcessAccess"),
         .systemLibrary(name: "CSwiftRemoteMirror"),
@@ -92,7 +98,7 @@ let package = Package(
             name: "ProcessAttach",
             dependencies: [
                 "CProcessAccess", "CSwiftRemoteMirror", "ObjectGraph", "RuntimeLayouts",
-                "HeapExport", "StackTraces", "RetainGraphUtilities",
+                "HeapGraph", "StackTraces", "RetainGraphUtilities",
             ]
         ),
         .target(
@@ -110,8 +116,8 @@ let package = Package(
         .target(
             name: "HeapCensus",
             dependencies: [
-                "CHeapCensus", "RetainGraph", "ObjectGraph", "RuntimeLayouts", "HeapExport",
-                "StackTraces", "Locking", "RetainGraphUtilities",
+                "CHeapCensus", "RetainGraph", "ObjectGraph", "RuntimeLayouts", "StackTraces",
+                "Locking", "RetainGraphUtilities", "HeapGraph",
             ]
         ),
         .target(name: "RetainGraphReports", dependencies: ["RetainGraphUtilities"]),
@@ -171,7 +177,14 @@ let package = Package(
             dependencies: ["RetainGraph"],
             path: "Tests/_TestSupport"
         ),
+        // One heap read from inside (the census) and from outside (an attach): the fixture
+        // program links the census and writes its snapshot; the test attaches to it.
+        .executableTarget(
+            name: "InsideOutside", dependencies: ["HeapCensus"], path: "Tests/Fixtures/InsideOutside"),
+        .testTarget(
+            name: "HeapGraphTests", dependencies: ["HeapGraph", "ProcessAttach", "InsideOutside"]),
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),
+        .testTarget(name: "RetainGraphUtilitiesTests", dependencies: ["RetainGraphUtilities"]),
         .testTarget(name: "HeapCensusTests", dependencies: ["HeapCensus", "RetainGraph"]),
         .testTarget(
             name: "HeapGrowthTests",
@@ -190,7 +203,7 @@ let package = Package(
         .testTarget(
             name: "ProcessAttachTests",
             dependencies: [
-                "ProcessAttach", "ObjectGraph", "HeapExport", "RuntimeLayouts", "retain-graph",
+                "ProcessAttach", "ObjectGraph", "HeapExport", "retain-graph",
             ]
         ),
         // Reads the profiles back with `go tool pprof` (Debian's golang-go) where it is installed.

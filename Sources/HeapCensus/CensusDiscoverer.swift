@@ -1,3 +1,4 @@
+import HeapGraph
 import RetainGraph
 
 /// Explains watched objects with the heap census: the reference discoverer that
@@ -152,7 +153,7 @@ private struct Joining {
         }
         additions.addNode(
             id: id, typeName: typeName,
-            kind: .root(.heapHolder(holder.kind, description: description)))
+            kind: .root(.heapHolder(holder)))
         roots[description] = id
         return id
     }

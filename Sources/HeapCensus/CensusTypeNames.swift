@@ -1,3 +1,4 @@
+import HeapGraph
 import RuntimeLayouts
 
 // Where the sampled mode and creation sites meet the census's snapshot and the one layout
@@ -26,8 +27,7 @@ extension HeapSnapshot {
     /// - Returns: Its ``CreationSite``, or nil.
     /// - Complexity: O(1).
     public func creationSite(of id: HeapObjectID) -> CreationSite? {
-        let index = Int(id.rawValue)
-        guard index >= 0, index < objectCount else { return nil }
-        return HeapCensus.creationSite(ofObjectAt: address(of: index))
+        guard process.isThisProcess, contains(id) else { return nil }
+        return HeapCensus.creationSite(ofObjectAt: self[id].address)
     }
 }

@@ -1,6 +1,14 @@
+import HeapGraph
 import Locking
+import RetainGraphUtilities
 import RetainGraph
 import StackTraces
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A census of live Swift heap objects: every class instance, closure context, box and
 /// collection storage allocated while it runs is known, with its type, until it is freed; a
@@ -111,8 +119,28 @@ public enum HeapCensus {
     ///   over the writable data of the loaded images (global variables). About 0.5–1 s for a
     ///   million objects (see `Benchmarks/RESULTS.md`).
     public static func snapshot() -> HeapSnapshot {
-        let (scan, layouts, roles) = HeapScan.run()
-        return HeapSnapshot(scan: scan, layouts: layouts, roles: roles)
+        let started = ContinuousClock.now
+        let scan = CensusScan.run()
+        return CensusDoor.internally {
+            var statistics = HeapReadStatistics()
+            statistics.layouts = scan.layouts.count
+            var snapshot = HeapSnapshot(
+                scan: scan, roots: CensusRoots(), process: thisProcess, limitations: [],
+                statistics: statistics,
+                creationTraces: { CreationTraces.shared.trace(at: $0) })
+            let elapsed = ContinuousClock.now - started
+            snapshot.statistics.analysisSeconds =
+                Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return snapshot
+        }
+    }
+
+    /// This process, as its snapshots describe it.
+    private static var thisProcess: HeapProcess {
+        let process = getpid()
+        return HeapProcess(
+            processID: process, command: ProcessFiles.name(of: process) ?? "?",
+            isThisProcess: true)
     }
 
     /// Records where objects of the given types are created, from now on.

@@ -103,7 +103,9 @@ struct FileColumns: Decodable {
     }
 }
 
-/// Root kinds as a graph file writes them: a kind, a name, and a holder for a census holder.
+/// Root kinds as a graph file writes them: a kind, a name, and a holder's kind for a heap
+/// holder, whose name then carries what the holder knows (a variable's or a thread's name; for
+/// a thread's stack, its id and name; for unattributed references, what the reader saw).
 enum RootColumns {
     static func encode(_ kind: RootKind) -> (kind: String, name: String, holder: String?) {
         switch kind {
@@ -112,8 +114,48 @@ enum RootColumns {
         case .immortalType(let name): return ("immortalType", name, nil)
         case .process: return ("process", "", nil)
         case .custom(let name): return ("custom", name, nil)
-        case .heapHolder(let holder, let description):
-            return ("heapHolder", description, holder.rawValue)
+        case .heapHolder(let holder):
+            return ("heapHolder", payload(of: holder), holder.kind.rawValue)
+        }
+    }
+
+    private static func payload(of holder: HeapHolder) -> String {
+        switch holder {
+        case .globalVariable(let name): return name
+        case .thread(let name): return name ?? ""
+        case .threadStack(let id, let name): return "\(id) \(name)"
+        case .outside(let references):
+            return [
+                references.stacksWereRead ? "stacks" : nil,
+                references.earlierObjectsUnknown ? "earlier" : nil,
+            ].compactMap { $0 }.joined(separator: ",")
+        case .scheduledTimer, .foundationTimer, .task, .dispatchBlock: return ""
+        }
+    }
+
+    private static func holder(kind: HeapHolderKind, payload: String) -> HeapHolder {
+        switch kind {
+        case .globalVariable:
+            // Files of earlier versions wrote the description.
+            let prefix = "global variable "
+            return .globalVariable(
+                name: payload.hasPrefix(prefix) ? String(payload.dropFirst(prefix.count)) : payload)
+        case .thread: return .thread(name: payload.isEmpty ? nil : payload)
+        case .threadStack:
+            let parts = payload.split(separator: " ", maxSplits: 1)
+            return .threadStack(
+                threadID: parts.first.flatMap { Int32($0) } ?? 0,
+                name: parts.count > 1 ? String(parts[1]) : "?")
+        case .outside:
+            let flags = payload.split(separator: ",")
+            return .outside(
+                UnattributedReferences(
+                    stacksWereRead: flags.contains("stacks"),
+                    earlierObjectsUnknown: flags.contains("earlier")))
+        case .scheduledTimer: return .scheduledTimer
+        case .foundationTimer: return .foundationTimer
+        case .task: return .task
+        case .dispatchBlock: return .dispatchBlock
         }
     }
 
@@ -126,7 +168,7 @@ enum RootColumns {
         case "custom": return .custom(name: name)
         case "heapHolder":
             return holder.flatMap(HeapHolderKind.init(rawValue:)).map {
-                .heapHolder($0, description: name)
+                .heapHolder(Self.holder(kind: $0, payload: name))
             }
         default: return nil
         }

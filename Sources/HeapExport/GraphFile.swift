@@ -250,4 +250,10 @@ public struct GraphFileError: Error, CustomStringConvertible, Sendable {
 
     /// A one-line description, such as `cannot read heap.json: not a graph file (…)`.
     public var description: String { "cannot read \(path): \(reason)" }
+
+    /// An error about the file at `path`.
+    package init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
 }

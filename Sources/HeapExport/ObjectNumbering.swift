@@ -9,8 +9,8 @@
 ///
 /// ```swift
 /// var numbering = ObjectNumbering()
-/// try HeapCensus.snapshot().writeHeapSnapshot(toFile: "before.heapsnapshot", numbering: &numbering)
-/// try HeapCensus.snapshot().writeHeapSnapshot(toFile: "after.heapsnapshot", numbering: &numbering)
+/// try HeapCensus.snapshot().write(toFile: "before.heapsnapshot", numbering: &numbering)
+/// try HeapCensus.snapshot().write(toFile: "after.heapsnapshot", numbering: &numbering)
 /// ```
 public struct ObjectNumbering: Sendable {
     private struct Key: Hashable {

@@ -140,7 +140,7 @@ extension V8HeapSnapshot {
     /// `(dispatch queues)`, `(types)`, `(process)`, or `(name)` for a custom root.
     public static func groupName(of kind: RootKind) -> String {
         switch kind {
-        case .heapHolder(let holder, _): return "(\(holder.groupName))"
+        case .heapHolder(let holder): return "(\(holder.kind.groupName))"
         case .runLoop: return "(run loops)"
         case .dispatchQueue: return "(dispatch queues)"
         case .immortalType: return "(types)"

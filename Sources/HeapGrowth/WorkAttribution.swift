@@ -74,7 +74,7 @@ struct RoundGrowth {
             var new: [HeapObjectID] = []
             var withTrace = 0
             for address in after.subtracting(before) {
-                guard let id = final.id(ofObjectAt: address), final[id].typeName == type else {
+                guard let id = final.object(at: address), final[id].typeName == type else {
                     continue  // died since (or its memory holds another object now)
                 }
                 new.append(id)

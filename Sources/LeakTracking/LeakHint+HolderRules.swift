@@ -30,8 +30,9 @@ extension HintRules {
     /// Advice for a path the heap census found: it starts at what holds the first object from
     /// outside the heap and ends at the reference that keeps the subject.
     static func heapHolder(
-        _ holder: HeapHolderKind, description: String, _ context: HintContext
+        _ holder: HeapHolder, _ context: HintContext
     ) -> LeakHint {
+        let description = holder.description
         let subject = context.subject
         let last = context.lastStep
         if context.path.contains(where: { context.knownType($0.from) == .notificationCenter }) {
@@ -46,7 +47,7 @@ extension HintRules {
         if context.path.contains(where: { context.knownType($0.from) == .thread }) {
             return threadClosure(subject: subject, last: last)
         }
-        switch holder {
+        switch holder.kind {
         case .task:
             if context.holds(.checkedContinuation) {
                 return LeakHint(
@@ -78,9 +79,8 @@ extension HintRules {
         case .outside:
             return LeakHint(
                 code: .heldFromOutside,
-                text: "\(subject) is \(description) (\(last)), which the census cannot name: "
-                    + "a thread's stack, or C code; look for what keeps the first object of "
-                    + "the path")
+                text: "\(subject) is \(description) (\(last)), which nothing read names: "
+                    + "look for what keeps the first object of the path")
         }
     }
 

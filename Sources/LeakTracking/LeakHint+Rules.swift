@@ -89,8 +89,8 @@ enum HintRules {
                     + "or capture [weak self] in the task")
         }
         if let hint = urlSessionDelegate(context) { return hint }
-        if case .heapHolder(let holder, let description)? = context.rootKind {
-            return heapHolder(holder, description: description, context)
+        if case .heapHolder(let holder)? = context.rootKind {
+            return heapHolder(holder, context)
         }
         if let hint = closureCapture(context) { return hint }
         if let target = context.all.first(where: { reference in

@@ -54,7 +54,7 @@ extension ReportBuilder {
             return index
         }
         if !isCycle, let first = references.first,
-            case .root(.heapHolder(.globalVariable, _))? = node(first.from)?.kind,
+            case .root(.heapHolder(.globalVariable))? = node(first.from)?.kind,
             let index = retaining.last(where: { isCollectionEntry(references[$0].role) })
         {
             return index

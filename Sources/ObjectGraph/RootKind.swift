@@ -1,8 +1,8 @@
 /// The kinds of roots: things that outlive the objects they hold.
 ///
 /// A root is where a retention path starts. The live graph records roots that instrumented
-/// code names (a thread's run loop, a dispatch queue); a heap census names what holds an
-/// object from outside the Swift heap (``heapHolder(_:description:)``).
+/// code names (a thread's run loop, a dispatch queue); a heap reader names what holds an
+/// object from outside the Swift heap (``heapHolder(_:)``).
 ///
 /// ```swift
 /// let root = RootKind.runLoop(thread: "main")
@@ -19,10 +19,10 @@ public enum RootKind: Hashable, Sendable {
     case process
     /// A root the user declared, with their name for it.
     case custom(name: String)
-    /// What a heap census found holding an object from outside the Swift heap: a global
-    /// variable, a `Task`, a `Foundation.Timer`, a block libdispatch keeps, or references it
-    /// cannot attribute.
-    case heapHolder(HeapHolderKind, description: String)
+    /// What a heap reader found holding an object from outside the Swift heap: a global
+    /// variable, a `Task`, a `Foundation.Timer`, a block libdispatch keeps, a running thread,
+    /// a thread's stack, or references it cannot attribute.
+    case heapHolder(HeapHolder)
 
     /// A short human-readable description, such as `run loop of thread "main"`.
     public var description: String {
@@ -32,7 +32,7 @@ public enum RootKind: Hashable, Sendable {
         case .immortalType(let name): return "type \(name) (immortal)"
         case .process: return "process"
         case .custom(let name): return name
-        case .heapHolder(_, let description): return description
+        case .heapHolder(let holder): return holder.description
         }
     }
 
@@ -51,7 +51,7 @@ public enum RootKind: Hashable, Sendable {
     /// visits such roots last.
     public var isUnattributed: Bool {
         switch self {
-        case .heapHolder(.outside, _), .heapHolder(.threadStack, _): return true
+        case .heapHolder(let holder): return holder.kind.isUnattributed
         default: return false
         }
     }
@@ -63,81 +63,9 @@ public enum RootKind: Hashable, Sendable {
     /// only when no named holder reaches the object).
     public var pathPriority: PathPriority {
         switch self {
-        case .heapHolder(.outside, _), .heapHolder(.threadStack, _): return .unattributed
-        case .heapHolder: return .namedHolder
+        case .heapHolder(let holder):
+            return holder.kind.isUnattributed ? .unattributed : .namedHolder
         default: return .declared
-        }
-    }
-}
-
-/// The kinds of holders a heap census names (see ``RootKind/heapHolder(_:description:)``).
-public enum HeapHolderKind: String, Hashable, Sendable, Codable, CaseIterable {
-    /// A global or static variable.
-    case globalVariable
-    /// A `Foundation.Timer` that is still valid (scheduled on a run loop).
-    case scheduledTimer
-    /// A `Foundation.Timer` that was invalidated or never scheduled (never freed on Linux).
-    case foundationTimer
-    /// A `Task` the concurrency runtime keeps while it runs or sleeps.
-    case task
-    /// A block libdispatch keeps: a dispatch source's handler, or work on a queue.
-    case dispatchBlock
-    /// A running `Foundation.Thread`: the thread keeps its `Thread` object, and with it the
-    /// closure it runs, until it exits.
-    case thread
-    /// A thread's stack and registers, read by an attach from outside the process (the census
-    /// cannot see stacks): a local variable of a function that runs or waits on the thread, or
-    /// a stale word that still holds the object's address.
-    case threadStack
-    /// References from outside the Swift heap the census cannot attribute.
-    case outside
-
-    /// How reports describe a holder of this kind: `a Task (the concurrency runtime holds it
-    /// while it runs or sleeps)`. A global variable and a named thread add their names where
-    /// they are known; unattributed references are described by whoever read them (the census
-    /// and an attach know different things about them), so ``outside`` reads generically here.
-    public var holderDescription: String {
-        switch self {
-        case .globalVariable: return "a global variable"
-        case .scheduledTimer: return "a Foundation.Timer scheduled on a run loop"
-        case .foundationTimer:
-            return "a Foundation.Timer (invalidated or never scheduled; never freed on Linux)"
-        case .task: return "a Task (the concurrency runtime holds it while it runs or sleeps)"
-        case .dispatchBlock:
-            return "a block libdispatch holds (a dispatch source's handler or work on a queue)"
-        case .thread: return "a running Thread (it keeps its closure until it exits)"
-        case .threadStack: return "a thread's stack or registers"
-        case .outside: return "held from outside the Swift heap"
-        }
-    }
-
-    /// How a report's reference line reads for the reference from this holder to the first
-    /// object it keeps.
-    public var referenceDescription: String {
-        switch self {
-        case .globalVariable: return "stores"
-        case .scheduledTimer: return "valid until invalidated, never freed on Linux"
-        case .foundationTimer: return "never freed on Linux"
-        case .task: return "runs or sleeps"
-        case .dispatchBlock: return "keeps the block"
-        case .thread: return "runs until it exits"
-        case .threadStack: return "a word on its stack or in a register"
-        case .outside: return "references it cannot attribute"
-        }
-    }
-
-    /// The name of the group this kind of holder falls in, as heap viewers list roots:
-    /// `globals`, `Tasks`, `Foundation timers`, `dispatch blocks`, `threads`, `thread stacks`,
-    /// `outside the Swift heap`.
-    public var groupName: String {
-        switch self {
-        case .globalVariable: return "globals"
-        case .scheduledTimer, .foundationTimer: return "Foundation timers"
-        case .task: return "Tasks"
-        case .dispatchBlock: return "dispatch blocks"
-        case .thread: return "threads"
-        case .threadStack: return "thread stacks"
-        case .outside: return "outside the Swift heap"
         }
     }
 }

@@ -1,3 +1,4 @@
+import RetainGraphUtilities
 /// Why an attach failed. Whatever the failure, the target was let go before the error was
 /// thrown: every thread that was stopped was detached and runs again.
 ///
@@ -55,11 +56,11 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
         case .threadsDidNotStop(let pid, let threads, let limit):
             let list = threads.map(String.init).joined(separator: ", ")
             return "process \(pid): thread\(threads.count == 1 ? "" : "s") \(list) did not "
-                + "stop within \(limit.attachDescription) (blocked in the kernel?); every "
+                + "stop within \(limit.shortDescription) (blocked in the kernel?); every "
                 + "thread was let go"
         case .stopLimitExceeded(let pid, let limit):
             return "process \(pid) would have stayed stopped longer than "
-                + "\(limit.attachDescription) (--max-stop); it was let go before the read "
+                + "\(limit.shortDescription) (--max-stop); it was let go before the read "
                 + "finished, nothing was reported"
         case .cancelled(let pid):
             return "attach to process \(pid) cancelled; the process was let go"
@@ -73,21 +74,5 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unreadableSnapshot(let reason):
             return "cannot read the snapshot: \(reason)"
         }
-    }
-}
-
-extension Duration {
-    /// `1.5 s`, `250 ms`: how the attach prints durations.
-    var attachDescription: String {
-        let (seconds, attoseconds) = components
-        let total = Double(seconds) + Double(attoseconds) / 1e18
-        if total < 1 { return "\(Int((total * 1000).rounded())) ms" }
-        let tenths = (total * 10).rounded() / 10
-        return tenths == tenths.rounded() ? "\(Int(tenths)) s" : "\(tenths) s"
-    }
-
-    /// Seconds as a `Double`.
-    var attachSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -5,6 +5,7 @@ import Musl
 #endif
 
 import RetainGraphUtilities
+import RuntimeLayouts
 
 /// A range of the target's memory as this process sees it: a copy taken while the target was
 /// stopped, or a view of the file the target maps there (read-only data that cannot change).
@@ -69,7 +70,7 @@ final class MemoryRegion: @unchecked Sendable {
 /// Everything an analysis of the target's heap reads comes from here, so the analysis runs
 /// after the target was let go and sees one consistent moment, even if the target has exited
 /// since. Get one from ``StoppedProcess/captureMemory()``.
-public struct ProcessMemory: Sendable {
+public struct ProcessMemory: MemoryReader, Sendable {
     /// The target's process id.
     public let processID: Int32
     /// The target's name.
@@ -118,22 +119,13 @@ public struct ProcessMemory: Sendable {
 
     /// The local address of `count` bytes at target address `address`, when one region holds
     /// them all.
-    func bytes(at address: UInt, count: Int) -> UnsafeRawPointer? {
+    package func bytes(at address: UInt, count: Int) -> UnsafeRawPointer? {
         guard count >= 0, let region = region(containing: address),
             region.range.upperBound - address >= UInt(count)
         else { return nil }
         return region.local(address)
     }
 
-    /// The 8-byte word at target address `address`, or nil when it was not read.
-    func word(at address: UInt) -> UInt? {
-        bytes(at: address, count: 8).map { $0.loadUnaligned(as: UInt.self) }
-    }
-
-    /// The 4-byte value at target address `address`, or nil.
-    func uint32(at address: UInt) -> UInt32? {
-        bytes(at: address, count: 4).map { $0.loadUnaligned(as: UInt32.self) }
-    }
 
     /// The copied regions (the target's writable memory), by address.
     var copiedRegions: [MemoryRegion] { regions.filter(\.isCopy) }

@@ -108,7 +108,7 @@ extension GraphStorage {
         case .immortalType(let name): return name
         case .process: return "Process"
         case .custom(let name): return name
-        case .heapHolder(let holder, _): return holder.rawValue
+        case .heapHolder(let holder): return holder.kind.rawValue
         }
     }
 }

@@ -17,23 +17,35 @@ package enum TypeNames {
     package static func removingContextAddresses(_ name: String) -> String {
         guard name.contains("$") else { return name }
         var result = ""
+        result.reserveCapacity(name.count)
         var rest = Substring(name)
+        // Markers may sit inside other parentheses (`((unknown context at $7f…).Box) -> ()`):
+        // each is found by its own text, not by matching parentheses.
         while let open = rest.firstIndex(of: "(") {
             result += rest[..<open]
             let inner = rest[rest.index(after: open)...]
-            guard let close = inner.firstIndex(of: ")") else {
-                result += rest[open...]
-                return result
-            }
-            let content = inner[..<close]
-            rest = inner[inner.index(after: close)...]
-            if content.hasPrefix("unknown context at $") {
+            let unknown = "unknown context at $"
+            if inner.hasPrefix(unknown), let close = inner.firstIndex(of: ")"),
+                inner[inner.index(inner.startIndex, offsetBy: unknown.count)..<close]
+                    .allSatisfy(\.isHexDigit)
+            {
+                rest = inner[inner.index(after: close)...]
                 if rest.hasPrefix(".") { rest = rest.dropFirst() }
-            } else if let range = Self.range(of: " in $", in: content) {
-                result += content[..<range.lowerBound]
-            } else {
-                result += "(" + content + ")"
+                continue
             }
+            // `(Name in $7f…)`: an identifier, the marker, hex digits.
+            if let marker = Self.range(of: " in $", in: inner),
+                let close = inner[marker.upperBound...].firstIndex(of: ")"),
+                !inner[..<marker.lowerBound].isEmpty,
+                !inner[..<marker.lowerBound].contains(where: { "() ,<>:".contains($0) }),
+                inner[marker.upperBound..<close].allSatisfy(\.isHexDigit)
+            {
+                result += inner[..<marker.lowerBound]
+                rest = inner[inner.index(after: close)...]
+                continue
+            }
+            result += "("
+            rest = inner
         }
         result += rest
         // An empty generic argument list the remote demangler prints for a non-generic context.

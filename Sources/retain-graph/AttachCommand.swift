@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeapExport
 import ProcessAttach
 import Synchronization
 
@@ -71,10 +72,10 @@ struct Attach: ParsableCommand {
     }
 
     func run() throws {
-        let heap: RemoteHeapSnapshot
+        let heap: HeapSnapshot
         if let input {
             do {
-                heap = try RemoteHeapSnapshot(contentsOfFile: input)
+                heap = try HeapSnapshot(contentsOfFile: input)
             } catch {
                 fail(error.description, code: 2)
             }
@@ -88,7 +89,7 @@ struct Attach: ParsableCommand {
             emit("\nfirst snapshot taken; the second in \(growth) (press Enter to take it now)")
             waitOrEnter(interval)
             let later = try attach()
-            emit("\n" + later.summary + "\n\n" + RemoteHeapGrowth(from: heap, to: later).text)
+            emit("\n" + later.summary + "\n\n" + HeapComparison(from: heap, to: later).text)
             try write(later)
             return
         }
@@ -101,16 +102,16 @@ struct Attach: ParsableCommand {
         try write(heap)
     }
 
-    private func attach() throws -> RemoteHeapSnapshot {
+    private func attach() throws -> HeapSnapshot {
         guard let pid else { fail("no process id", code: 2) }
         var options = AttachOptions(
             maximumStop: (try? parseDuration(maxStop, option: "")) ?? .seconds(5))
         options.isCancelled = { interrupted.load(ordering: .relaxed) }
         signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
         defer { signal(SIGINT, SIG_DFL) }
-        let heap: RemoteHeapSnapshot
+        let heap: HeapSnapshot
         do {
-            heap = try RemoteHeapSnapshot.capture(processID: pid, options: options)
+            heap = try HeapSnapshot.capture(processID: pid, options: options)
         } catch {
             if case .cancelled = error { fail(error.description, code: 130) }
             fail(error.description, code: 3)
@@ -119,7 +120,7 @@ struct Attach: ParsableCommand {
         return heap
     }
 
-    private func write(_ heap: RemoteHeapSnapshot) throws {
+    private func write(_ heap: HeapSnapshot) throws {
         guard let output else { return }
         do {
             try heap.write(toFile: output)

@@ -65,7 +65,7 @@ import Testing
         // The census's holder is in the graph as a root of its own, named.
         #expect(
             compact.roots.contains {
-                if case .heapHolder(.globalVariable, let name) = $0.kind {
+                if case .heapHolder(.globalVariable(let name)) = $0.kind {
                     return name.contains("graphCache")
                 }
                 return false

@@ -37,7 +37,7 @@ nonisolated(unsafe) var keptPageCaches: [PageCache] = []
         let bytes = try #require(report.retainedBytes)
         #expect(bytes >= 10 * 200)
         let line = try #require(report.retainedDescription)
-        #expect(line.hasPrefix("retains ") && line.contains(" KB in 22 objects"))
+        #expect(line.hasPrefix("retains ") && line.contains(" KiB in 22 objects"))
         #expect(report.text.contains("\n  \(line)\n"))
 
         let json = try #require(

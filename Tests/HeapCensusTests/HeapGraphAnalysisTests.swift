@@ -52,7 +52,7 @@ nonisolated(unsafe) var globallyHeld: GloballyHeld?
         let root = try #require(path.first?.from)
         // The root is a holder node after the objects: the global variable itself.
         #expect(Int(root) >= heap.objectCount)
-        guard case .heapHolder(.globalVariable, let name)? = heap.graph.rootKind(of: root) else {
+        guard case .heapHolder(.globalVariable(let name))? = heap.graph.rootKind(of: root) else {
             Issue.record("the path starts at \(String(describing: heap.graph.rootKind(of: root)))")
             return
         }

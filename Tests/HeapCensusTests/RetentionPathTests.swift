@@ -10,7 +10,7 @@ import Testing
 
     func retentionPath(toObjectAt address: UInt) -> RetentionPath? {
         let heap = HeapCensus.snapshot()
-        guard let id = heap.id(ofObjectAt: address) else { return nil }
+        guard let id = heap.object(at: address) else { return nil }
         return heap.retentionPath(to: id)
     }
 

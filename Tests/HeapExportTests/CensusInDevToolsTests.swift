@@ -45,14 +45,14 @@ struct CensusInDevToolsTests {
         let (address, task) = startTaskHeldOwner()
         defer { task?.cancel() }
         let heap = HeapCensus.snapshot()
-        let owner = try #require(heap.id(ofObjectAt: address))
+        let owner = try #require(heap.object(at: address))
         let path = try #require(heap.retentionPath(to: owner))
         #expect(path.holder == .task)
 
         var numbering = ObjectNumbering()
         let folder = try DevToolsDriver.folder("census-task")
         let file = folder.appendingPathComponent("task.heapsnapshot")
-        let bytes = try heap.writeHeapSnapshot(toFile: file.path, numbering: &numbering)
+        let bytes = try heap.write(toFile: file.path, numbering: &numbering)
         #expect(bytes > 0)
         let tree = heap.graph.dominatorTree()
         func devToolsID(_ id: HeapObjectID) -> Int {
@@ -96,10 +96,10 @@ struct CensusInDevToolsTests {
         let after = folder.appendingPathComponent("after.heapsnapshot")
         leftoverEntries = (0..<3).map { LeftoverEntry(key: $0) }
         defer { leftoverEntries.removeAll() }
-        try HeapCensus.snapshot().writeHeapSnapshot(toFile: before.path, numbering: &numbering)
+        try HeapCensus.snapshot().write(toFile: before.path, numbering: &numbering)
         leftoverEntries.append(contentsOf: (3..<8).map { LeftoverEntry(key: $0) })
         let heap = HeapCensus.snapshot()
-        try heap.writeHeapSnapshot(toFile: after.path, numbering: &numbering)
+        try heap.write(toFile: after.path, numbering: &numbering)
         #expect(heap.objects(ofType: "HeapExportTests.LeftoverEntry").count == 8)
 
         let run = try DevToolsDriver.run(

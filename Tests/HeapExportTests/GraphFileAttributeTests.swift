@@ -11,7 +11,7 @@ struct GraphFileAttributeTests {
         var builder = CompactGraph.Builder()
         let owner = builder.addNode(kind: .object, typeName: "App.Owner", address: 0x1000, size: 48)
         let holder = builder.addNode(kind: .root, typeName: "thread stacks", label: "thread 7")
-        builder.addRoot(holder, kind: .heapHolder(.threadStack, description: "the stack of 7"))
+        builder.addRoot(holder, kind: .heapHolder(.threadStack(threadID: 7, name: "worker")))
         builder.addEdge(
             from: holder, to: owner, ownership: .conservative, role: .heldBy(.threadStack),
             origin: .heap)
@@ -31,7 +31,7 @@ struct GraphFileAttributeTests {
         let (graph, read) = try GraphFile.contents(ofFile: path)
         #expect(read == attributes)
         #expect(graph.nodeCount == 2)
-        #expect(graph.rootKind(of: 1) == .heapHolder(.threadStack, description: "the stack of 7"))
+        #expect(graph.rootKind(of: 1) == .heapHolder(.threadStack(threadID: 7, name: "worker")))
         #expect(graph.role(ofEdge: 0) == .heldBy(.threadStack))
         #expect(graph.ownership(ofEdge: 0) == .conservative)
         // Reading the graph alone still works.

@@ -23,7 +23,7 @@ struct AttachFailureTests {
         try child.run()
         child.waitUntilExit()
         let error = attachError { () throws(AttachError) in
-            _ = try RemoteHeapSnapshot.capture(processID: child.processIdentifier)
+            _ = try HeapSnapshot.capture(processID: child.processIdentifier)
         }
         #expect(error == .noSuchProcess(processID: child.processIdentifier))
         #expect(error?.description == "process \(child.processIdentifier) does not exist")
@@ -41,7 +41,7 @@ struct AttachFailureTests {
             sleeper.waitUntilExit()
         }
         let error = attachError { () throws(AttachError) in
-            _ = try RemoteHeapSnapshot.capture(processID: sleeper.processIdentifier)
+            _ = try HeapSnapshot.capture(processID: sleeper.processIdentifier)
         }
         #expect(error == .notSwift(processID: sleeper.processIdentifier, command: "sleep"))
         #expect(error?.description.contains("is not a Swift program") == true)
@@ -71,7 +71,7 @@ struct AttachFailureTests {
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             do {
-                let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+                let heap = try HeapSnapshot.capture(processID: target.pid)
                 outcomes.append("read \(heap.objectCount)")
             } catch .noSuchProcess, .processExited {
                 outcomes.append("gone")
@@ -95,7 +95,7 @@ struct AttachFailureTests {
         var options = AttachOptions()
         options.isCancelled = { true }
         let error = attachError { () throws(AttachError) in
-            _ = try RemoteHeapSnapshot.capture(processID: target.pid, options: options)
+            _ = try HeapSnapshot.capture(processID: target.pid, options: options)
         }
         #expect(error == .cancelled(processID: target.pid))
         #expect(target.isRunningUntraced)

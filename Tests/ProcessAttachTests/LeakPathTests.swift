@@ -7,8 +7,8 @@ import Testing
 @Suite("Attach names the holder and the path", .timeLimit(.minutes(3)))
 struct LeakPathTests {
     /// The retention path to the only object of `typeName` in `heap`.
-    private func path(to typeName: String, in heap: RemoteHeapSnapshot) throws
-        -> RemoteRetentionPath
+    private func path(to typeName: String, in heap: HeapSnapshot) throws
+        -> RetentionPath
     {
         let objects = heap.objects(ofType: typeName)
         try #require(objects.count == 1, "\(typeName): \(objects.count) live objects")
@@ -18,9 +18,9 @@ struct LeakPathTests {
     @Test("A Task sleep loop capturing its owner: held by the Task, through its closures")
     func taskLoop() throws {
         let target = try AttachTargets.start("attach-task-loop")
-        let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+        let heap = try HeapSnapshot.capture(processID: target.pid)
         let path = try path(to: "attach_task_loop.TaskRefresher", in: heap)
-        #expect(path.holderKind == .task)
+        #expect(path.holder.kind == .task)
         #expect(path.objects.first?.typeName == "Task")
         #expect(
             path.objects.map(\.typeName).contains("closure context (captures Actor, TaskRefresher)")
@@ -34,11 +34,11 @@ struct LeakPathTests {
     @Test("A global cache: held by the global variable, through the array's storage")
     func globalCache() throws {
         let target = try AttachTargets.start("attach-global-cache", ["20"])
-        let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+        let heap = try HeapSnapshot.capture(processID: target.pid)
         let sessions = heap.objects(ofType: "attach_global_cache.CachedSession")
         #expect(sessions.count == 20)
         let path = try #require(sessions.first.flatMap { heap.retentionPath(to: $0) })
-        guard case .heapHolder(.globalVariable, let name) = path.holder else {
+        guard case .globalVariable(let name) = path.holder else {
             Issue.record("held by \(path.holder), not a global variable")
             return
         }
@@ -53,9 +53,9 @@ struct LeakPathTests {
     @Test("A Foundation.Timer whose block captures its owner: held by the timer, valid or not")
     func foundationTimer() throws {
         let target = try AttachTargets.start("attach-timer")
-        let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+        let heap = try HeapSnapshot.capture(processID: target.pid)
         let valid = try path(to: "attach_timer.TimerOwner", in: heap)
-        #expect(valid.holderKind == .scheduledTimer)
+        #expect(valid.holder.kind == .scheduledTimer)
         #expect(valid.objects.map(\.typeName) == ["Foundation.Timer", "attach_timer.TimerOwner"])
         // The block's only capture is its context: the census's name for that reference.
         #expect(
@@ -63,7 +63,7 @@ struct LeakPathTests {
                 .closureCapture(property: "_fire", captured: "TimerOwner")
             ])
         let stopped = try path(to: "attach_timer.StoppedTimerOwner", in: heap)
-        #expect(stopped.holderKind == .foundationTimer)
+        #expect(stopped.holder.kind == .foundationTimer)
         #expect(stopped.objects.first?.typeName == "Foundation.Timer")
         #expect(target.isRunningUntraced)
     }
@@ -71,7 +71,7 @@ struct LeakPathTests {
     @Test("An owner and its delegate holding each other: no holder, a strong cycle")
     func delegateCycle() throws {
         let target = try AttachTargets.start("attach-delegate-cycle")
-        let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+        let heap = try HeapSnapshot.capture(processID: target.pid)
         let controllers = heap.objects(ofType: "attach_delegate_cycle.DownloadController")
         try #require(controllers.count == 1)
         #expect(heap.retentionPath(to: controllers[0]) == nil)
@@ -92,7 +92,7 @@ struct LeakPathTests {
     @Test("Weakly referenced objects whose side tables reuse dirty memory are all found")
     func weaklyReferencedObjects() throws {
         let target = try AttachTargets.start("attach-weak-targets", ["300"])
-        let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+        let heap = try HeapSnapshot.capture(processID: target.pid)
         // A side table's counts lie @16; the word @8 is padding, here full of set bits.
         #expect(heap.objects(ofType: "attach_weak_targets.Watched").count == 300)
         let watchers = heap.objects(ofType: "attach_weak_targets.Watcher")
@@ -106,13 +106,13 @@ struct LeakPathTests {
     @Test("A class with an Atomic and a Mutex: every field named, the untyped ones conservative")
     func noncopyableFields() throws {
         let target = try AttachTargets.start("attach-noncopyable")
-        let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+        let heap = try HeapSnapshot.capture(processID: target.pid)
         let listeners = heap.objects(ofType: "attach_noncopyable.Listener")
         try #require(listeners.count == 2)
         let paths = listeners.compactMap { heap.retentionPath(to: $0) }
         try #require(paths.count == 2)
         for path in paths {
-            guard case .heapHolder(.globalVariable, let name) = path.holder else {
+            guard case .globalVariable(let name) = path.holder else {
                 Issue.record("held by \(path.holder)")
                 continue
             }
@@ -133,7 +133,7 @@ struct LeakPathTests {
     @Test("Objects freed just before the attach are not reported; the kept ones all are")
     func freedObjectsExcluded() throws {
         let target = try AttachTargets.start("attach-stale", ["1000"])
-        let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+        let heap = try HeapSnapshot.capture(processID: target.pid)
         #expect(heap.objects(ofType: "attach_stale.KeptObject").count == 1000)
         #expect(heap.objects(ofType: "attach_stale.FreedObject").isEmpty)
         // glibc put the first seven freed objects in the thread's tcache and the fastbins

@@ -9,7 +9,7 @@ struct PathLengthTests {
     func lengthsMatchPaths() {
         var builder = CompactGraph.Builder()
         let holder = builder.addNode(kind: .root, typeName: "global variable", label: "list")
-        builder.addRoot(holder, kind: .heapHolder(.globalVariable, description: "global list"))
+        builder.addRoot(holder, kind: .heapHolder(.globalVariable(name: "list")))
         // A list of 50 nodes from the holder, added tail first (as a heap scan meets them).
         let nodes = (0..<50).map { _ in builder.addNode(kind: .object, typeName: "App.Node") }
         builder.addEdge(

@@ -11,17 +11,17 @@ struct SnapshotUseTests {
         "Growth between two attaches: the cached type grew by exactly the work done, with its path")
     func growthBetweenAttaches() throws {
         let target = try AttachTargets.start("attach-global-cache", ["10"])
-        let before = try RemoteHeapSnapshot.capture(processID: target.pid)
+        let before = try HeapSnapshot.capture(processID: target.pid)
         target.send("add 7")
         _ = try target.waitForLine { $0 == "added 17" }
-        let after = try RemoteHeapSnapshot.capture(processID: target.pid)
-        let growth = RemoteHeapGrowth(from: before, to: after)
+        let after = try HeapSnapshot.capture(processID: target.pid)
+        let growth = HeapComparison(from: before, to: after)
         let sessions = try #require(
             growth.grown.first { $0.typeName == "attach_global_cache.CachedSession" })
         #expect(sessions.before == 10)
         #expect(sessions.after == 17)
         #expect(sessions.growth == 7)
-        guard case .heapHolder(.globalVariable, let name)? = sessions.samplePath?.holder else {
+        guard case .globalVariable(let name)? = sessions.samplePath?.holder else {
             Issue.record("sample held by \(String(describing: sessions.samplePath?.holder))")
             return
         }
@@ -33,21 +33,21 @@ struct SnapshotUseTests {
     @Test("A snapshot written as a graph file reads back with the same objects, holders and paths")
     func graphFileRoundTrip() throws {
         let target = try AttachTargets.start("attach-task-loop")
-        let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+        let heap = try HeapSnapshot.capture(processID: target.pid)
         let file = temporaryFile("attach-\(target.pid).json")
         defer { try? FileManager.default.removeItem(atPath: file) }
         try heap.write(toFile: file)
-        let read = try RemoteHeapSnapshot(contentsOfFile: file)
+        let read = try HeapSnapshot(contentsOfFile: file)
         #expect(read.objectCount == heap.objectCount)
         #expect(read.referenceCount == heap.referenceCount)
         #expect(read.countsByType() == heap.countsByType())
-        #expect(read.processID == heap.processID)
-        #expect(read.command == heap.command)
-        #expect(read.threads == heap.threads)
+        #expect(read.process.processID == heap.process.processID)
+        #expect(read.process.command == heap.process.command)
+        #expect(read.process.threads == heap.process.threads)
         #expect(read.limitations == heap.limitations)
         #expect(read.statistics.copiedBytes == heap.statistics.copiedBytes)
         #expect(
-            Int(read.capturedAt.timeIntervalSince1970) == Int(heap.capturedAt.timeIntervalSince1970)
+            Int(read.process.capturedAt.timeIntervalSince1970) == Int(heap.process.capturedAt.timeIntervalSince1970)
         )
         let name = "attach_task_loop.TaskRefresher"
         #expect(read.whoHoldsText(name) == heap.whoHoldsText(name))
@@ -61,7 +61,7 @@ struct SnapshotUseTests {
     @Test("A .heapsnapshot for DevTools: every object a node, the holders in root groups")
     func heapSnapshotFile() throws {
         let target = try AttachTargets.start("attach-global-cache", ["3"])
-        let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+        let heap = try HeapSnapshot.capture(processID: target.pid)
         let file = temporaryFile("attach-\(target.pid).heapsnapshot")
         defer { try? FileManager.default.removeItem(atPath: file) }
         let size = try heap.write(toFile: file)
@@ -83,9 +83,9 @@ struct SnapshotUseTests {
         let file = temporaryFile("not-a-graph-\(getpid()).json")
         defer { try? FileManager.default.removeItem(atPath: file) }
         try Data("{}".utf8).write(to: URL(fileURLWithPath: file))
-        #expect(throws: AttachError.self) { try RemoteHeapSnapshot(contentsOfFile: file) }
+        #expect(throws: AttachError.self) { try HeapSnapshot(contentsOfFile: file) }
         do {
-            _ = try RemoteHeapSnapshot(contentsOfFile: file + ".missing")
+            _ = try HeapSnapshot(contentsOfFile: file + ".missing")
             Issue.record("a missing file was read")
         } catch {
             #expect(error.description.hasPrefix("cannot read the snapshot: cannot read "))
@@ -95,7 +95,7 @@ struct SnapshotUseTests {
     @Test("The snapshot's graph: objects first, then the holders as roots, paths from them")
     func graph() throws {
         let target = try AttachTargets.start("attach-global-cache", ["5"])
-        let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+        let heap = try HeapSnapshot.capture(processID: target.pid)
         let graph = heap.graph
         #expect(graph.nodeCount > heap.objectCount)
         for node in 0..<UInt32(graph.nodeCount) {
@@ -109,28 +109,28 @@ struct SnapshotUseTests {
         #expect(graph.size(of: node) == heap[session].size)
         let steps = try #require(graph.pathFromRoot(to: node))
         let root = try #require(steps.first?.from)
-        guard case .heapHolder(.globalVariable, _)? = graph.rootKind(of: root) else {
+        guard case .heapHolder(.globalVariable)? = graph.rootKind(of: root) else {
             Issue.record("rooted at \(String(describing: graph.rootKind(of: root)))")
             return
         }
         #expect(graph.label(of: root)?.hasPrefix("attach_global_cache.sessionCache") == true)
         #expect(graph.role(ofEdge: steps[0].edge) == .heldBy(.globalVariable))
         // The holders of the array storage, as the graph's root kinds say.
-        let storage = RemoteObjectID(rawValue: Int32(steps[0].to))
+        let storage = HeapObjectID(rawValue: Int32(steps[0].to))
         #expect(heap.holders(of: storage).contains { $0.description.hasPrefix("global variable") })
     }
 
     @Test("Counts by type add up to the object count and the bytes")
     func counts() throws {
         let target = try AttachTargets.start("attach-stale", ["300"])
-        let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+        let heap = try HeapSnapshot.capture(processID: target.pid)
         let counts = heap.countsByType()
         #expect(counts.reduce(0) { $0 + $1.count } == heap.objectCount)
         #expect(counts.reduce(0) { $0 + $1.bytes } == heap.totalBytes)
         #expect(counts.first?.typeName == "attach_stale.KeptObject")
         #expect(counts.first?.count == 300)
         // The stop is recorded (its length is a benchmark's figure, not a unit test's).
-        #expect(heap.stopDuration.map { $0 > .zero } == true)
+        #expect(heap.process.stopDuration.map { $0 > .zero } == true)
     }
 
     private func temporaryFile(_ name: String) -> String {

@@ -16,7 +16,7 @@ func readmeLineWritesAHeapSnapshot() throws {
         .appendingPathComponent("readme-\(getpid()).heapsnapshot").path
     defer { try? FileManager.default.removeItem(atPath: path) }
 
-    try HeapCensus.snapshot().writeHeapSnapshot(toFile: path)
+    try HeapCensus.snapshot().write(toFile: path)
 
     let data = try #require(FileManager.default.contents(atPath: path))
     let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

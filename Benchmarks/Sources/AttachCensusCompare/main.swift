@@ -123,7 +123,7 @@ struct Heap {
     /// it: a cycle, or only weak references).
     func holderKind(of node: CompactGraph.NodeID, in paths: CompactGraph.PathTree) -> String {
         guard let first = paths.path(to: node)?.first,
-            case .heapHolder(let kind, _)? = graph.rootKind(of: first.from)
+            case .heapHolder(let kind)? = graph.rootKind(of: first.from)
         else { return "unreached" }
         return kind.rawValue
     }

@@ -1,6 +1,6 @@
-// RuntimeLayouts' door to C: this process's own memory, read safely, and the names of data
-// symbols in its loaded images, read from their symbol tables (see process_memory.c). Only
-// Sources/RuntimeLayouts/ProcessMemory.swift imports this module.
+// RuntimeLayouts' door to C: this process's own memory, read safely (see process_memory.c), and
+// loads ThreadSanitizer does not instrument. Only
+// Sources/RuntimeLayouts/Reading/ProcessMemoryDoor.swift imports this module.
 //
 // Nothing here is stable API: the Swift module RuntimeLayouts is internal to the package.
 
@@ -15,14 +15,18 @@
 /// the kernel (process_vm_readv on this very process reports an unmapped range as an error).
 bool rg_memory_is_readable(uintptr_t address, size_t size);
 
-/// The name of the symbol whose storage contains `address` (the dynamic symbol table first,
-/// then the image's own .symtab), or NULL; its start in `symbol_start`. The returned string
-/// lives for the process.
-const char *_Nullable rg_symbol_at(uintptr_t address, uintptr_t *_Nonnull symbol_start);
+/// A load of memory another thread may be writing, which ThreadSanitizer must not instrument:
+/// the census's scan reads live objects whose own threads may write them (a benign race by
+/// design; the object cannot be freed meanwhile), and a stopped process's copy is read the same
+/// way. Never `always_inline`: inlined into Swift compiled with `-sanitize=thread`, the load
+/// would become the caller's and be instrumented (the clang importer does not see the sanitizer);
+/// as a call it stays uninstrumented. An optimized build inlines it where no sanitizer is on.
+__attribute__((no_sanitize("thread", "address"))) static inline uintptr_t
+rg_load_word(uintptr_t address) {
+    return *(const volatile uintptr_t *)address;
+}
 
-/// The address of the symbol called `name` in the image that contains `address` (its full
-/// .symtab, local symbols included: an executable's metadata accessors are not exported), or
-/// NULL. A linear search of the image's table: call it once per name.
-const void *_Nullable rg_symbol_named(uintptr_t address, const char *_Nonnull name);
+/// Copies `size` bytes of memory another thread may be writing, uninstrumented.
+void rg_copy_bytes(void *_Nonnull destination, uintptr_t source, size_t size);
 
 #endif

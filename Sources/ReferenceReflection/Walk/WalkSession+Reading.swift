@@ -123,7 +123,9 @@ extension WalkSession {
             let copy = UnsafeMutableRawPointer.allocate(byteCount: dynamic.size, alignment: 16)
             defer { copy.deallocate() }
             copy.copyMemory(from: base + dynamic.offset, byteCount: dynamic.size)
-            DynamicValues.decode(dynamic, copy: copy) { word, slot in
+            registry.compiler.decode(
+                dynamic, copy: copy, address: UInt(bitPattern: base + dynamic.offset)
+            ) { word, slot in
                 withUnsafePointer(to: word) { pointer in
                     let compiled = CompiledLayout.Slot(
                         offset: 0, ownership: slot.ownership,

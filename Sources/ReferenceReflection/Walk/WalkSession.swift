@@ -82,7 +82,7 @@ final class WalkSession {
         if isBox, let layout { typeName = layout.boxName }
         let id = identify?(object) ?? graph?.id(of: object) ?? DiscoveredIDs.next()
         let kind: NodeKind
-        switch layout?.shape {
+        switch layout?.kind {
         case .closureContext? where !isBox: kind = .closure
         default: kind = KnownType(typeName: typeName)?.isTimer == true ? .timer : .object
         }
@@ -176,10 +176,9 @@ final class WalkSession {
             layouts[metadata] = fresh
             compiled = fresh
         }
-        if compiled.dependsOnInstance,
-            let instance = registry.instanceLayout(ofContext: pointer, metadata: metadata)
-        {
-            compiled = instance
+        if compiled.dependsOnInstance {
+            compiled = registry.instanceLayout(
+                ofContext: UInt(bitPattern: pointer), metadata: metadata)
         }
         if let problem = compiled.problem {
             let kind: WalkDiagnostic.Kind

@@ -19,6 +19,8 @@ package final class LoadedImage: @unchecked Sendable {
     package let relocatedReadOnly: Range<UInt>?
     /// Built on first use (reading a symbol table costs milliseconds), under `lock`.
     private var symbolIndex: SymbolIndex?
+    /// Every symbol's name by its file address, built on first use, under `lock`.
+    private var namesByAddress: [UInt: String]?
     private let lock = PthreadLock()
 
     /// Locates the image whose file is `file`, mapped by `mappings` (all with its path).
@@ -64,6 +66,23 @@ package final class LoadedImage: @unchecked Sendable {
             return symbolIndex
         }
         return index?.symbol(containing: address &- bias)
+    }
+
+    /// The name of a symbol of any kind (local ones included) that starts exactly at target
+    /// address `address`, if the image's symbol tables have one.
+    ///
+    /// - Complexity: O(1) after the first call, which reads the whole symbol table.
+    package func anySymbol(at address: UInt) -> String? {
+        lock.withLock {
+            if namesByAddress == nil {
+                var names: [UInt: String] = [:]
+                for symbol in file.symbols() where names[symbol.value] == nil {
+                    names[symbol.value] = symbol.name
+                }
+                namesByAddress = names
+            }
+            return namesByAddress?[address &- bias]
+        }
     }
 
     /// The target address of the exported symbol called `name`, if the image defines it.

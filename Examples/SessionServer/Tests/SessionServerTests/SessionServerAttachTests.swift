@@ -7,7 +7,7 @@ import Testing
 
 /// Attaches from outside to the built `session-server` (which links no RetainGraph product),
 /// serving real HTTP on a loopback port: what `retain-graph attach PID --growth` does, through
-/// the same library calls (two snapshots, `RemoteHeapGrowth`).
+/// the same library calls (two snapshots, `HeapComparison`).
 @Suite("session-server seen from outside (retain-graph attach)", .timeLimit(.minutes(5)))
 struct SessionServerAttachTests {
     /// Requests between the two attaches.
@@ -22,15 +22,15 @@ struct SessionServerAttachTests {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
             try await server.openAndEnd(1, with: client)  // first-request setup, before measuring
-            let before = try RemoteHeapSnapshot.capture(processID: server.pid)
+            let before = try HeapSnapshot.capture(processID: server.pid)
             #expect(try await server.counts(with: client).open == 0)  // still serving
             try await server.openAndEnd(Self.requests, with: client)
-            let after = try RemoteHeapSnapshot.capture(processID: server.pid)
+            let after = try HeapSnapshot.capture(processID: server.pid)
             let counts = try await server.counts(with: client)  // still serving
             #expect(counts.created == Self.requests + 1)
             #expect(counts.alive == Self.requests + 1)  // the leak, seen from the server itself
 
-            let growth = RemoteHeapGrowth(from: before, to: after)
+            let growth = HeapComparison(from: before, to: after)
             let sessions = try #require(
                 growth.grown.first { $0.typeName == "SessionServer.Session" },
                 "Session did not grow:\n\(growth.text)")

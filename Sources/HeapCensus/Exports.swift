@@ -1,0 +1,3 @@
+// A census's snapshots are the one heap snapshot type (`HeapSnapshot`, with its objects, paths
+// and holders): code that imports HeapCensus gets it too.
+@_exported import HeapGraph

@@ -1,0 +1,73 @@
+import ObjectGraph
+import RuntimeLayouts
+
+/// What a heap reader hands the graph builder: the objects it read, the words their layouts
+/// say may be references, the dynamic values it copied, and the layouts and roles it read with.
+///
+/// The census fills one from its table in this process, an attach from a walk of glibc's heap
+/// in a stopped process's copy; the builder (``HeapSnapshot/init(scan:roots:process:limitations:statistics:creationTraces:)``)
+/// makes the same graph of both.
+package struct HeapScan {
+    /// The objects, the references and the dynamic values' copies, in the order read.
+    package var columns: ScanColumns
+    /// The layouts read with, flattened: each dynamic value's slot, by the number the columns
+    /// record.
+    package var flat: FlatLayouts
+    /// The layouts, by the index the columns record (-1 for an object read without one: a C
+    /// block, an object whose layout could not be compiled).
+    package var layouts: [CompiledLayout]
+    /// The roles the layouts' slots name, by number.
+    package var roles: InternedRoles
+    /// Decodes a dynamic value's copy (its slot, its bytes, where it was) into reference words
+    /// and the slots they were read from: the layout compiler over the reader's metadata source.
+    package var decode:
+        (DynamicSlot, UnsafeMutableRawPointer, UInt, (UInt, LayoutSlot) -> Void) -> Void
+
+    /// A scan's result.
+    package init(
+        columns: ScanColumns, flat: FlatLayouts, layouts: [CompiledLayout], roles: InternedRoles,
+        decode: @escaping (DynamicSlot, UnsafeMutableRawPointer, UInt, (UInt, LayoutSlot) -> Void)
+            -> Void
+    ) {
+        self.columns = columns
+        self.flat = flat
+        self.layouts = layouts
+        self.roles = roles
+        self.decode = decode
+    }
+}
+
+/// What a heap reader knows of the holders outside the heap: where the process keeps its
+/// global variables and what they are called, its threads' stacks and registers (read from
+/// outside), and memory to read the objects that name their holders (a `Foundation.Timer`'s
+/// state, a `Foundation.Thread`'s thread).
+package protocol HeapRoots {
+    /// Calls `body` with every word of the process's writable image data (its global and static
+    /// variables) whose value lies in `bounds` and is the address of an object of `index`:
+    /// where the word is, and the object's number.
+    func forEachGlobal(
+        holding index: AddressIndex, within bounds: ClosedRange<UInt>,
+        _ body: (_ slot: UInt, _ object: Int32) -> Void)
+
+    /// The variable whose storage holds `slot`: where it starts and its demangled name.
+    func variable(containing slot: UInt) -> (start: UInt, name: String)
+
+    /// Calls `body` with each thread whose stack or registers hold an object of `index`: its
+    /// kernel id and the object's number (once per pair). Empty for a reader that cannot see
+    /// stacks (the census).
+    func forEachStackHolder(
+        holding index: AddressIndex, _ body: (_ thread: Int32, _ object: Int32) -> Void)
+
+    /// The live threads: kernel id to name.
+    var threadNames: [Int32: String] { get }
+
+    /// Whether the `Foundation.Thread` object at `object`, whose pthread is `pthread`, is
+    /// running, and the name of its thread.
+    func thread(object: UInt, pthread: UInt) -> (isRunning: Bool, name: String?)
+
+    /// Memory outside the objects: a timer's CoreFoundation timer, a thread's pthread.
+    var memory: any MemoryReader { get }
+
+    /// What this reader can say of references nothing explains.
+    var unattributed: UnattributedReferences { get }
+}

@@ -1,0 +1,105 @@
+import ObjectGraph
+import RetainGraphUtilities
+import RuntimeLayouts
+import StackTraces
+
+extension HeapSnapshot {
+    /// Builds a snapshot from what a reader scanned: the one graph builder of every heap.
+    ///
+    /// Keeps the objects the scan read and the references between them (the words that are
+    /// objects' addresses; roles that depend on their target named after it), decodes the
+    /// copied dynamic values, looks through closure contexts that only forward to another
+    /// closure, names the boxes of values held out of line, then finds what holds objects from
+    /// outside the heap and adds one holder node per global variable, per running thread, per
+    /// thread stack and per other kind of holder: the graph's roots.
+    ///
+    /// - Complexity: O(*n* + *r*) for *n* objects and *r* references, plus one pass over the
+    ///   process's global data (and, from outside, its stacks).
+    package init(
+        scan: HeapScan, roots: some HeapRoots, process: HeapProcess, limitations: [String],
+        statistics: HeapReadStatistics, creationTraces: (@Sendable (UInt) -> StackTrace?)? = nil
+    ) {
+        let columns = scan.columns
+        let count = columns.objectCount
+        let addresses = columns.addressArray()
+        let retainCounts = columns.retainCountArray()
+        let index = AddressIndex(addresses)
+        var builder = CompactGraph.Builder()
+        builder.roles = scan.roles  // the table's role numbers stay valid
+
+        // Types: the layouts, then one per kind of object read without a layout.
+        let objectKinds = columns.entryKindArray()
+        var typeIndex = columns.layoutIndexArray()
+        let layouts = scan.layouts
+        let typeNames =
+            layouts.map(\.typeName)
+            + HeapObjectKind.allCases.map {
+                $0 == .instance ? "object (layout not compiled when read)" : $0.genericName
+            }
+        let typeNumbers = typeNames.map { builder.intern($0) }
+        let typeKinds =
+            layouts.map { $0.isTimer ? CompactGraph.NodeKind.timer : $0.kind.nodeKind }
+            + HeapObjectKind.allCases.map(\.nodeKind)
+        var nodeKinds = [CompactGraph.NodeKind](repeating: .object, count: count)
+        var nodeTypes = [UInt32](repeating: 0, count: count)
+        for node in 0..<count {
+            if typeIndex[node] < 0 {
+                typeIndex[node] = Int32(layouts.count) + Int32(objectKinds[node].rawValue)
+            }
+            nodeKinds[node] = typeKinds[Int(typeIndex[node])]
+            nodeTypes[node] = typeNumbers[Int(typeIndex[node])]
+        }
+
+        // References to objects, roles that depend on the target named after it.
+        var naming = RoleNaming(roles: scan.roles)
+        var edges = Self.resolveReferences(
+            columns, index: index, kinds: nodeKinds, naming: &naming, builder: &builder,
+            typeNames: typeNames, typeIndex: typeIndex)
+        let boxes = Self.decodeDynamicValues(
+            scan, index: index, kinds: nodeKinds, builder: &builder, typeNames: typeNames,
+            typeIndex: typeIndex, into: &edges)
+        edges.lookThroughForwardingContexts(
+            typeIndex: typeIndex, layouts: layouts, kinds: nodeKinds, typeNames: typeNames,
+            builder: &builder)
+        // Boxes the compiler made for values held out of line look like closure contexts:
+        // named as what they are.
+        for box in boxes where typeIndex[Int(box)] < Int32(layouts.count) {
+            let layout = layouts[Int(typeIndex[Int(box)])]
+            guard layout.kind == .closureContext || layout.kind == .box else { continue }
+            nodeKinds[Int(box)] = .box
+            nodeTypes[Int(box)] = builder.intern(layout.boxName)
+        }
+
+        // What holds objects from outside the heap.
+        var holders = HolderFinder(
+            count: count, edges: edges, retainCounts: retainCounts, roots: roots, index: index,
+            addresses: addresses)
+        holders.attribute(
+            objectKinds: objectKinds, typeIndex: typeIndex, layouts: layouts, roots: roots,
+            addresses: addresses)
+
+        builder.addNodes(
+            kinds: nodeKinds, typeNameNumbers: nodeTypes, addresses: addresses,
+            sizes: columns.sizeArray())
+        builder.appendEdges(
+            sources: edges.sources, targets: edges.targets, flags: edges.flags,
+            roles: edges.roles, tags: [])
+        holders.addNodes(to: &builder, unattributed: roots.unattributed)
+        // Objects keep their numbers: a node's number is its HeapObjectID.
+        let graph = builder.build(numberingForLocality: false)
+        var problems = Set<String>()
+        var allLimitations = limitations
+        for layout in layouts {
+            if let problem = layout.problem, problems.insert(layout.typeName).inserted {
+                allLimitations.append("\(layout.typeName): \(problem)")
+            }
+        }
+        self.init(
+            graph: graph, objectCount: count, process: process, limitations: allLimitations,
+            statistics: statistics, addressIndex: index, retainCounts: retainCounts,
+            outsideCounts: holders.outside, objectTypes: typeIndex,
+            typeMetadata: layouts.map(\.metadata)
+                + [UInt](repeating: 0, count: HeapObjectKind.allCases.count),
+            creationTraces: creationTraces)
+    }
+}

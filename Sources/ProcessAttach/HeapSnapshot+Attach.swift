@@ -1,0 +1,85 @@
+import Foundation
+import HeapGraph
+import ObjectGraph
+import RuntimeLayouts
+
+extension HeapSnapshot {
+    /// Stops process `processID`, copies its memory, lets it go, and reads its live Swift
+    /// objects, their references and their holders in the copy, with no RetainGraph code in the
+    /// target.
+    ///
+    /// The target is stopped only while its memory is copied (a few milliseconds for a small
+    /// program; a few tens of milliseconds for a million objects); the analysis runs after. It
+    /// walks glibc's heaps in the copy, keeps the blocks in use whose first word is Swift
+    /// metadata of one of the target's images, reads their references with the layouts the
+    /// toolchain's remote mirror describes (typed fields, captures, enum payloads,
+    /// existentials, collection elements), and its roots from global variables, thread stacks
+    /// and registers, and the holders objects name (a `Task`, a `Foundation.Timer`, a block
+    /// libdispatch keeps, a running `Foundation.Thread`).
+    ///
+    /// ```swift
+    /// let heap = try HeapSnapshot.capture(processID: pid)
+    /// print(heap.summary)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - processID: The target: a running Swift program (any build, nothing linked in).
+    ///   - options: The stop's limits, and where the remote mirror library is.
+    /// - Returns: The snapshot; its ``HeapProcess/stopDuration`` says how long the target was
+    ///   stopped.
+    /// - Throws: An ``AttachError``; whatever happens, the target runs again before it is
+    ///   thrown.
+    /// - Complexity: O(*m*) to copy *m* bytes of writable memory while stopped, then O(*b* +
+    ///   *r*) for *b* heap blocks holding *r* references.
+    public static func capture(processID: Int32, options: AttachOptions = AttachOptions())
+        throws(AttachError) -> HeapSnapshot
+    {
+        // Loaded before the stop: a missing library must not cost the target a stop.
+        let library = try MirrorLibrary.load(path: options.remoteMirrorPath)
+        let process = try StoppedProcess(processID: processID, options: options)
+        let memory = try process.captureMemory()
+        let stop = process.resume()
+        return try HeapSnapshot(memory, stoppedFor: stop, library: library)
+    }
+
+    /// Reads the live Swift objects, references and holders in memory captured from a stopped
+    /// process (``StoppedProcess/captureMemory()``).
+    ///
+    /// - Parameters:
+    ///   - memory: What was read while the target was stopped.
+    ///   - stoppedFor: How long it was stopped, if the caller measured it
+    ///     (``StoppedProcess/resume()`` returns it).
+    ///   - options: Where the remote mirror library is (``AttachOptions/remoteMirrorPath``).
+    /// - Throws: ``AttachError/remoteMirrorUnavailable(reason:)``.
+    public init(
+        _ memory: ProcessMemory, stoppedFor: Duration? = nil,
+        options: AttachOptions = AttachOptions()
+    ) throws(AttachError) {
+        let library = try MirrorLibrary.load(path: options.remoteMirrorPath)
+        try self.init(memory, stoppedFor: stoppedFor, library: library)
+    }
+
+    init(_ memory: ProcessMemory, stoppedFor: Duration?, library: MirrorLibrary) throws(AttachError)
+    {
+        let started = ContinuousClock.now
+        let heap = GlibcHeap(memory)
+        let mirror = try RemoteMirror(library: library, memory: memory)
+        let table = LayoutTable(source: MirrorMetadata(mirror: mirror, memory: memory))
+        var scanner = ProcessScan(memory: memory, table: table)
+        let scan = scanner.scan(blocks: heap.blocks, sizes: heap.sizes)
+        var statistics = HeapReadStatistics()
+        statistics.heapBlocks = heap.blocks.count + heap.excludedFreeBlocks
+        statistics.excludedFreeBlocks = heap.excludedFreeBlocks
+        statistics.dyingObjects = scanner.dyingObjects
+        statistics.copiedBytes = memory.copiedBytes
+        statistics.layouts = scan.layouts.count
+        let process = HeapProcess(
+            processID: memory.processID, command: memory.command,
+            threads: memory.threads.map { HeapThread(id: $0.id, name: $0.name) },
+            capturedAt: Date(), stopDuration: stoppedFor)
+        self.init(
+            scan: scan, roots: ProcessRoots(memory: memory), process: process,
+            limitations: memory.limitations + heap.limitations, statistics: statistics)
+        self.statistics.analysisSeconds = (ContinuousClock.now - started).seconds
+    }
+}

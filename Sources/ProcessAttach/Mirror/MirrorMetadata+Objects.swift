@@ -1,0 +1,225 @@
+// PRIVATE SWIFT RUNTIME DETAILS (Swift 6.3, 64-bit, no Objective-C interop), read remotely.
+//
+// Relied on:
+//   • Class metadata: superclass @8, nominal type descriptor @40; the field offset vector at
+//     word `fieldOffsetVectorOffset` of the metadata, one word per field of the class itself.
+//   • Class descriptor: flags u32 @0 (bit 29: a resilient superclass, whose field offset vector
+//     moves), fields (a relative pointer to the field descriptor) @16, numFields u32 @36,
+//     fieldOffsetVectorOffset u32 @40.
+//   • Field descriptor: numFields u32 @12, then records of fieldRecordSize (u16 @10) bytes:
+//     flags u32, the type's mangled name (relative, into `swift5_typeref`), the field's name
+//     (relative, a C string).
+//   • `_DictionaryStorage<Key, Value>` / `_SetStorage<Element>`: stored fields `_scale` (Int8),
+//     `_rawKeys`/`_rawValues` (dictionary) or `_rawElements` (set), the bitmap tail-allocated
+//     at the instance size. When the mirror cannot lay the instance out, the standard library's
+//     fixed layout of `__RawDictionaryStorage` and `__RawSetStorage`: `_scale` @32,
+//     `_rawKeys`/`_rawElements` @48, `_rawValues` @56.
+
+import ObjectGraph
+import RetainGraphUtilities
+import RuntimeLayouts
+
+extension MirrorMetadata {
+    func classFields(ofMetadata metadata: UInt) -> (fields: [TypeChild], problem: String?)? {
+        var fields: [TypeChild] = []
+        var unlaidOut: [String] = []
+        var current = metadata
+        var hops = 0
+        while current != 0, hops < 64 {
+            if let own = mirror.layout(ofClass: current), own.kind == .classInstance {
+                fields += own.children.map { child($0, name: $0.name) }
+            } else if let described = describedFields(ofClass: current) {
+                fields += described
+                if described.contains(where: { $0.type == nil && $0.storage == nil }) {
+                    unlaidOut.append(
+                        classType(ofMetadata: current).flatMap(name(of:)) ?? "a class")
+                }
+            } else if current == metadata {
+                return nil
+            }
+            current = superclass(ofClassMetadata: current) ?? 0
+            hops += 1
+        }
+        let problem =
+            unlaidOut.isEmpty
+            ? nil
+            : "fields whose type could not be named (in \(unlaidOut.joined(separator: ", "))): "
+                + "read conservatively"
+        return (fields.sorted { $0.offset < $1.offset }, problem)
+    }
+
+    /// The fields a class declares itself, by name and offset, read from its descriptor's
+    /// field records and its metadata's field offset vector, each with its type when the
+    /// mirror can name it (a noncopyable field's, found through its accessor's symbol); the
+    /// others have no type and are read conservatively up to the next field.
+    private func describedFields(ofClass metadata: UInt) -> [TypeChild]? {
+        guard let descriptor = memory.word(at: metadata + 40), descriptor != 0,
+            let flags = memory.uint32(at: descriptor), flags & 0x1F == 16,  // a class
+            flags & (1 << 29) == 0,  // no resilient superclass
+            let fieldsAt = memory.relativePointer(at: descriptor + 16),
+            let count = memory.uint32(at: descriptor + 36),
+            let vector = memory.uint32(at: descriptor + 40),
+            let recordCount = memory.uint32(at: fieldsAt + 12),
+            let recordSize = memory.bytes(at: fieldsAt + 10, count: 2)?.loadUnaligned(
+                as: UInt16.self),
+            count == recordCount, count < 4096, recordSize >= 12
+        else { return nil }
+        var fields: [TypeChild] = []
+        for index in 0..<UInt(count) {
+            let record = fieldsAt + 16 + index * UInt(recordSize)
+            guard let offset = memory.word(at: metadata + 8 * (UInt(vector) + index)),
+                offset < 1 << 32,
+                let nameAt = memory.relativePointer(at: record + 8),
+                let nameBytes = memory.cString(at: nameAt)
+            else { return nil }
+            let name = PrintableText.decoding(nameBytes)
+            var type: TypeHandle?
+            if let typeAt = memory.relativePointer(at: record + 4) {
+                type = fieldType(mangledNameAt: typeAt)
+            }
+            fields.append(TypeChild(name: name, offset: Int(offset), type: type))
+        }
+        return fields
+    }
+
+    /// The type a field record's mangled name at `address` names, when the mirror can describe
+    /// it: a plain name through the mirror, an accessor reference (a noncopyable type such as a
+    /// `Mutex`) through the accessor's local symbol in the image's full symbol table.
+    private func fieldType(mangledNameAt address: UInt) -> TypeHandle? {
+        if memory.bytes(at: address, count: 1)?.load(as: UInt8.self)
+            == HiddenFieldTypes.accessorMarker
+        {
+            guard let accessor = memory.relativePointer(at: address + 1),
+                let image = memory.images.image(containing: accessor),
+                let symbol = image.anySymbol(at: accessor),
+                let mangled = HiddenFieldTypes.mangledType(inAccessorSymbol: symbol)
+            else { return nil }
+            // A generic signature (`R…l`) has no meaning outside its type: the type follows it.
+            var candidates = [Substring(mangled)]
+            if mangled.first == "R" || mangled.first == "l" {
+                candidates = mangled.indices.filter { mangled[$0] == "l" }.map {
+                    mangled[mangled.index(after: $0)...]
+                }
+            }
+            for candidate in candidates where !candidate.isEmpty {
+                let typeRef = mirror.typeRef(forMangledName: String(candidate))
+                if typeRef != 0, shape(of: TypeHandle(typeRef)) != nil {
+                    return TypeHandle(typeRef)
+                }
+            }
+            return nil
+        }
+        let named = mirror.typeRef(forMangledNameAt: address)
+        guard named != 0, shape(of: TypeHandle(named)) != nil else { return nil }
+        return TypeHandle(named)
+    }
+
+    func collectionStorage(ofClassMetadata metadata: UInt) -> CollectionStorage? {
+        guard let type = classType(ofMetadata: metadata), let name = name(of: type) else {
+            return nil
+        }
+        let arguments = mirror.genericArguments(of: type.raw).map(TypeHandle.init)
+        let kind: CollectionStorage.Kind
+        var fallback: [String: Int]
+        switch TypeNames.genericBase(name) {
+        case "Swift._ContiguousArrayStorage":
+            return CollectionStorage(kind: .array, arguments: Array(arguments.prefix(1)))
+        case "Swift._DictionaryStorage":
+            kind = .dictionary
+            fallback = ["_scale": 32, "_rawKeys": 48, "_rawValues": 56]
+        case "Swift._SetStorage":
+            kind = .set
+            fallback = ["_scale": 32, "_rawElements": 48]
+        default:
+            return nil
+        }
+        var storage = CollectionStorage(kind: kind, arguments: arguments)
+        var offsets: [String: Int] = [:]
+        for field in classFields(ofMetadata: metadata)?.fields ?? [] {
+            offsets[field.name] = field.offset
+        }
+        if offsets["_scale"] == nil { offsets = fallback }
+        storage.scaleOffset = offsets["_scale"] ?? 32
+        storage.baseOffsets = (kind == .set ? ["_rawElements"] : ["_rawKeys", "_rawValues"])
+            .compactMap { offsets[$0] }
+        storage.instanceSize = instanceSize(ofClassMetadata: metadata) ?? 0
+        return storage
+    }
+
+    func captures(ofContextMetadata metadata: UInt, sample: UInt?) -> ContextCaptures {
+        var result = ContextCaptures()
+        result.firstCaptureOffset = memory.uint32(at: metadata + 8).map { Int($0) } ?? 16
+        guard let descriptor = memory.word(at: metadata + 16), descriptor != 0 else {
+            result.problem = "no capture descriptor: captures read conservatively"
+            return result
+        }
+        if let bindings = memory.uint32(at: descriptor + 8), bindings != 0 {
+            result.problem = "generic closure context: captures read conservatively"
+            result.dependsOnInstance = true
+            return result
+        }
+        guard let sample, let context = mirror.layout(ofInstance: sample),
+            context.kind == .closureContext
+        else {
+            result.problem = "captures not described: read conservatively"
+            return result
+        }
+        for child in context.children {
+            let typeName = child.typeRef == 0 ? "" : name(of: TypeHandle(child.typeRef)) ?? ""
+            if child.kind == .thickFunction {
+                result.captures.append(
+                    .init(offset: child.offset, content: .thickFunction, name: "closure"))
+            } else if Self.isBoxTypeName(typeName) {
+                result.captures.append(.init(offset: child.offset, content: .box, name: "var"))
+            } else {
+                let captured = self.child(child, name: "")
+                let content: ContextCaptures.Content
+                if let storage = captured.storage {
+                    content = .value(captured.type ?? TypeHandle(child.typeRef), storage: storage)
+                } else if let type = captured.type {
+                    content = .value(type, storage: nil)
+                } else {
+                    result.problem = "a capture the mirror cannot describe: read conservatively"
+                    result.decodedEnd = child.offset
+                    break
+                }
+                result.captures.append(
+                    .init(offset: child.offset, content: content,
+                        name: TypeNames.captureName(typeName)))
+            }
+        }
+        return result
+    }
+
+    /// Whether a capture of this type is the box of a captured `var`: the remote demangler
+    /// spells a box's type as a SIL box (`<> { var Swift.Int } <>`), or gives no name or a
+    /// builtin one; no Swift type's name starts with `<` or `{`.
+    static func isBoxTypeName(_ name: String) -> Bool {
+        name.isEmpty || name.hasPrefix("Builtin.") || name.first == "<" || name.first == "{"
+    }
+
+    func enumCase(of type: TypeHandle, copy: UnsafeMutableRawPointer, address: UInt)
+        -> (name: String, payload: TypeHandle?, isIndirect: Bool)?
+    {
+        guard let index = mirror.enumCase(at: address, typeRef: type.raw),
+            let layout = mirror.layout(ofType: type.raw), index < layout.children.count
+        else { return nil }
+        let payload = layout.children[index]
+        guard payload.typeRef != 0 else { return (payload.name, nil, false) }
+        // An indirect case's payload is a box: the mirror reports a strong reference where the
+        // payload's own type is not one.
+        let isIndirect =
+            payload.kind == .strongReference
+            && shape(of: TypeHandle(payload.typeRef))?.kind != .strongReference
+        return (payload.name, TypeHandle(payload.typeRef), isIndirect)
+    }
+
+    func existentialContents(of type: TypeHandle, copy: UnsafeRawPointer, address: UInt)
+        -> (type: TypeHandle, isBoxed: Bool)?
+    {
+        guard let (dynamic, value) = mirror.projectExistential(at: address, typeRef: type.raw),
+            dynamic != 0
+        else { return nil }
+        return (TypeHandle(dynamic), value != address)
+    }
+}

@@ -1,0 +1,236 @@
+// The only Swift file that imports the remote-mirror C door (Sources/CSwiftRemoteMirror).
+internal import CSwiftRemoteMirror
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+import RetainGraphUtilities
+
+/// The layout kinds of libswiftRemoteMirror (`swift_layout_kind_t`).
+enum MirrorKind: UInt32 {
+    case unknown, builtin, rawPointer, tuple, structure, noPayloadEnum, singlePayloadEnum
+    case multiPayloadEnum, thickFunction, opaqueExistential, classExistential, errorExistential
+    case existentialMetatype, strongReference, unownedReference, weakReference
+    case unmanagedReference, classInstance, closureContext
+}
+
+/// A field, capture or enum case as the mirror describes it.
+struct MirrorChild {
+    var name: String
+    var offset: Int
+    var kind: MirrorKind
+    /// The child's type (0 when the mirror has none).
+    var typeRef: UInt64
+}
+
+/// A type's or an instance's layout as the mirror describes it.
+struct MirrorLayout {
+    var kind: MirrorKind
+    var size: Int
+    var alignment: Int
+    var stride: Int
+    var children: [MirrorChild]
+}
+
+/// One reflection context over a captured process's memory.
+///
+/// Not thread-safe (nor is the library's context): use it from one thread.
+final class RemoteMirror {
+    private let library: MirrorLibrary
+    private let reader: MirrorReader
+    private let context: UnsafeMutableRawPointer
+
+    /// Creates a context reading `memory`, and gives it every Swift image's reflection
+    /// sections (from the image files, with their addresses in the target).
+    init(library: MirrorLibrary, memory: ProcessMemory) throws(AttachError) {
+        self.library = library
+        reader = MirrorReader(memory)
+        let opaque = Unmanaged.passUnretained(reader).toOpaque()
+        guard let create = library.function("createReflectionContextWithDataLayout"),
+            let context = rg_mirror_create(
+                create, opaque, MirrorReader.queryLayout, MirrorReader.freeBytes,
+                MirrorReader.readBytes, MirrorReader.stringLength, MirrorReader.symbolAddress)
+        else { throw .remoteMirrorUnavailable(reason: "no reflection context was created") }
+        self.context = context
+        for image in memory.images.images where image.hasSwiftMetadata {
+            addImage(image)
+        }
+    }
+
+    deinit {
+        if let destroy = library.function("destroyReflectionContext") {
+            rg_mirror_destroy(destroy, context)
+        }
+    }
+
+    private func addImage(_ image: LoadedImage) {
+        guard let add = library.function("addReflectionMappingInfo") else { return }
+        func mapping(_ name: String) -> rg_section_mapping {
+            guard let section = image.sectionContents(named: name),
+                let start = section.bytes.baseAddress
+            else { return rg_section_mapping() }
+            return rg_section_mapping(
+                local_begin: start, local_end: start + section.bytes.count,
+                remote_start: section.address, remote_size: UInt(section.bytes.count))
+        }
+        let info = rg_mapping_info(
+            field: mapping("swift5_fieldmd"), associated_types: mapping("swift5_assocty"),
+            builtin_types: mapping("swift5_builtin"), capture: mapping("swift5_capture"),
+            type_references: mapping("swift5_typeref"),
+            reflection_strings: mapping("swift5_reflstr"))
+        rg_mirror_add_mapping(add, context, info)
+    }
+
+    /// The type of the metadata at `metadata`, or 0.
+    func typeRef(forMetadata metadata: UInt) -> UInt64 {
+        guard let function = library.function("typeRefForMetadata") else { return 0 }
+        return rg_mirror_typeref_for_metadata(function, context, metadata)
+    }
+
+    /// The layout of the class instance or closure context at `object`.
+    func layout(ofInstance object: UInt) -> MirrorLayout? {
+        guard let info = library.function("infoForInstance"),
+            let child = library.function("childOfInstance")
+        else { return nil }
+        return layout(rg_mirror_info_for_address(info, context, object)) {
+            rg_mirror_child_of_address(child, context, object, $0)
+        }
+    }
+
+    /// The stored properties a class declares itself (not its superclasses'), at their offsets
+    /// in an instance, given the class's metadata.
+    func layout(ofClass metadata: UInt) -> MirrorLayout? {
+        guard let info = library.function("infoForMetadata"),
+            let child = library.function("childOfMetadata")
+        else { return nil }
+        return layout(rg_mirror_info_for_address(info, context, metadata)) {
+            rg_mirror_child_of_address(child, context, metadata, $0)
+        }
+    }
+
+    /// The layout of a value of type `typeRef`.
+    func layout(ofType typeRef: UInt64) -> MirrorLayout? {
+        guard typeRef != 0, let info = library.function("infoForTypeRef"),
+            let child = library.function("childOfTypeRef")
+        else { return nil }
+        return layout(rg_mirror_info_for_typeref(info, context, typeRef)) {
+            rg_mirror_child_of_typeref(child, context, typeRef, $0)
+        }
+    }
+
+    private func layout(_ info: rg_typeinfo, child: (UInt32) -> rg_childinfo) -> MirrorLayout? {
+        guard let kind = MirrorKind(rawValue: info.kind), kind != .unknown else { return nil }
+        let children = (0..<min(info.field_count, 4096)).map { index -> MirrorChild in
+            let item = child(index)
+            return MirrorChild(
+                name: item.name.map { String(cString: $0) } ?? "", offset: Int(item.offset),
+                kind: MirrorKind(rawValue: item.kind) ?? .unknown, typeRef: item.typeref)
+        }
+        return MirrorLayout(
+            kind: kind, size: Int(info.size), alignment: Int(info.alignment),
+            stride: Int(info.stride), children: children)
+    }
+
+    /// The demangled name of `typeRef` (`Swift.Array<App.Entry>`), or nil.
+    func name(of typeRef: UInt64) -> String? {
+        guard typeRef != 0, let function = library.function("copyDemangledNameForTypeRef"),
+            let name = rg_mirror_copy_name(function, context, typeRef)
+        else { return nil }
+        defer { free(name) }
+        return String(cString: name)
+    }
+
+    /// The mangled name of `typeRef` (`Sa12App.EntryCG`, `ScTyytNeverG`), or nil.
+    func mangledName(of typeRef: UInt64) -> String? {
+        guard typeRef != 0, let function = library.function("copyNameForTypeRef"),
+            let name = rg_mirror_copy_mangled_name(function, context, typeRef)
+        else { return nil }
+        defer { free(name) }
+        return String(cString: name)
+    }
+
+    /// The type named by the mangled name at target address `address` in an image's
+    /// `swift5_typeref` section (a field record's type), or 0.
+    ///
+    /// The name is passed where the context was given that section (in the image file's
+    /// view), so that the symbolic references inside it resolve as the mirror's own field
+    /// reading resolves them.
+    func typeRef(forMangledNameAt address: UInt) -> UInt64 {
+        guard let function = library.function("typeRefForMangledTypeName"),
+            let image = reader.memory.images.image(containing: address),
+            let section = image.sectionContents(named: "swift5_typeref"),
+            address >= section.address, address - section.address < UInt(section.bytes.count),
+            let base = section.bytes.baseAddress
+        else { return 0 }
+        let start = Int(address - section.address)
+        let bytes = UnsafeRawBufferPointer(rebasing: section.bytes[start...])
+        guard let length = Self.mangledNameLength(bytes), length > 0 else { return 0 }
+        return rg_mirror_typeref_for_mangled(
+            function, context, (base + start).assumingMemoryBound(to: CChar.self),
+            UInt64(length))
+    }
+
+    /// The type a mangled name without symbolic references names (`Sa3App5OwnerCG`), or 0.
+    func typeRef(forMangledName name: String) -> UInt64 {
+        guard let function = library.function("typeRefForMangledTypeName"), !name.isEmpty else {
+            return 0
+        }
+        var bytes = Array(name.utf8CString)
+        return bytes.withUnsafeMutableBufferPointer { buffer in
+            guard let start = buffer.baseAddress else { return 0 }
+            return rg_mirror_typeref_for_mangled(
+                function, context, start, UInt64(buffer.count - 1))
+        }
+    }
+
+    /// The length of the mangled name at the start of `bytes`: up to its terminating zero,
+    /// skipping the 4-byte offsets of relative symbolic references (markers 1–0x17) and the
+    /// 8-byte pointers of absolute ones (0x18–0x1F), which may hold zeros.
+    static func mangledNameLength(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0: return index
+            case 0x01...0x17: index += 5
+            case 0x18...0x1F: index += 9
+            default: index += 1
+            }
+        }
+        return nil
+    }
+
+    /// The generic arguments of `typeRef`.
+    func genericArguments(of typeRef: UInt64) -> [UInt64] {
+        guard typeRef != 0, let count = library.function("genericArgumentCountOfTypeRef"),
+            let argument = library.function("genericArgumentOfTypeRef")
+        else { return [] }
+        let total = min(rg_mirror_generic_count(count, typeRef), 16)
+        return (0..<total).map { rg_mirror_generic_argument(argument, typeRef, $0) }
+    }
+
+    /// The type inside the existential of type `typeRef` stored at `address`, and where its
+    /// value starts (the container itself when the value fits inline).
+    func projectExistential(at address: UInt, typeRef: UInt64) -> (UInt64, UInt)? {
+        guard let function = library.function("projectExistential") else { return nil }
+        var instance: rg_typeref = 0
+        var start: rg_address = 0
+        guard
+            rg_mirror_project_existential(
+                function, context, UInt64(address), typeRef, &instance, &start) != 0
+        else { return nil }
+        return (instance, UInt(start))
+    }
+
+    /// The case index of the enum of type `typeRef` stored at `address`.
+    func enumCase(at address: UInt, typeRef: UInt64) -> Int? {
+        guard let function = library.function("projectEnumValue") else { return nil }
+        var index: Int32 = -1
+        guard rg_mirror_project_enum(function, context, UInt64(address), typeRef, &index) != 0,
+            index >= 0
+        else { return nil }
+        return Int(index)
+    }
+}

@@ -1,0 +1,151 @@
+// PRIVATE SWIFT RUNTIME DETAILS (Swift 6.3, 64-bit): reference counts, read remotely.
+//
+// Relied on: an object's second word is its inline reference count: bit 63 "use the side
+// table", bit 32 "deinitialising", bits 33–62 the strong count minus one; the low 32 bits all
+// set (with bit 63) mark an immortal object. With the side-table bit (and not immortal), the
+// word shifted left by 3 is the side table's address: a `HeapObjectSideTableEntry`, the object
+// @0, then its `SideTableRefCountBits`, which are `alignas(2 * sizeof(void *))`: @16, with the
+// same layout (the weak count follows @24). The word @8 is padding malloc does not clear: read
+// as the count, a stale pointer there made live objects look like they were being deinitialised
+// (two of 300 `Section`s with weakly referenced side tables, seen in AttachCensusCompare).
+
+import HeapGraph
+import ObjectGraph
+import RuntimeLayouts
+
+/// Finds the Swift objects among the blocks of a stopped process's heap (a copy, or a core
+/// file) and reads them with the one layout executor: the heap source an attach gives the one
+/// graph builder.
+///
+/// Two passes: the first tells objects from other blocks by their first word (the metadata
+/// source's check, cached per word) and compiles each new type's layout; the second reads every
+/// object with the flattened layouts.
+struct ProcessScan {
+    /// Where a side table's reference-count bits lie (see the comment at the top of the file).
+    static let sideTableBitsOffset: UInt = 16
+
+    let memory: ProcessMemory
+    let table: LayoutTable<MirrorMetadata>
+    /// Blocks whose first word was not metadata (freed, or not Swift objects).
+    private(set) var skippedBlocks = 0
+    /// Objects being deinitialised (dying): left out.
+    private(set) var dyingObjects = 0
+
+    init(memory: ProcessMemory, table: LayoutTable<MirrorMetadata>) {
+        self.memory = memory
+        self.table = table
+    }
+
+    /// An object found by the first pass.
+    private struct Candidate {
+        var address: UInt
+        var size: Int
+        var layout: Int32
+        var retainCount: UInt32
+    }
+
+    /// Reads every block that is a live Swift object.
+    mutating func scan(blocks: [UInt], sizes: [UInt32]) -> HeapScan {
+        let candidates = findObjects(blocks: blocks, sizes: sizes)
+        let registry = table.snapshot()
+        let flat = FlatLayouts(layouts: registry.layouts)
+        let columns = ScanColumns(
+            objects: candidates.count + 1, references: 3 * candidates.count + 1_024,
+            bytes: 64 * 1_024)
+        var reader = ObjectReader(
+            columns: columns, flat: flat,
+            blockRole: table.roleNumber(ObjectLayout.targetNamedCapture),
+            closureRole: table.roleNumber(.capture(name: "closure")), outside: memory)
+        var region: MemoryRegion?
+        for candidate in candidates {
+            if region.map({ !$0.range.contains(candidate.address) }) ?? true {
+                region = memory.region(containing: candidate.address)
+            }
+            guard let region else { continue }
+            reader.delta = UInt(bitPattern: region.base) &- region.range.lowerBound
+            let kind = reader.kind(ofLayout: candidate.layout)
+            let needed =
+                kind == .block
+                ? reader.neededForBlock(candidate.address, size: candidate.size)
+                : reader.needed(
+                    layout: candidate.layout, object: candidate.address, size: candidate.size)
+            if !columns.storage.pointee.hasRoom(needed) { columns.makeRoom(needed) }
+            let source = columns.record(
+                candidate.address, layout: kind == .block ? -1 : candidate.layout,
+                retainCount: Int(candidate.retainCount), kind: kind, size: candidate.size)
+            if kind == .block {
+                reader.readBlock(candidate.address, size: candidate.size, source: source)
+            } else {
+                reader.read(
+                    layout: candidate.layout, object: candidate.address, size: candidate.size,
+                    source: source)
+            }
+        }
+        let table = self.table
+        return HeapScan(
+            columns: columns, flat: flat, layouts: registry.layouts, roles: table.snapshot().roles
+        ) { slot, copy, address, visit in
+            table.compiler.decode(slot, copy: copy, address: address, visit)
+        }
+    }
+
+    /// The blocks that are live Swift objects, with their layouts (compiled when new).
+    private mutating func findObjects(blocks: [UInt], sizes: [UInt32]) -> [Candidate] {
+        var found: [Candidate] = []
+        found.reserveCapacity(blocks.count)
+        var layoutOf: [UInt: Int32] = [:]
+        var blockLayouts = Set<Int32>()
+        var region: MemoryRegion?
+        var last = (metadata: UInt(0), layout: Int32(-1))
+        for (index, block) in blocks.enumerated() {
+            if region.map({ !$0.range.contains(block) }) ?? true {
+                region = memory.region(containing: block)
+            }
+            guard let region, region.range.upperBound - block >= 16 else { continue }
+            let size = min(Int(sizes[index]), Int(region.range.upperBound - block))
+            let first = region.local(block).loadUnaligned(as: UInt.self)
+            let layout: Int32
+            if first == last.metadata {
+                layout = last.layout
+            } else if let known = layoutOf[first] {
+                layout = known
+            } else {
+                layout = size >= 16 ? table.index(ofMetadata: first, sample: block) ?? -1 : -1
+                layoutOf[first] = layout
+                if layout >= 0, table.layout(at: layout).kind == .block {
+                    blockLayouts.insert(layout)
+                }
+            }
+            last = (first, layout)
+            guard layout >= 0 else {
+                skippedBlocks += 1
+                continue
+            }
+            let isBlock = blockLayouts.contains(layout)
+            guard let retainCount = retainCount(of: block, in: region, isBlock: isBlock) else {
+                dyingObjects += 1
+                continue
+            }
+            found.append(
+                Candidate(address: block, size: size, layout: layout, retainCount: retainCount))
+        }
+        return found
+    }
+
+    /// The strong retain count, or nil for an object being deinitialised.
+    private func retainCount(of object: UInt, in region: MemoryRegion, isBlock: Bool) -> UInt32? {
+        let word = region.local(object + 8).loadUnaligned(as: UInt.self)
+        if isBlock { return UInt32((word & 0xFFFE) >> 1) }
+        let useSideTable = word >> 63 != 0
+        if useSideTable, word & 0xFFFF_FFFF == 0xFFFF_FFFF { return UInt32.max }  // immortal
+        var bits = word
+        if useSideTable {
+            guard let side = memory.word(at: (word << 3) &+ Self.sideTableBitsOffset) else {
+                return 1
+            }
+            bits = side
+        }
+        if (bits >> 32) & 1 != 0 { return nil }  // deinitialising
+        return UInt32((bits >> 33) & 0x3FFF_FFFF) + 1
+    }
+}

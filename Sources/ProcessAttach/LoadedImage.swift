@@ -93,10 +93,35 @@ struct ImageTable: Sendable {
         }
         images = order.compactMap { path in
             guard let file = ELFFile(path: "/proc/\(processID)/root" + path),
-                let mappings = byPath[path]
+                let mappings = byPath[path].map(Self.loadedMappings)
             else { return nil }
             return LoadedImage(path: path, file: file, mappings: mappings)
         }
+    }
+
+    /// The mappings the dynamic loader made of one file, without other mappings of it.
+    ///
+    /// A program may map a library's file again itself: Swift's `Runtime` symbolication (a
+    /// heap profile's, a backtrace's) maps `libswiftCore.so` and `libc.so.6` whole, read-only,
+    /// to read their symbols and DWARF. Taking that view's first page for the image's moved
+    /// every address computed from the file (issue 31: after one heap profile the attach lost
+    /// every `String`, `[UInt8]` and `Dictionary` storage, whose metadata lies in
+    /// libswiftCore, and found no glibc arena, whose `main_arena` it looks for in libc's data).
+    /// Each mapping at file offset 0 starts a run; the loader's run is the one with executable
+    /// or writable mappings (a view has neither), the first such when several are alike.
+    static func loadedMappings(_ mappings: [Mapping]) -> [Mapping] {
+        var runs: [[Mapping]] = []
+        for mapping in mappings {
+            if mapping.offset == 0 || runs.isEmpty {
+                runs.append([mapping])
+            } else {
+                runs[runs.count - 1].append(mapping)
+            }
+        }
+        func score(_ run: [Mapping]) -> Int {
+            run.filter { $0.isExecutable || $0.isWritable }.count
+        }
+        return runs.max { score($0) < score($1) } ?? mappings
     }
 
     /// The image whose mappings contain `address`, or whose writable segments do (a `.bss`

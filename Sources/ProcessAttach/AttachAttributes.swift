@@ -14,6 +14,11 @@ public struct RemoteHeapStatistics: Hashable, Sendable {
     public var layouts = 0
     /// Seconds spent analysing the copy (after the target was let go).
     public var analysisSeconds = 0.0
+    /// What the walk of glibc's heaps read and could not read, checked against glibc's arena
+    /// list: when it is not complete, live objects may be missing from the snapshot. Nil for a
+    /// snapshot read from a file (graph files do not carry it; its problems are among the
+    /// snapshot's limitations).
+    public var heapWalk: HeapWalkCompleteness?
 
     /// Creates statistics with every count zero.
     public init() {}

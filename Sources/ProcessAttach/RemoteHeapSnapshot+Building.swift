@@ -67,6 +67,7 @@ extension RemoteHeapSnapshot {
         var statistics = RemoteHeapStatistics()
         statistics.heapBlocks = heap.blocks.count + heap.excludedFreeBlocks
         statistics.excludedFreeBlocks = heap.excludedFreeBlocks
+        statistics.heapWalk = heap.completeness
         statistics.dyingObjects = scan.dyingObjects
         statistics.copiedBytes = memory.copiedBytes
         statistics.layouts = compiler.layouts.count

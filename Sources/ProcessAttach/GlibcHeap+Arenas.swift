@@ -123,8 +123,8 @@ struct ArenaReader {
             let top = cursor.word(at: main + Self.topOffset), top & 15 == 0, top != 0
         else { return nil }
         if next == main {
-            // One arena: only its top chunk in [heap] tells it from any other self-pointer.
-            guard let mainHeap, mainHeap.contains(top) else { return nil }
+            // One arena: only its top chunk tells it from any other self-pointer.
+            guard isMainTop(top) else { return nil }
             return ([(main, true)], nil)
         }
         var list = [(main, true)]
@@ -137,8 +137,8 @@ struct ArenaReader {
                 // An arena-shaped address whose memory was not copied: the list cannot be
                 // followed past it. Still `main_arena` when its top chunk lies in [heap].
                 let offset = arena & (Self.heapMaximum - 1)
-                guard offset == 32 || offset == 48, cursor.word(at: arena) == nil, let mainHeap,
-                    mainHeap.contains(top)
+                guard offset == 32 || offset == 48, cursor.word(at: arena) == nil,
+                    isMainTop(top)
                 else { return nil }
                 return (list, arena)
             }
@@ -146,6 +146,25 @@ struct ArenaReader {
             arena = following
         }
         return (list, nil)
+    }
+
+    /// Whether `top` can be the main arena's top chunk: in `[heap]`, or (a main arena `brk`
+    /// could not grow) a chunk marked PREV_INUSE that runs to the end of the anonymous mapping
+    /// holding it.
+    private mutating func isMainTop(_ top: UInt) -> Bool {
+        if let mainHeap, mainHeap.contains(top) { return true }
+        guard let header = cursor.word(at: top + 8), header & 1 != 0,
+            let mapping = Self.anonymousMapping(containing: top, in: cursor.memory)
+        else { return false }
+        return top + (header & ~7) == mapping.upperBound
+    }
+
+    /// The anonymous mapping that holds `address` (a mapping of glibc's own).
+    static func anonymousMapping(containing address: UInt, in memory: ProcessMemory)
+        -> Range<UInt>?
+    {
+        memory.mappings.first { $0.range.contains(address) && !$0.isFile && $0.path.isEmpty }?
+            .range
     }
 
     /// Whether `state` is 32 or 48 bytes past a multiple of 64 MiB whose `heap_info` names it.

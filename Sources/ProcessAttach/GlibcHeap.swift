@@ -62,16 +62,16 @@ struct GlibcHeap {
             let main = arenas.first { $0.isMain }
             let top = main.flatMap { mainHeap.contains($0.top) ? $0.top : nil }
             let end = walkHeap(region, heap: mainHeap, from: mainHeap.lowerBound, top: top)
-            if let main, !mainHeap.contains(main.top) {
-                completeness.problems.append(.mainArenaOutsideHeap(top: main.top))
-            } else if main == nil, case .top(let top, _) = end,
-                let found = reader.mainArena(withTop: top)
+            if main == nil, case .top(let top, _) = end, let found = reader.mainArena(withTop: top)
             {
                 arenas.insert(found, at: 0)
             }
             if let main = arenas.first(where: \.isMain) {
                 walked[main.state] = end.bytes(from: mainHeap.lowerBound)
             }
+        }
+        if let main = arenas.first(where: \.isMain), !(mainHeap?.contains(main.top) ?? false) {
+            walked[main.state, default: 0] += walkMainOutsideHeap(main, memory: memory)
         }
         for arena in arenas where !arena.isMain {
             for heap in arena.heaps {
@@ -96,6 +96,21 @@ struct GlibcHeap {
         let freed = free.find(arenas: arenas.map(\.state))
         limitations = completeness.problems.map(\.description) + free.limitations
         excludeFreed(freed)
+    }
+
+    /// Walks the mapping that holds the main arena's top chunk when `brk` could not grow it
+    /// and glibc went on with mmap: chunks from the mapping's start up to the top chunk. (Older
+    /// mappings of the kind end in fenceposts and are not found: the bytes check reports them.)
+    private mutating func walkMainOutsideHeap(_ main: MallocArena, memory: ProcessMemory) -> UInt {
+        guard let mapping = ArenaReader.anonymousMapping(containing: main.top, in: memory),
+            let region = memory.region(containing: mapping.lowerBound), region.isCopy,
+            case .top(_, let end) = walkHeap(
+                region, heap: mapping, from: mapping.lowerBound, top: main.top)
+        else {
+            completeness.problems.append(.mainArenaOutsideHeap(top: main.top))
+            return 0
+        }
+        return end - mapping.lowerBound
     }
 
     /// Compares each arena's bytes from the system with the bytes the walk chained.

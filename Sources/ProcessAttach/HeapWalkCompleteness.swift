@@ -68,9 +68,9 @@ public enum HeapWalkProblem: Hashable, Sendable, CustomStringConvertible {
     /// A heap whose chunks stopped chaining at `chunk` (a thread was inside malloc, or the copy
     /// is damaged): the rest of it, up to `end`, was not read.
     case chunksDidNotChain(heap: UInt, chunk: UInt, end: UInt)
-    /// The main arena's top chunk lies outside the `[heap]` mapping: `brk` failed once and
-    /// glibc went on in mappings of its own (a "non-contiguous" main arena), which the walk
-    /// does not read.
+    /// The main arena's top chunk lies outside the `[heap]` mapping (`brk` failed once and
+    /// glibc went on in mappings of its own, a "non-contiguous" main arena), and the mapping
+    /// that holds it could not be walked from its start to it.
     case mainArenaOutsideHeap(top: UInt)
     /// An arena holds `held` bytes from the system (`system_mem`) and the walk chained only
     /// `walked` of them.
@@ -93,8 +93,8 @@ public enum HeapWalkProblem: Hashable, Sendable, CustomStringConvertible {
                 + "inside malloc?): its \(end > chunk ? end - chunk : 0) bytes from there were "
                 + "not read"
         case .mainArenaOutsideHeap(let top):
-            return "glibc's main arena grew outside [heap] (its top chunk is at \(hex(top))): "
-                + "the memory it took with mmap was not walked"
+            return "glibc's main arena grew outside [heap] (its top chunk is at \(hex(top))), "
+                + "and the mapping that holds it could not be walked"
         case .bytesNotWalked(let arena, let held, let walked):
             return "glibc's arena at \(hex(arena)) holds \(held) bytes; the walk read "
                 + "\(walked): objects in the other \(held - walked) are missing"

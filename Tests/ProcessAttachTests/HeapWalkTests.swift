@@ -28,6 +28,18 @@ struct HeapWalkTests {
         #expect(target.isRunningUntraced)
     }
 
+    @Test("Objects of a main arena that brk could not grow (glibc went on with mmap) are found")
+    func mainArenaBeyondBrk() throws {
+        let target = try AttachTargets.start("attach-brk-blocked", ["2000"])
+        let heap = try RemoteHeapSnapshot.capture(processID: target.pid)
+        // Before, the walk stopped at [heap]'s fenceposts ("a broken chunk"): 140 of 2,000.
+        #expect(heap.objects(ofType: "attach_brk_blocked.Item").count == 2000)
+        let walk = try #require(heap.statistics.heapWalk)
+        #expect(walk.isComplete, "\(walk.problems)")
+        #expect(walk.heapsWalked == 2)  // [heap], then the mapping glibc took instead
+        #expect(walk.bytesWalked == walk.bytesHeld)
+    }
+
     @Test(
         "After the target symbolicated a backtrace (mapping libswiftCore and libc again), an attach finds the same objects"
     )

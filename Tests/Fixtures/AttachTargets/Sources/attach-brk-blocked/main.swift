@@ -5,14 +5,11 @@
 import FixtureSupport
 import Foundation
 
+/// About 300 bytes with its name: 2,000 of them outgrow the `[heap]` the runtime started with.
 final class Item {
-    let number: Int
-    let payload: [UInt8]
+    let name: String
 
-    init(number: Int) {
-        self.number = number
-        payload = Array(repeating: UInt8(truncatingIfNeeded: number), count: 200)
-    }
+    init(_ number: Int) { name = "item \(number) " + String(repeating: "x", count: 200) }
 }
 
 // The break, rounded up to a page: the next `brk` would need that page.
@@ -29,6 +26,6 @@ guard blocker == UnsafeMutableRawPointer(bitPattern: end) else {
 nonisolated(unsafe) var items: [Item] = []
 let count = firstArgument(or: 2000)
 items.reserveCapacity(count)
-for number in 0..<count { items.append(Item(number: number)) }
+for number in 0..<count { items.append(Item(number)) }
 announceReady("\(items.count)")
 runForever()

@@ -132,6 +132,10 @@ public struct HeapReadStatistics: Hashable, Sendable {
     public var layouts = 0
     /// Seconds spent reading and analysing.
     public var analysisSeconds = 0.0
+    /// How much of the allocator's heap a reader of another process walked, and what it could
+    /// not read (nil for this process's census, which knows every object it recorded, and for
+    /// a file that did not keep it).
+    public var heapWalk: HeapWalkCompleteness?
 
     /// Statistics with every count zero.
     public init() {}

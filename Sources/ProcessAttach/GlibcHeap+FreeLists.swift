@@ -8,8 +8,7 @@
 //     word is the process's random `tcache_key`.
 //   • An arena's `malloc_state`: four ints, `fastbinsY[10]` from byte 16 (chunk pointers, not
 //     user pointers; links safe-linked in the chunk's first user word), `top` at byte 96.
-//     A thread arena's state follows its first heap's `heap_info` (the heap_info's first word
-//     points at it); the main arena's lies in libc's data, found by its `top`.
+//     GlibcHeap+Arenas.swift finds every arena's state.
 
 /// Finds the chunks sitting in tcache lists and fastbins.
 struct FreeLists {
@@ -25,7 +24,9 @@ struct FreeLists {
     }
 
     /// The chunk addresses of every block in a tcache list or a fastbin.
-    mutating func find() -> Set<UInt> {
+    ///
+    /// - Parameter arenas: The `malloc_state` of every arena found (GlibcHeap+Arenas.swift).
+    mutating func find(arenas: [UInt]) -> Set<UInt> {
         var free = Set<UInt>()
         var key: UInt?
         // Every chunk of the tcache's size whose lists all check out is a tcache.
@@ -44,7 +45,6 @@ struct FreeLists {
                 free.insert(block - 16)
             }
         }
-        let arenas = findArenas()
         if arenas.isEmpty, !heap.heaps.isEmpty {
             limitations.append(
                 "glibc's arenas were not found: freed blocks in fastbins are excluded only by "
@@ -98,40 +98,5 @@ struct FreeLists {
             }
         }
         return chunks
-    }
-
-    /// The `malloc_state` of every arena: each thread arena's (after its first heap's
-    /// `heap_info`), and the main arena's (in libc's data: the word 96 bytes in that holds the
-    /// main heap's top chunk).
-    private mutating func findArenas() -> [UInt] {
-        var arenas: [UInt] = []
-        for (range, top) in heap.heaps {
-            guard range.lowerBound % GlibcHeap.heapMaximum == 0,
-                let arena = cursor.word(at: range.lowerBound),
-                arena > range.lowerBound, arena < range.lowerBound + 64,
-                cursor.word(at: arena + 96) == top
-            else { continue }
-            arenas.append(arena)
-        }
-        guard
-            let main = heap.heaps.first(where: { $0.range.lowerBound % GlibcHeap.heapMaximum != 0 }
-            ),
-            let libc = memory.images.image(named: "libc.so.6")
-        else { return arenas }
-        if let symbol = libc.address(ofAnySymbol: "main_arena"),
-            cursor.word(at: symbol + 96) == main.top
-        {
-            return arenas + [symbol]
-        }
-        for range in libc.writableRanges {
-            var address = (range.lowerBound + 7) & ~7
-            while address + 8 <= range.upperBound {
-                if cursor.word(at: address) == main.top, address >= range.lowerBound + 96 {
-                    return arenas + [address - 96]
-                }
-                address += 8
-            }
-        }
-        return arenas
     }
 }

@@ -7,8 +7,10 @@
 //   • A chunk is in use when the next chunk's PREV_INUSE bit is set; chunks in the tcache and the
 //     fastbins keep that bit (they are taken out by GlibcHeap+FreeLists.swift).
 //   • The main arena's heap is the `[heap]` mapping (brk). Other arenas live in heaps of up to
-//     64 MiB aligned on 64 MiB, each starting with a `heap_info` whose first word is its arena;
-//     an arena's first heap holds the arena's `malloc_state` right after its `heap_info`.
+//     64 MiB aligned on 64 MiB, found from glibc's arena list (GlibcHeap+Arenas.swift).
+//   • A heap that is not its arena's newest ends in fenceposts instead of a top chunk: a
+//     16-byte chunk, then a header of size 0 (the old top, freed, comes before them). The main
+//     arena's `[heap]` ends so too when `brk` failed and glibc went on with mmap.
 //   • A chunk too large for a heap is a mapping of its own: `prev_size` 0, IS_MMAPPED set, a
 //     size that is a multiple of the page size.
 
@@ -18,49 +20,117 @@
 /// Each block is a candidate Swift object; whether it is one is decided from its first word
 /// (``MetadataCheck``). Freed blocks are excluded three ways: the next chunk's PREV_INUSE bit,
 /// the tcache lists and the fastbins (which keep that bit set), and a first word that no longer
-/// names metadata (malloc overwrites it with a list pointer when the block is freed).
+/// names metadata (malloc overwrites it with a list pointer when the block is freed). The heaps
+/// walked are those of the arenas glibc lists; ``completeness`` says what could not be walked.
 struct GlibcHeap {
     /// The user pointers of the blocks in use, ascending within each heap.
     private(set) var blocks: [UInt] = []
     /// Each block's usable size in bytes.
     private(set) var sizes: [UInt32] = []
-    /// What the walk could not do (a heap whose chunks did not chain, an arena not found).
+    /// What the walk could not do, as sentences (``completeness``'s problems, then the free
+    /// lists').
     private(set) var limitations: [String] = []
-    /// The heaps walked: their ranges, and their top chunks.
-    private(set) var heaps: [(range: Range<UInt>, top: UInt)] = []
+    /// What the walk read and what it could not, against glibc's arena list.
+    private(set) var completeness = HeapWalkCompleteness()
+    /// The arenas found (the main arena first when it was found).
+    private(set) var arenas: [MallocArena] = []
+    /// The heaps walked: the main arena's `[heap]` and the thread arenas' heaps.
+    private(set) var heaps: [Range<UInt>] = []
     /// Freed blocks taken out because they sat in a tcache list or a fastbin.
     private(set) var excludedFreeBlocks = 0
     /// Every chunk start seen (in use or not), by address: to check free-list links.
     private(set) var chunkStarts: [UInt] = []
     private var chunkSizes: [UInt] = []
 
-    static let heapMaximum: UInt = 64 << 20
+    static let heapMaximum = ArenaReader.heapMaximum
 
     /// Walks every heap of the target.
     init(_ memory: ProcessMemory) {
-        var mainHeap: Range<UInt>?
-        for mapping in memory.mappings where mapping.path == "[heap]" { mainHeap = mapping.range }
-        if let mainHeap, let region = memory.region(containing: mainHeap.lowerBound) {
-            walkHeap(region, from: mainHeap.lowerBound, to: mainHeap.upperBound, isMain: true)
+        let mainHeap = memory.mappings.first { $0.path == "[heap]" }?.range
+        var reader = ArenaReader(memory, mainHeap: mainHeap)
+        let listed = reader.listedArenas()
+        arenas = listed ?? reader.arenasFromHeaps()
+        if listed != nil, reader.isPartial {
+            // The arenas after the one not copied, found from their heaps.
+            arenas += reader.arenasFromHeaps(excluding: Set(arenas.map(\.state)))
         }
+        completeness.arenasListed = listed.map { $0.count + (reader.isPartial ? 1 : 0) }
+        if listed == nil { completeness.problems.append(.arenaListNotFound) }
+        var walked: [UInt: UInt] = [:]  // bytes chained, by arena
+        if let mainHeap, let region = memory.region(containing: mainHeap.lowerBound), region.isCopy
+        {
+            let main = arenas.first { $0.isMain }
+            let top = main.flatMap { mainHeap.contains($0.top) ? $0.top : nil }
+            let end = walkHeap(region, heap: mainHeap, from: mainHeap.lowerBound, top: top)
+            if main == nil, case .top(let top, _) = end, let found = reader.mainArena(withTop: top)
+            {
+                arenas.insert(found, at: 0)
+            }
+            if let main = arenas.first(where: \.isMain) {
+                walked[main.state] = end.bytes(from: mainHeap.lowerBound)
+            }
+        }
+        if let main = arenas.first(where: \.isMain), !(mainHeap?.contains(main.top) ?? false) {
+            walked[main.state, default: 0] += walkMainOutsideHeap(main, memory: memory)
+        }
+        for arena in arenas where !arena.isMain {
+            for heap in arena.heaps {
+                guard let region = memory.region(containing: heap.base) else { continue }
+                let range = heap.base..<heap.base + heap.size
+                let start = ArenaReader.firstChunk(ofHeap: heap.base, arena: arena.state)
+                let top = range.contains(arena.top) ? arena.top : nil
+                let end = walkHeap(region, heap: range, from: start, top: top)
+                walked[arena.state, default: 0] += end.bytes(from: heap.base)
+            }
+        }
+        completeness.problems += reader.problems
+        account(walked, listed: listed != nil)
         for region in memory.copiedRegions
-        where region.range.lowerBound % Self.heapMaximum == 0 && !isHeap(region.range) {
-            walkArenaHeap(region)
-        }
-        for region in memory.copiedRegions where !isHeap(region.range) {
+        where !heaps.contains(where: { $0.contains(region.range.lowerBound) }) {
             walkMappedChunks(region, memory: memory)
         }
         let order = chunkStarts.indices.sorted { chunkStarts[$0] < chunkStarts[$1] }
         chunkStarts = order.map { chunkStarts[$0] }
         chunkSizes = order.map { chunkSizes[$0] }
         var free = FreeLists(heap: self, memory: memory)
-        let freed = free.find()
-        limitations += free.limitations
+        let freed = free.find(arenas: arenas.map(\.state))
+        limitations = completeness.problems.map(\.description) + free.limitations
         excludeFreed(freed)
     }
 
-    private func isHeap(_ range: Range<UInt>) -> Bool {
-        heaps.contains { $0.range.overlaps(range) }
+    /// Walks the mapping that holds the main arena's top chunk when `brk` could not grow it
+    /// and glibc went on with mmap: chunks from the mapping's start up to the top chunk. (Older
+    /// mappings of the kind end in fenceposts and are not found: the bytes check reports them.)
+    private mutating func walkMainOutsideHeap(_ main: MallocArena, memory: ProcessMemory) -> UInt {
+        guard let mapping = ArenaReader.anonymousMapping(containing: main.top, in: memory),
+            let region = memory.region(containing: mapping.lowerBound), region.isCopy,
+            case .top(_, let end) = walkHeap(
+                region, heap: mapping, from: mapping.lowerBound, top: main.top)
+        else {
+            completeness.problems.append(.mainArenaOutsideHeap(top: main.top))
+            return 0
+        }
+        return end - mapping.lowerBound
+    }
+
+    /// Compares each arena's bytes from the system with the bytes the walk chained.
+    private mutating func account(_ walked: [UInt: UInt], listed: Bool) {
+        completeness.heapsWalked = heaps.count
+        completeness.bytesWalked = Int(clamping: walked.values.reduce(0, +))
+        if listed {
+            completeness.bytesHeld = Int(clamping: arenas.reduce(0) { $0 + $1.heldBytes })
+        }
+        for arena in arenas {
+            let chained = walked[arena.state] ?? 0
+            if chained >= arena.heldBytes {
+                completeness.arenasWalked += 1
+            } else {
+                completeness.problems.append(
+                    .bytesNotWalked(
+                        arena: arena.state, held: Int(clamping: arena.heldBytes),
+                        walked: Int(clamping: chained)))
+            }
+        }
     }
 
     /// The size of the chunk starting at `chunk`, or nil when no chunk starts there.
@@ -74,76 +144,54 @@ struct GlibcHeap {
         return low < chunkStarts.count && chunkStarts[low] == chunk ? chunkSizes[low] : nil
     }
 
-    /// Walks a thread arena's heap: its `heap_info`, then (in an arena's first heap) the
-    /// `malloc_state`, then the chunks up to the heap's size.
-    private mutating func walkArenaHeap(_ region: MemoryRegion) {
-        let base = region.range.lowerBound
-        let arena = region.local(base).loadUnaligned(as: UInt.self)
-        let size = region.local(base + 16).loadUnaligned(as: UInt.self)
-        guard size >= 4096, size <= UInt(region.range.count), size <= Self.heapMaximum else {
-            return
-        }
-        let end = base + size
-        // The first chunk follows the heap_info (32 or 48 bytes, by glibc version) or, in an
-        // arena's first heap, the malloc_state (about 2 KiB): try each plausible start, keep
-        // the one whose chunks chain exactly to the end of the heap.
-        var starts: [UInt] = [base + 32, base + 48]
-        if arena > base, arena < base + 64 {
-            starts = stride(from: arena + 1024, to: min(arena + 4096, end), by: 16).map { $0 }
-        }
-        for start in starts where chains(region, from: start, to: end) {
-            walkHeap(region, from: start, to: end, isMain: false)
-            return
-        }
-    }
+    /// How a heap's walk ended.
+    enum HeapEnd {
+        /// At the top chunk `top`, which runs to `end`: the arena's newest heap, walked whole.
+        case top(UInt, end: UInt)
+        /// At the fenceposts that close a heap that is not its arena's newest: walked whole.
+        case fenceposts(end: UInt)
+        /// At a chunk whose header makes no sense: the rest was not read.
+        case broken(UInt)
 
-    /// Whether chunks starting at `start` chain to exactly `end`.
-    private func chains(_ region: MemoryRegion, from start: UInt, to end: UInt) -> Bool {
-        var chunk = start
-        var steps = 0
-        while chunk < end {
-            guard end - chunk >= 16 else { return false }
-            let size = region.local(chunk + 8).loadUnaligned(as: UInt.self) & ~7
-            guard size >= 32, size & 15 == 0, size <= end - chunk else { return false }
-            if steps == 0, region.local(chunk + 8).loadUnaligned(as: UInt.self) & 1 == 0 {
-                return false  // the first chunk always has PREV_INUSE set
+        /// The bytes of the heap starting at `base` that the walk chained.
+        func bytes(from base: UInt) -> UInt {
+            switch self {
+            case .top(_, let end), .fenceposts(let end): return end &- base
+            case .broken(let chunk): return chunk &- base
             }
-            chunk += size
-            steps += 1
         }
-        return chunk == end
     }
 
-    /// Walks the chunks from `start`; the last one is the top chunk.
+    /// Walks the chunks of the heap `heap` from `start`, up to its top chunk `top` (when the
+    /// heap holds it), its fenceposts, or its end.
     private mutating func walkHeap(
-        _ region: MemoryRegion, from start: UInt, to limit: UInt, isMain: Bool
-    ) {
-        let end = min(limit, region.range.upperBound)
+        _ region: MemoryRegion, heap: Range<UInt>, from start: UInt, top: UInt?
+    ) -> HeapEnd {
+        let end = min(heap.upperBound, region.range.upperBound)
         var chunk = (start + 15) & ~15
+        defer { heaps.append(heap) }
         while chunk + 16 <= end {
-            let header = region.local(chunk + 8).loadUnaligned(as: UInt.self)
-            let size = header & ~7
-            guard size >= 32, size & 15 == 0, size <= end - chunk else {
-                limitations.append(
-                    "the heap at 0x\(String(start, radix: 16)) has a broken chunk at "
-                        + "0x\(String(chunk, radix: 16)) (a thread was inside malloc?); its "
-                        + "rest was not read")
-                break
+            let size = region.local(chunk + 8).loadUnaligned(as: UInt.self) & ~7
+            if top == nil, size == 16 || size == 0, heap.upperBound - chunk <= 8192 {
+                // A fencepost (the 16-byte chunk, or the size-0 header after it) ends the heap.
+                return .fenceposts(end: heap.upperBound)
             }
+            guard size >= 32, size & 15 == 0, size <= heap.upperBound - chunk else { break }
             chunkStarts.append(chunk)
             chunkSizes.append(size)
             let next = chunk + size
-            if next + 16 > end {
-                heaps.append((start..<end, chunk))  // the top chunk: free
-                return
-            }
+            // The top chunk is free, and runs to the end of the heap.
+            if chunk == top || (top == nil && next + 16 > end) { return .top(chunk, end: next) }
+            guard next + 16 <= end else { break }
             if region.local(next + 8).loadUnaligned(as: UInt.self) & 1 != 0 {
                 blocks.append(chunk + 16)
                 sizes.append(UInt32(clamping: size - 8))
             }
             chunk = next
         }
-        heaps.append((start..<end, chunk))
+        completeness.problems.append(
+            .chunksDidNotChain(heap: heap.lowerBound, chunk: chunk, end: heap.upperBound))
+        return .broken(chunk)
     }
 
     /// Large blocks that are mappings of their own, one after another in an anonymous region.

@@ -73,6 +73,7 @@ extension HeapSnapshot {
         statistics.dyingObjects = scanner.dyingObjects
         statistics.copiedBytes = memory.copiedBytes
         statistics.layouts = scan.layouts.count
+        statistics.heapWalk = heap.completeness
         let process = HeapProcess(
             processID: memory.processID, command: memory.command,
             threads: memory.threads.map { HeapThread(id: $0.id, name: $0.name) },

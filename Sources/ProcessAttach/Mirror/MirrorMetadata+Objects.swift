@@ -27,7 +27,19 @@ extension MirrorMetadata {
         var hops = 0
         while current != 0, hops < 64 {
             if let own = mirror.layout(ofClass: current), own.kind == .classInstance {
-                fields += own.children.map { child($0, name: $0.name) }
+                var children = own.children.map { child($0, name: $0.name) }
+                // A field the mirror could not type (a noncopyable `Mutex`, whose record names an
+                // accessor): typed from the class's own records when they name it.
+                if children.contains(where: { $0.type == nil && $0.storage == nil }),
+                    let described = describedFields(ofClass: current)
+                {
+                    for index in children.indices
+                    where children[index].type == nil && children[index].storage == nil {
+                        children[index].type =
+                            described.first { $0.offset == children[index].offset }?.type
+                    }
+                }
+                fields += children
             } else if let described = describedFields(ofClass: current) {
                 fields += described
                 if described.contains(where: { $0.type == nil && $0.storage == nil }) {
@@ -89,10 +101,10 @@ extension MirrorMetadata {
         if memory.bytes(at: address, count: 1)?.load(as: UInt8.self)
             == HiddenFieldTypes.accessorMarker
         {
-            guard let accessor = memory.relativePointer(at: address + 1),
-                let image = memory.images.image(containing: accessor),
-                let symbol = image.anySymbol(at: accessor),
-                let mangled = HiddenFieldTypes.mangledType(inAccessorSymbol: symbol)
+            // The name itself (`\xFF\x09<rel32>\0`) is a local data symbol named after the type.
+            guard let image = memory.images.image(containing: address),
+                let symbol = image.symbol(containing: address),
+                let mangled = HiddenFieldTypes.mangledType(inAccessorSymbol: symbol.name)
             else { return nil }
             // A generic signature (`R…l`) has no meaning outside its type: the type follows it.
             var candidates = [Substring(mangled)]

@@ -173,12 +173,13 @@ final class RemoteMirror {
             UInt64(length))
     }
 
-    /// The type a mangled name without symbolic references names (`Sa3App5OwnerCG`), or 0.
+    /// The type a mangled name without symbolic references names (`Sa3App5OwnerCG`, read
+    /// from a symbol's name), or 0. The mirror takes such a name with the mangling prefix.
     func typeRef(forMangledName name: String) -> UInt64 {
         guard let function = library.function("typeRefForMangledTypeName"), !name.isEmpty else {
             return 0
         }
-        var bytes = Array(name.utf8CString)
+        var bytes = Array((name.hasPrefix("$s") ? name : "$s" + name).utf8CString)
         return bytes.withUnsafeMutableBufferPointer { buffer in
             guard let start = buffer.baseAddress else { return 0 }
             return rg_mirror_typeref_for_mangled(

@@ -19,8 +19,6 @@ package final class LoadedImage: @unchecked Sendable {
     package let relocatedReadOnly: Range<UInt>?
     /// Built on first use (reading a symbol table costs milliseconds), under `lock`.
     private var symbolIndex: SymbolIndex?
-    /// Every symbol's name by its file address, built on first use, under `lock`.
-    private var namesByAddress: [UInt: String]?
     private let lock = PthreadLock()
 
     /// Locates the image whose file is `file`, mapped by `mappings` (all with its path).
@@ -42,6 +40,12 @@ package final class LoadedImage: @unchecked Sendable {
         relocatedReadOnly = file.segments.first { $0.type == ELFFile.relroSegment }.map {
             (bias &+ $0.virtualAddress)..<(bias &+ $0.virtualAddress &+ $0.memorySize)
         }
+    }
+
+    /// Whether `address` lies in the image's mappings or its writable segments (a `.bss`
+    /// continues past the file's last page, in anonymous memory).
+    package func contains(_ address: UInt) -> Bool {
+        range.contains(address) || writableRanges.contains { $0.contains(address) }
     }
 
     /// The target addresses of section `name`, if the image has it.
@@ -66,23 +70,6 @@ package final class LoadedImage: @unchecked Sendable {
             return symbolIndex
         }
         return index?.symbol(containing: address &- bias)
-    }
-
-    /// The name of a symbol of any kind (local ones included) that starts exactly at target
-    /// address `address`, if the image's symbol tables have one.
-    ///
-    /// - Complexity: O(1) after the first call, which reads the whole symbol table.
-    package func anySymbol(at address: UInt) -> String? {
-        lock.withLock {
-            if namesByAddress == nil {
-                var names: [UInt: String] = [:]
-                for symbol in file.symbols() where names[symbol.value] == nil {
-                    names[symbol.value] = symbol.name
-                }
-                namesByAddress = names
-            }
-            return namesByAddress?[address &- bias]
-        }
     }
 
     /// The target address of the exported symbol called `name`, if the image defines it.
@@ -112,10 +99,35 @@ package struct ImageTable: Sendable {
         }
         images = order.compactMap { path in
             guard let file = ELFFile(path: "/proc/\(processID)/root" + path),
-                let mappings = byPath[path]
+                let mappings = byPath[path].map(Self.loadedMappings)
             else { return nil }
             return LoadedImage(path: path, file: file, mappings: mappings)
         }
+    }
+
+    /// The mappings the dynamic loader made of one file, without other mappings of it.
+    ///
+    /// A program may map a library's file again itself: Swift's `Runtime` symbolication (a
+    /// heap profile's, a backtrace's) maps `libswiftCore.so` and `libc.so.6` whole, read-only,
+    /// to read their symbols and DWARF. Taking that view's first page for the image's moved
+    /// every address computed from the file (issue 31: after one heap profile the attach lost
+    /// every `String`, `[UInt8]` and `Dictionary` storage, whose metadata lies in
+    /// libswiftCore, and found no glibc arena, whose `main_arena` it looks for in libc's data).
+    /// Each mapping at file offset 0 starts a run; the loader's run is the one with executable
+    /// or writable mappings (a view has neither), the first such when several are alike.
+    package static func loadedMappings(_ mappings: [Mapping]) -> [Mapping] {
+        var runs: [[Mapping]] = []
+        for mapping in mappings {
+            if mapping.offset == 0 || runs.isEmpty {
+                runs.append([mapping])
+            } else {
+                runs[runs.count - 1].append(mapping)
+            }
+        }
+        func score(_ run: [Mapping]) -> Int {
+            run.filter { $0.isExecutable || $0.isWritable }.count
+        }
+        return runs.max { score($0) < score($1) } ?? mappings
     }
 
     /// The image whose mappings contain `address`, or whose writable segments do (a `.bss`

@@ -33,17 +33,29 @@ package enum ReadableMemory {
 /// accessors that name the types the compiler hides from reflection (noncopyable stored
 /// properties such as a `Mutex`).
 package enum ImageSymbols {
-    /// This process's images, read from `/proc/self/maps` on first use and again when an address
-    /// lies in none of them (an image loaded since).
-    private static let images = Locked<ImageTable?>(nil)
+    /// The images opened so far, each the first time an address in it was asked about.
+    private static let images = Locked<[LoadedImage]>([])
 
     private static func image(containing address: UInt) -> LoadedImage? {
-        if let found = images.withLock({ $0?.image(containing: address) }) { return found }
-        // Read outside the lock: opening and mapping files takes milliseconds.
+        if let found = images.withLock({ $0.first { $0.contains(address) } }) { return found }
+        // Read outside the lock: reading the maps and mapping a file takes milliseconds.
         let process = getpid()
-        let table = ImageTable(mappings: ProcessFiles.mappings(of: process) ?? [], processID: process)
-        images.withLock { $0 = table }
-        return table.image(containing: address)
+        let mappings = ProcessFiles.mappings(of: process) ?? []
+        guard let path = mappings.first(where: { $0.range.contains(address) && $0.isFile })?.path
+            ?? nearestImagePath(of: address, in: mappings),
+            let file = ELFFile(path: path),
+            let image = LoadedImage(
+                path: path, file: file,
+                mappings: ImageTable.loadedMappings(mappings.filter { $0.path == path }))
+        else { return nil }
+        images.withLock { $0.append(image) }
+        return image.contains(address) ? image : nil
+    }
+
+    /// The image whose `.bss` may hold `address`: the file mapped right below the anonymous
+    /// mapping that holds it.
+    private static func nearestImagePath(of address: UInt, in mappings: [Mapping]) -> String? {
+        mappings.last { $0.isFile && $0.range.lowerBound <= address }?.path
     }
 
     /// The symbol whose storage holds `address`, and where that storage starts.

@@ -14,6 +14,9 @@
 //   attach-noncopyable     a class with an Atomic and a Mutex among its stored properties
 //   attach-exiting         exits on its own soon after "ready"
 //   attach-many            N small objects in a linked list held by a global (benchmarks)
+//   attach-arena-heaps     N objects of 4 KiB made on a second thread: an arena of two heaps
+//   attach-symbolicated    a cache of strings and byte arrays; symbolicates its own backtrace
+//   attach-brk-blocked     N objects in a main arena that brk cannot grow (mmap'd instead)
 import PackageDescription
 
 let package = Package(
@@ -29,5 +32,8 @@ let package = Package(
         .executableTarget(name: "attach-noncopyable", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-exiting", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-many", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-arena-heaps", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-symbolicated", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-brk-blocked", dependencies: ["FixtureSupport"]),
     ]
 )

@@ -12,6 +12,8 @@ import NIOHTTP1
 struct ProfiledServerProcess {
     /// `http://127.0.0.1:PORT`.
     let baseURL: String
+    /// The server's process id (to attach to it from outside).
+    let processID: Int32
     /// The client the body's requests go through.
     let client: HTTPClient
 
@@ -70,7 +72,10 @@ struct ProfiledServerProcess {
         let outcome: Result<T, any Error>
         do {
             outcome = .success(
-                try await body(.init(baseURL: "http://127.0.0.1:\(port)", client: client)))
+                try await body(
+                    .init(
+                        baseURL: "http://127.0.0.1:\(port)",
+                        processID: process.processIdentifier, client: client)))
         } catch {
             outcome = .failure(error)
         }
@@ -128,5 +133,18 @@ struct ProfiledServerProcess {
         let response = try await client.execute(request, timeout: timeout)
         let body = try await response.body.collect(upTo: 64 << 20)
         return (response.status, Array(buffer: body))
+    }
+
+    /// Opens `count` sessions and ends each at once, checking every answer.
+    func openAndEnd(_ count: Int) async throws {
+        for index in 0..<count {
+            let (status, body) = try await send(.POST, "/sessions", json: ["user": "u\(index)"])
+            guard status == .created,
+                let opened = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+                let id = opened["id"] as? String
+            else { throw Failure.unexpectedStatus("POST", status) }
+            let (ended, _) = try await send(.DELETE, "/sessions/\(id)")
+            guard ended == .noContent else { throw Failure.unexpectedStatus("DELETE", ended) }
+        }
     }
 }

@@ -57,18 +57,7 @@ struct SessionHeapProfileTests {
     private func openAndEnd(
         _ count: Int, on server: ProfiledServerProcess, leaking: Bool
     ) async throws {
-        for index in 0..<count {
-            let (status, body) = try await server.send(
-                .POST, "/sessions", json: ["user": "u\(index)"])
-            guard status == .created,
-                let opened = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-                let id = opened["id"] as? String
-            else { throw ProfiledServerProcess.Failure.unexpectedStatus("POST", status) }
-            let (ended, _) = try await server.send(.DELETE, "/sessions/\(id)")
-            guard ended == .noContent else {
-                throw ProfiledServerProcess.Failure.unexpectedStatus("DELETE", ended)
-            }
-        }
+        try await server.openAndEnd(count)
         let deadline = ContinuousClock.now.advanced(by: .seconds(60))
         while ContinuousClock.now < deadline {
             let (_, body) = try await server.send(.GET, "/sessions")

@@ -8,8 +8,8 @@
 //   CSwiftRuntime        C door: four reference-counting entry points of the Swift runtime
 //   CLinkedModules       C door: weak symbols of optional modules linked into the program
 //                        (the census's discoverer, found without a dependency on HeapCensus)
-//   CProcessMemory       C door: safe reads of this process's memory, names of data symbols
-//                        from the loaded images' symbol tables
+//   CProcessMemory       C door: safe reads of this process's memory, loads ThreadSanitizer
+//                        does not instrument
 //   CHeapCensus          C door: the census's interposed allocation functions, its table,
 //                        creation sites and the sampled mode
 //   CZlib                C door: zlib's deflate with a gzip wrapper (Debian's zlib1g-dev)
@@ -18,17 +18,23 @@
 //   CSymbolizer          C door: starts llvm-symbolizer (posix_spawn, a close-on-exec pipe) and
 //                        reads the loader's image list (dl_iterate_phdr)
 //   Locking              a pthread-backed lock that ThreadSanitizer understands (package-internal)
+//   RetainGraphUtilities byte counts, type-name spellings, text from another process made safe
+//                        to print, ELF images and /proc (package-internal)
 //   StackTraces          cheap return-address capture, lazy symbolication and demangling
 //   ObjectGraph          the one graph: compact representation, builder, one ownership and role
 //                        vocabulary, components, the prioritizing path finder
-//   RuntimeLayouts       the one reader of runtime metadata: layouts compiled once per type,
-//                        executed by the reflection walk and the census scan (package-internal)
-//   HeapExport           the graph written for other tools (V8 .heapsnapshot: DevTools, memlab)
-//   ProcessAttach        reads a stopped process's Swift heap from outside onto the one graph
+//   RuntimeLayouts       the one layout compiler over a metadata source (this process's runtime,
+//                        or a remote mirror) and the one executor of layouts (package-internal)
+//   HeapExport           graphs written for other tools (V8 .heapsnapshot: DevTools, memlab)
+//                        and graph files
+//   HeapGraph            the one heap snapshot: built from any reader's scan, with its paths,
+//                        holders, text and comparisons
+//   ProcessAttach        reads a stopped process's Swift heap from outside (ptrace, a copy,
+//                        glibc's heap, libswiftRemoteMirror) into a HeapSnapshot
 //   RetainGraph          the live object graph, its snapshots (views over ObjectGraph), discovery
 //   TrackedTimers        run-loop, dispatch and frame timers, proxies, a named-timer registry
 //   ReferenceReflection  discovers undeclared references by reading watched objects (opt-in)
-//   HeapCensus           a census of live Swift heap objects and the heap's reference graph
+//   HeapCensus           a census of live Swift heap objects, read into a HeapSnapshot
 //   RetainGraphReports   report types readable without the census or a test framework
 //   HeapGrowth           what repeated work leaves behind on the heap (census snapshots diffed)
 //   HeapProfiles         pprof heap profiles of the census's sampled mode, and a
@@ -185,6 +191,7 @@ let package = Package(
             name: "HeapGraphTests", dependencies: ["HeapGraph", "ProcessAttach", "InsideOutside"]),
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),
         .testTarget(name: "RetainGraphUtilitiesTests", dependencies: ["RetainGraphUtilities"]),
+        .testTarget(name: "RuntimeLayoutsTests", dependencies: ["RuntimeLayouts", "ObjectGraph"]),
         .testTarget(name: "HeapCensusTests", dependencies: ["HeapCensus", "RetainGraph"]),
         .testTarget(
             name: "HeapGrowthTests",

@@ -180,16 +180,18 @@ struct StripeVisit {
             columns.pointee.appendUnknown(address: address, type: isa, stripe: stripe)
             return nil
         }
-        // A deinitialising object is dead: its stored references may already be released.
+        // A deinitialising object is dead: its stored references may already be released. (A
+        // task's count is not its life: the concurrency runtime keeps it while it runs.)
+        let isTask = entry & CensusDoor.taskFlag != 0
         let retainCount = CensusDoor.retainCount(address)
-        guard retainCount > 0 else { return nil }
+        guard retainCount > 0 || isTask else { return nil }
         let size = CensusDoor.blockSize(address)
         let needed = reader.needed(layout: layoutIndex, object: address, size: size)
         guard columns.pointee.hasRoom(needed) else { return needed }
         let source = columns.pointee.appendObject(
             address: address, layout: layoutIndex, retainCount: UInt32(clamping: retainCount),
             size: UInt32(clamping: size),
-            kind: entry & CensusDoor.taskFlag != 0 ? .task : reader.kind(ofLayout: layoutIndex))
+            kind: isTask ? .task : reader.kind(ofLayout: layoutIndex))
         reader.read(layout: layoutIndex, object: address, size: size, source: source)
         return nil
     }

@@ -73,16 +73,16 @@ package enum TypeNames {
         return String(typeName[typeName.index(after: dot)...])
     }
 
-    /// `name` with every dotted path losing its first component (its module), as
-    /// `_typeName(qualified: false)` prints in-process names: `Swift.Optional<App.Entry>` →
-    /// `Optional<Entry>`.
+    /// `name` with every dotted path reduced to its last component (no module, no enclosing
+    /// type), as `_typeName(qualified: false)` prints in-process names:
+    /// `Swift.Optional<App.Outer.Entry>` → `Optional<Entry>`.
     ///
     /// - Complexity: O(*n*) in the name's length.
     package static func unqualified(_ name: String) -> String {
         var result = ""
         var token = ""
         func flush() {
-            if let dot = token.firstIndex(of: "."), token.first?.isLetter == true {
+            if let dot = token.lastIndex(of: "."), token.first?.isLetter == true {
                 result += token[token.index(after: dot)...]
             } else {
                 result += token

@@ -215,6 +215,6 @@ struct AttachCommandTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let unreadable = try Self.run(try tool(), ["attach", "--input", file.path])
         #expect(unreadable.status == 2)
-        #expect(unreadable.error.hasPrefix("retain-graph: cannot read the snapshot: "))
+        #expect(unreadable.error.hasPrefix("retain-graph: cannot read \(file.path): "))
     }
 }

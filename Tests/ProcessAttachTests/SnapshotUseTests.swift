@@ -25,7 +25,7 @@ struct SnapshotUseTests {
             Issue.record("sample held by \(String(describing: sessions.samplePath?.holder))")
             return
         }
-        #expect(name.hasPrefix("global variable attach_global_cache.sessionCache"))
+        #expect(name.hasPrefix("attach_global_cache.sessionCache"))
         #expect(growth.text.contains("attach_global_cache.CachedSession: +7 (10 → 17)"))
         #expect(target.isRunningUntraced)
     }
@@ -78,17 +78,17 @@ struct SnapshotUseTests {
         #expect(strings.contains("(globals)"))
     }
 
-    @Test("Files that are not graph files: unreadableSnapshot, saying why")
+    @Test("Files that are not graph files: a GraphFileError, saying why")
     func unreadableFile() throws {
         let file = temporaryFile("not-a-graph-\(getpid()).json")
         defer { try? FileManager.default.removeItem(atPath: file) }
         try Data("{}".utf8).write(to: URL(fileURLWithPath: file))
-        #expect(throws: AttachError.self) { try HeapSnapshot(contentsOfFile: file) }
+        #expect(throws: GraphFileError.self) { try HeapSnapshot(contentsOfFile: file) }
         do {
             _ = try HeapSnapshot(contentsOfFile: file + ".missing")
             Issue.record("a missing file was read")
         } catch {
-            #expect(error.description.hasPrefix("cannot read the snapshot: cannot read "))
+            #expect(error.description.hasPrefix("cannot read \(file).missing: "))
         }
     }
 

@@ -121,9 +121,73 @@ extension MirrorMetadata {
             }
             return nil
         }
-        let named = mirror.typeRef(forMangledNameAt: address)
+        var named = mirror.typeRef(forMangledNameAt: address)
+        if named == 0, let text = textualMangledName(at: address) {
+            // The mirror did not resolve the name's symbolic references in place: spelled out.
+            named = mirror.typeRef(forMangledName: text)
+        }
         guard named != 0, shape(of: TypeHandle(named)) != nil else { return nil }
         return TypeHandle(named)
+    }
+
+    /// The mangled name at `address` with each symbolic reference to a type's descriptor
+    /// (marker 1 direct, 2 indirect, then a 32-bit relative offset) spelled out as the type's
+    /// module and names (`\x01<offset>Sg` → `3App8ListenerCSg`); nil when a reference is of
+    /// another kind or its context cannot be spelled (an extension, an anonymous context).
+    func textualMangledName(at address: UInt) -> String? {
+        var text = ""
+        var at = address
+        for _ in 0..<512 {
+            guard let byte = memory.bytes(at: at, count: 1)?.load(as: UInt8.self) else {
+                return nil
+            }
+            switch byte {
+            case 0: return text
+            case 1, 2:
+                guard var descriptor = memory.relativePointer(at: at + 1) else { return nil }
+                if byte == 2 {
+                    guard let target = memory.word(at: descriptor) else { return nil }
+                    descriptor = target
+                }
+                guard let spelled = spelledContext(descriptor, depth: 0) else { return nil }
+                text += spelled
+                at += 5
+            case 3...0x1F: return nil
+            default:
+                text.unicodeScalars.append(Unicode.Scalar(byte))
+                at += 1
+            }
+        }
+        return nil
+    }
+
+    /// A module, class, struct or enum context descriptor spelled as a mangled name.
+    private func spelledContext(_ descriptor: UInt, depth: Int) -> String? {
+        guard depth < 16, let flags = memory.uint32(at: descriptor),
+            let nameAt = memory.relativePointer(at: descriptor + 8),
+            let bytes = memory.cString(at: nameAt, limit: 256), !bytes.isEmpty,
+            bytes.allSatisfy({ $0 < 0x80 && $0 != 0x20 })
+        else { return nil }
+        let name = "\(bytes.count)" + String(decoding: bytes, as: UTF8.self)
+        let suffix: String
+        switch flags & 0x1F {
+        case 0: return name  // a module
+        case 16: suffix = "C"
+        case 17: suffix = "V"
+        case 18: suffix = "O"
+        default: return nil
+        }
+        // The parent: a relative pointer that may be indirect (its low bit set).
+        guard let raw = memory.bytes(at: descriptor + 4, count: 4)?.loadUnaligned(as: Int32.self),
+            raw != 0
+        else { return nil }
+        var parent = UInt(bitPattern: Int(bitPattern: descriptor + 4) &+ Int(raw & ~1))
+        if raw & 1 != 0 {
+            guard let target = memory.word(at: parent) else { return nil }
+            parent = target
+        }
+        guard let enclosing = spelledContext(parent, depth: depth + 1) else { return nil }
+        return enclosing + name + suffix
     }
 
     func collectionStorage(ofClassMetadata metadata: UInt) -> CollectionStorage? {

@@ -2,7 +2,8 @@
 //
 // Relied on: the standard library's collection structs (`Array`, `ContiguousArray`,
 // `ArraySlice`, `Set`, `Dictionary`) hold one word, their storage object. Synchronization's
-// `_Cell<Value>` has a raw layout like its `Value` (the mirror cannot lower it); a
+// `_Cell<Value>` and `Atomic<Value>` have raw layouts like their value (the mirror cannot lower
+// them; an atomic's storage is its value's representation, read here as the value); a
 // `Mutex<Value>` is its handle (a 32-bit futex word on Linux) then a `_Cell<Value>` at the
 // value's alignment.
 
@@ -32,7 +33,9 @@ extension MirrorMetadata {
     private func makeShape(_ type: TypeHandle) -> TypeShape? {
         let name = self.name(of: type) ?? ""
         let base = TypeNames.genericBase(name)
-        if base == "Synchronization._Cell" || base == "Synchronization.Mutex" {
+        if base == "Synchronization._Cell" || base == "Synchronization.Atomic"
+            || base == "Synchronization.Mutex"
+        {
             return synchronizationShape(type, isMutex: base == "Synchronization.Mutex")
         }
         guard let layout = mirror.layout(ofType: type.raw) else { return nil }
@@ -42,6 +45,9 @@ extension MirrorMetadata {
         }
         if let reference = Self.referenceKind(layout.kind) { return sized(reference) }
         switch layout.kind {
+        case .classInstance:
+            // A class type describes its instances; a value of it is one strong reference.
+            return TypeShape(kind: .strongReference, size: 8, alignment: 8, stride: 8)
         case .structure where Self.collectionStructs.contains(base):
             return sized(.standardCollection)
         case .builtin where Self.referenceBuiltins.contains(name):
@@ -108,8 +114,9 @@ extension MirrorMetadata {
         return mirror.mangledName(of: type.raw).map { !$0.hasPrefix("Sc") } ?? true
     }
 
-    /// Synchronization's raw layouts, which the mirror cannot lower: `_Cell<Value>` is laid out
-    /// like its value; a `Mutex<Value>` is a 4-byte handle, then its value's cell.
+    /// Synchronization's raw layouts, which the mirror cannot lower: `_Cell<Value>` and
+    /// `Atomic<Value>` are laid out like their value; a `Mutex<Value>` is a 4-byte handle, then
+    /// its value's cell.
     private func synchronizationShape(_ type: TypeHandle, isMutex: Bool) -> TypeShape? {
         guard let argument = mirror.genericArguments(of: type.raw).first, argument != 0,
             let value = shape(of: TypeHandle(argument))

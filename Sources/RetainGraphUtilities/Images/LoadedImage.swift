@@ -80,7 +80,7 @@ package final class LoadedImage: @unchecked Sendable {
     /// The target address of the symbol called `name`, exported or local (`.symtab`, absent
     /// from stripped files). Reads the whole symbol table: for rare lookups.
     package func address(ofAnySymbol name: String) -> UInt? {
-        address(ofSymbol: name) ?? file.symbols().first { $0.name == name }.map { bias &+ $0.value }
+        address(ofSymbol: name) ?? file.symbol(named: name).map { bias &+ $0 }
     }
 }
 

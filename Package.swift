@@ -167,6 +167,7 @@ let package = Package(
             path: "Tests/_TestSupport"
         ),
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),
+        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph"]),
         .testTarget(name: "HeapCensusTests", dependencies: ["HeapCensus", "RetainGraph"]),
         .testTarget(
             name: "HeapGrowthTests",

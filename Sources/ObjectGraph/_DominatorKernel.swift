@@ -10,22 +10,26 @@
 // unknown nodes); roots are checked against `nodeCount` before use.
 //
 // Why this shape: on the 1M-object / 3.2M-reference random graph of `GraphScale dominators`
-// the time is memory latency. On this 2-core VM a chain of dependent reads costs about 15 ns
-// each in an array of 8 MB or less and 100–150 ns in one of 16 MB or more (more than the cache
-// and the TLB reach), so the passes that must chase pointers only touch small arrays:
-// - The search (`_DominatorKernel+Search.swift`) reads each node once, from an 8-byte record
-//   (first strong target, where the others start) instead of `outStart`, `strongOutEnd` and
-//   `targets` (a 21 MB working set, three dependent misses per node); its stack holds edges,
-//   so nothing is read back from a node after its visit; reached is a bit (128 KB for 1M
-//   nodes) and the preorder numbers by node are written after the search, in one pass.
-// - Only back and cross edges (a third of the strong edges here) go through the link-eval
-//   forest; forward edges lower their target's candidate in a streaming pass.
-// - The forest's ancestor and label sit in one 8-byte record per number.
-// Per pass, before → after, CPU of the kernel alone (prototype, median of 5, load 2–3): search
-// 106–121 → 42–52 ms, predecessor rows 9–11 → 10 ms (classification 6 + rows 4), semi-
-// dominators 66–70 → 45 ms, NCA + retained sizes + output 12 → 16 ms (the output now writes
-// the node-ordered results in one pass). Instruction counts (callgrind) and the benchmark
-// figures are in Benchmarks/RESULTS-HISTORY.md, "Dominators at the machine's limit".
+// the time is memory latency. On this 2-core VM a chain of dependent reads costs 12–37 ns each
+// in an array of 4–8 MB and 96–159 ns from 12 MB on (past the cache and the TLB reach), while
+// independent reads cost 2–9 ns; so the reads that decide the next read stay in small arrays,
+// and every other pass streams:
+// - The search (`_DominatorKernel+Search.swift`) reads each node once: its first strong target
+//   from a 4 MB array (the chain), where its other targets start from another (off the chain).
+//   It was three dependent misses per node in `outStart`, `strongOutEnd` and `targets` (21 MB).
+//   Its stack holds edges, so nothing is read back from a visited node; reached and "holds
+//   strong references" are bits side by side, so a node holding none costs no miss at all;
+//   the numbers by node are written after the search, in one pass.
+// - Only back and cross edges (1.0M of 2.3M here) go through the link-eval forest; forward
+//   edges lower their target's candidate in a streaming pass. The forest's ancestor and label
+//   share an 8-byte record, and evaluation halves paths (one pass, no path stack).
+// - Results are written node by node (independent reads by number, sequential writes), the
+//   sizes of 4 GiB or more split off in the same pass. Buffers are reused from pass to pass:
+//   about 52 MB touched on the benchmark graph (was about 76) and a third of the page faults.
+// Thread CPU time of the kernel alone on that graph, previous / current in turns in one
+// process (load 4–8): 295–364 / 167–194 ms, 1.7–1.8×; callgrind: 344 M → about 270 M
+// instructions. Per pass and the benchmark figures: Benchmarks/RESULTS-HISTORY.md, "Dominators
+// at the machine's limit".
 
 /// The marks ``OutEdgeKernel/semiNCADominators(roots:sizes:idom:retainedCount:retainedSize:)``
 /// writes in `idom`.
@@ -66,8 +70,8 @@ extension OutEdgeKernel {
     ///   - retainedSize: Per node, on return: the sum of `sizes` over those nodes, or
     ///     `UInt32.max` when that is 4 GiB or more (the sum is then in `largeSizes`).
     /// - Returns: The virtual root's totals and the large sizes.
-    /// - Complexity: O((*n* + *e*) log *n*) time; scratch memory about 30 bytes per node and
-    ///   12 per strong edge, plus 8 per strong edge of stack at most.
+    /// - Complexity: O((*n* + *e*) log *n*) time; scratch memory about 36 bytes per node and
+    ///   12 per strong edge, plus up to 8 per strong edge for the search's stack.
     func semiNCADominators(
         roots: UnsafeBufferPointer<UInt32>, sizes: UnsafeBufferPointer<UInt32>,
         idom: UnsafeMutablePointer<UInt32>, retainedCount: UnsafeMutablePointer<UInt32>,
@@ -79,7 +83,7 @@ extension OutEdgeKernel {
         // stack the forest (their lives do not overlap).
         let heads = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * (nodeCount + 1))
         let rest = UnsafeMutablePointer<UInt32>.allocate(capacity: max(targets.count, 1))
-        let seen = UnsafeMutablePointer<UInt64>.allocate(capacity: (nodeCount + 63) / 64 + 1)
+        let seen = UnsafeMutablePointer<UInt64>.allocate(capacity: 2 * ((nodeCount + 63) / 64) + 2)
         let stack = UnsafeMutablePointer<UInt32>.allocate(
             capacity: 2 * max(edgeRoom, nodeCount + 1))
         let nonTree = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * max(edgeRoom, 1))

@@ -17,10 +17,7 @@ struct DominatorSearch {
 
     let heads: UnsafeMutablePointer<UInt32>
     let rest: UnsafeMutablePointer<UInt32>
-    /// Two words per 64 nodes: `[2w]` one bit per node, reached; `[2w + 1]` one bit per
-    /// node, holds strong references. Visiting a node that holds none (a fifth of the
-    /// benchmark's objects, more in a real heap) then reads nothing but this line, which the
-    /// reached test has just loaded.
+    /// One bit per node: reached.
     let seen: UnsafeMutablePointer<UInt64>
     let nodeCount: Int
 
@@ -29,7 +26,7 @@ struct DominatorSearch {
     /// - Parameters:
     ///   - heads: Room for `2 * (nodeCount + 1)` words.
     ///   - rest: Room for `kernel.targets.count` words.
-    ///   - seen: Room for `2 * ((nodeCount + 63) / 64)` words; filled here.
+    ///   - seen: Room for `(nodeCount + 63) / 64` words; cleared here.
     init(
         _ kernel: OutEdgeKernel, heads: UnsafeMutablePointer<UInt32>,
         rest: UnsafeMutablePointer<UInt32>, seen: UnsafeMutablePointer<UInt64>
@@ -39,7 +36,7 @@ struct DominatorSearch {
         self.rest = rest
         self.seen = seen
         self.nodeCount = nodeCount
-        seen.initialize(repeating: 0, count: 2 * ((nodeCount + 63) / 64))
+        seen.initialize(repeating: 0, count: (nodeCount + 63) / 64)
         guard let outStart = kernel.outStart.baseAddress,
             let strongOutEnd = kernel.strongOutEnd.baseAddress,
             let targets = kernel.targets.baseAddress
@@ -56,7 +53,6 @@ struct DominatorSearch {
             let degree = Int(strongOutEnd[node]) &- start
             starts[node] = UInt32(truncatingIfNeeded: cursor)
             if degree > 0 {
-                seen[2 &* (node &>> 6) &+ 1] |= 1 &<< UInt64(node & 63)
                 heads[node] = targets[start]
                 var edge = 1
                 while edge < degree {
@@ -117,7 +113,7 @@ struct DominatorSearch {
             var holder = stack[2 &* top]
             var node = Int(stack[2 &* top &+ 1])
             while true {
-                let slot = 2 &* (node &>> 6)
+                let slot = node &>> 6
                 let word = seen[slot]
                 let bit: UInt64 = 1 &<< UInt64(node & 63)
                 if word & bit != 0 {
@@ -131,8 +127,8 @@ struct DominatorSearch {
                 vertex[Int(reached)] = UInt32(truncatingIfNeeded: node)
                 parent[Int(reached)] = holder
                 semi[Int(reached)] = holder
-                if seen[slot &+ 1] & bit == 0 { break }
                 let first = heads[node]
+                if first == Self.noTarget { break }
                 let start = Int(starts[node])
                 var edge = Int(starts[node &+ 1])
                 while edge > start {
@@ -151,6 +147,6 @@ struct DominatorSearch {
     /// Whether the search reached `node`.
     @inline(__always)
     func isReached(_ node: Int) -> Bool {
-        seen[2 &* (node &>> 6)] & (1 &<< UInt64(node & 63)) != 0
+        seen[node &>> 6] & (1 &<< UInt64(node & 63)) != 0
     }
 }

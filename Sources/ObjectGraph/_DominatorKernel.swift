@@ -17,9 +17,8 @@
 // - The search (`_DominatorKernel+Search.swift`) reads each node once: its first strong target
 //   from a 4 MB array (the chain), where its other targets start from another (off the chain).
 //   It was three dependent misses per node in `outStart`, `strongOutEnd` and `targets` (21 MB).
-//   Its stack holds edges, so nothing is read back from a visited node; reached and "holds
-//   strong references" are bits side by side, so a node holding none costs no miss at all;
-//   the numbers by node are written after the search, in one pass.
+//   Its stack holds edges, so nothing is read back from a visited node; reached is a bit
+//   (128 KB for 1M nodes); the numbers by node are written after the search, in one pass.
 // - Only back and cross edges (1.0M of 2.3M here) go through the link-eval forest; forward
 //   edges lower their target's candidate in a streaming pass. The forest's ancestor and label
 //   share an 8-byte record, and evaluation halves paths (one pass, no path stack).
@@ -83,7 +82,7 @@ extension OutEdgeKernel {
         // stack the forest (their lives do not overlap).
         let heads = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * (nodeCount + 1))
         let rest = UnsafeMutablePointer<UInt32>.allocate(capacity: max(targets.count, 1))
-        let seen = UnsafeMutablePointer<UInt64>.allocate(capacity: 2 * ((nodeCount + 63) / 64) + 2)
+        let seen = UnsafeMutablePointer<UInt64>.allocate(capacity: (nodeCount + 63) / 64 + 1)
         let stack = UnsafeMutablePointer<UInt32>.allocate(
             capacity: 2 * max(edgeRoom, nodeCount + 1))
         let nonTree = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * max(edgeRoom, 1))

@@ -78,8 +78,9 @@ extension OutEdgeKernel {
     ) -> DominatorTotals {
         let nodeCount = self.nodeCount
         let edgeRoom = roots.count + targets.count
-        // `heads` later holds the numbers by node and the row starts; `rest` the rows; the
-        // stack the forest (their lives do not overlap).
+        // Reused once the search is over (their lives do not overlap): `heads` holds the
+        // numbers by node and the row starts, `rest` the rows, the stack the row cursors, then
+        // the forest, then the retained counts.
         let heads = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * (nodeCount + 1))
         let rest = UnsafeMutablePointer<UInt32>.allocate(capacity: max(targets.count, 1))
         let seen = UnsafeMutablePointer<UInt64>.allocate(capacity: (nodeCount + 63) / 64 + 1)

@@ -192,6 +192,7 @@ let package = Package(
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),
         .testTarget(name: "RetainGraphUtilitiesTests", dependencies: ["RetainGraphUtilities"]),
         .testTarget(name: "RuntimeLayoutsTests", dependencies: ["RuntimeLayouts", "ObjectGraph"]),
+        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph"]),
         .testTarget(name: "HeapCensusTests", dependencies: ["HeapCensus", "RetainGraph"]),
         .testTarget(
             name: "HeapGrowthTests",

@@ -1,23 +1,37 @@
-// The inner loops of the dominator tree (Semi-NCA), over unsafe buffer pointers.
+// The dominator tree (Semi-NCA) and retained sizes, over unsafe pointers.
 //
-// Why unsafe: the computation is a chain of array reads and writes per edge and per node (a
-// depth-first search, a counting sort of the predecessors, the semidominator loop with path
-// compression, the NCA walk and the retained-size sums), run over a million nodes. With
-// `[UInt32]` arrays every access pays a bounds check and every write a uniqueness check; the
-// same reason `_CompactGraphKernels.swift` gives. Measured with `GraphScale dominators` on the
-// 1M-object / 3.2M-reference random graph (2 cores, load 3–5, phase timings): the search 260 ms,
-// the semidominators 160 ms, everything else 35 ms; recording each edge's pair of preorder
-// numbers during the search (8 bytes per edge of scratch) made the predecessor rows a
-// sequential pass instead of two random lookups per edge (891 → 708 ms wall at load 4.6).
-// Co-locating each node's number with its row (as `Visit` does for the component search) and
-// each forest link with its label measured slower here (535 vs 490 ms CPU), so they are not
-// done. Every pointer comes from the graph's arrays (alive for the whole call) or from
-// a scratch buffer allocated and freed in the same function; every node number read from the
+// Why unsafe: every pass is a loop of array reads and writes per node or per edge over a
+// million nodes; with `[UInt32]` arrays each access pays a bounds check and each write a
+// uniqueness check (the reason `_CompactGraphKernels.swift` gives), and in a debug build a
+// range's iterator is a generic call per element, so the loops are `while` loops over
+// pointers. Every pointer comes from the graph's arrays (alive for the whole call) or from a
+// scratch buffer allocated and freed in `semiNCADominators`; every node number read from the
 // graph is below `nodeCount` by construction (`CompactGraph.Builder.build` drops edges naming
-// unknown nodes), every root is checked against `nodeCount` before use.
+// unknown nodes); roots are checked against `nodeCount` before use.
+//
+// Why this shape: on the 1M-object / 3.2M-reference random graph of `GraphScale dominators`
+// the time is memory latency. On this 2-core VM a chain of dependent reads costs 12–37 ns each
+// in an array of 4–8 MB and 96–159 ns from 12 MB on (past the cache and the TLB reach), while
+// independent reads cost 2–9 ns; so the reads that decide the next read stay in small arrays,
+// and every other pass streams:
+// - The search (`_DominatorKernel+Search.swift`) reads each node once: its first strong target
+//   from a 4 MB array (the chain), where its other targets start from another (off the chain).
+//   It was three dependent misses per node in `outStart`, `strongOutEnd` and `targets` (21 MB).
+//   Its stack holds edges, so nothing is read back from a visited node; reached is a bit
+//   (128 KB for 1M nodes); the numbers by node are written after the search, in one pass.
+// - Only back and cross edges (1.0M of 2.3M here) go through the link-eval forest; forward
+//   edges lower their target's candidate in a streaming pass. The forest's ancestor and label
+//   share an 8-byte record, and evaluation halves paths (one pass, no path stack).
+// - Results are written node by node (independent reads by number, sequential writes), the
+//   sizes of 4 GiB or more split off in the same pass. Buffers are reused from pass to pass:
+//   about 52 MB touched on the benchmark graph (was about 76) and a third of the page faults.
+// Thread CPU time of the kernel alone on that graph, previous / current in turns in one
+// process (load 4–8): 295–364 / 167–194 ms, 1.7–1.8×; callgrind: 344 M → about 270 M
+// instructions. Per pass and the benchmark figures: Benchmarks/RESULTS-HISTORY.md, "Dominators
+// at the machine's limit".
 
-/// The per-node results of one dominator computation, written by
-/// ``OutEdgeKernel/semiNCADominators(roots:sizes:idom:retainedCount:retainedSize:)``.
+/// The marks ``OutEdgeKernel/semiNCADominators(roots:sizes:idom:retainedCount:retainedSize:)``
+/// writes in `idom`.
 enum DominatorMarks {
     /// `idom` of a node that no root reaches through strong edges.
     static let unreachable = UInt32.max
@@ -25,15 +39,25 @@ enum DominatorMarks {
     static let virtualRoot = UInt32.max - 1
 }
 
+/// What one dominator computation gives besides the per-node arrays.
+struct DominatorTotals {
+    /// Reached nodes (the virtual root's retained count).
+    var count: Int
+    /// Their bytes (the virtual root's retained size).
+    var bytes: UInt64
+    /// Retained sizes of 4 GiB or more, by ascending node (`retainedSize` holds `UInt32.max`).
+    var largeSizes: [(node: UInt32, bytes: UInt64)]
+}
+
 extension OutEdgeKernel {
     /// Computes every node's immediate dominator over strong edges from a virtual root that
     /// holds every root, and each node's retained count and size.
     ///
     /// Semi-NCA (Georgiadis, "Linear-Time Algorithms for Dominators and Related Problems",
-    /// 2005): one iterative depth-first search from the virtual root, the predecessors of each
-    /// reached node sorted into rows by preorder number, semidominators in reverse preorder with
-    /// path compression, then each immediate dominator as the nearest common ancestor of the
-    /// parent and the semidominator. No recursion anywhere: a chain of a million nodes is fine.
+    /// 2005): a depth-first search from the virtual root, semidominators in reverse preorder
+    /// with path compression, then each immediate dominator as the nearest common ancestor of
+    /// the parent and the semidominator, and the retained sums in one reverse-preorder pass.
+    /// Nothing recurses: a chain of a million nodes is fine.
     ///
     /// - Parameters:
     ///   - roots: The roots (node numbers; numbers out of range are skipped).
@@ -42,232 +66,137 @@ extension OutEdgeKernel {
     ///     or ``DominatorMarks/unreachable``.
     ///   - retainedCount: Per node, on return: the nodes it dominates, itself included (0 when
     ///     unreachable).
-    ///   - retainedSize: Per node, on return: the sum of `sizes` over those nodes.
-    /// - Returns: The virtual root's totals: reachable nodes and their bytes.
+    ///   - retainedSize: Per node, on return: the sum of `sizes` over those nodes, or
+    ///     `UInt32.max` when that is 4 GiB or more (the sum is then in `largeSizes`).
+    /// - Returns: The virtual root's totals and the large sizes.
+    /// - Complexity: O((*n* + *e*) log *n*) time; scratch memory about 36 bytes per node and
+    ///   12 per strong edge, plus up to 8 per strong edge for the search's stack.
     func semiNCADominators(
         roots: UnsafeBufferPointer<UInt32>, sizes: UnsafeBufferPointer<UInt32>,
-        idom: UnsafeMutableBufferPointer<UInt32>, retainedCount: UnsafeMutableBufferPointer<UInt32>,
-        retainedSize: UnsafeMutableBufferPointer<UInt64>
-    ) -> (count: Int, bytes: UInt64) {
+        idom: UnsafeMutablePointer<UInt32>, retainedCount: UnsafeMutablePointer<UInt32>,
+        retainedSize: UnsafeMutablePointer<UInt32>
+    ) -> DominatorTotals {
         let nodeCount = self.nodeCount
-        // Preorder numbers: 0 is the virtual root, reached nodes get 1, 2, …; `number[v] == 0`
-        // means not reached (no real node gets 0).
-        let number = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
-        number.initialize(repeating: 0)
-        let vertex = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount + 1)
-        let parent = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount + 1)
+        let edgeRoom = roots.count + targets.count
+        // Reused once the search is over (their lives do not overlap): `heads` holds the
+        // numbers by node and the row starts, `rest` the rows, the stack the row cursors, then
+        // the forest, then the retained counts.
+        let heads = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * (nodeCount + 1))
+        let rest = UnsafeMutablePointer<UInt32>.allocate(capacity: max(targets.count, 1))
+        let seen = UnsafeMutablePointer<UInt64>.allocate(capacity: (nodeCount + 63) / 64 + 1)
+        let stack = UnsafeMutablePointer<UInt32>.allocate(
+            capacity: 2 * max(edgeRoom, nodeCount + 1))
+        let nonTree = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * max(edgeRoom, 1))
+        let vertex = UnsafeMutablePointer<UInt32>.allocate(capacity: nodeCount + 1)
+        let parent = UnsafeMutablePointer<UInt32>.allocate(capacity: nodeCount + 1)
+        let semi = UnsafeMutablePointer<UInt32>.allocate(capacity: nodeCount + 1)
         defer {
-            number.deallocate()
+            heads.deallocate()
+            rest.deallocate()
+            seen.deallocate()
+            stack.deallocate()
+            nonTree.deallocate()
             vertex.deallocate()
             parent.deallocate()
+            semi.deallocate()
         }
-        // Every strong edge between reached nodes, by preorder numbers, as the search meets it:
-        // the predecessor rows are then sorted from these without looking a number up again.
-        let edgeTo = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: targets.count)
-        let edgeFrom = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: targets.count)
-        defer {
-            edgeTo.deallocate()
-            edgeFrom.deallocate()
+        let search = DominatorSearch(self, heads: heads, rest: rest, seen: seen)
+        let (count, kept) = search.search(
+            roots: roots, vertex: vertex, parent: parent, semi: semi, stack: stack,
+            nonTree: nonTree)
+        let number = heads
+        var position = 1
+        while position < count {
+            number[Int(vertex[position])] = UInt32(truncatingIfNeeded: position)
+            position &+= 1
         }
-        let (reached, edgeCount) = depthFirst(
-            from: roots, number: number, vertex: vertex, parent: parent, edgeTo: edgeTo,
-            edgeFrom: edgeFrom)
-        let count = reached + 1  // with the virtual root
+        let rowStart = heads + nodeCount
+        DominatorSemidominators.sortPredecessors(
+            count: count, nonTree: nonTree, kept: kept, number: number, semi: semi,
+            rowStart: rowStart, rows: rest, cursor: stack)
+        DominatorSemidominators.semidominators(
+            count: count, parent: parent, semi: semi, rowStart: rowStart, rows: rest,
+            links: stack)
+        let dominator = parent
+        let counts = stack
+        let bytes = UnsafeMutablePointer<UInt64>.allocate(capacity: count)
+        defer { bytes.deallocate() }
+        nearestCommonAncestors(
+            count: count, sizes: sizes, vertex: vertex, dominator: dominator, semi: semi,
+            counts: counts, bytes: bytes)
+        return writeResults(
+            search: search, number: number, vertex: vertex, dominator: dominator,
+            counts: counts, bytes: bytes, idom: idom, retainedCount: retainedCount,
+            retainedSize: retainedSize)
+    }
 
-        // Predecessors by preorder number, in rows: the virtual root before each root, then
-        // the holder of every strong edge between reached nodes.
-        let predStart = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: count + 1)
-        predStart.initialize(repeating: 0)
-        defer { predStart.deallocate() }
-        for root in roots where Int(root) < nodeCount {
-            predStart[Int(number[Int(root)]) + 1] &+= 1
-        }
-        for edge in 0..<edgeCount { predStart[Int(edgeTo[edge]) + 1] &+= 1 }
-        for position in 0..<count { predStart[position + 1] &+= predStart[position] }
-        let preds = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: Int(predStart[count]))
-        defer { preds.deallocate() }
-        // `semi` doubles as the fill cursor of each row until the main loop needs it.
-        let semi = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: count)
-        defer { semi.deallocate() }
-        _ = semi.initialize(from: predStart.prefix(count))
-        for root in roots where Int(root) < nodeCount {
-            let row = Int(number[Int(root)])
-            preds[Int(semi[row])] = 0
-            semi[row] &+= 1
-        }
-        for edge in 0..<edgeCount {
-            let row = Int(edgeTo[edge])
-            preds[Int(semi[row])] = edgeFrom[edge]
-            semi[row] &+= 1
-        }
-
-        let dominator = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: count)
-        defer { dominator.deallocate() }
-        semidominators(
-            count: count, predStart: predStart, preds: preds, parent: parent, semi: semi,
-            scratch: dominator)
-        // NCA: the immediate dominator is the nearest ancestor of the parent, in the tree built
-        // so far, whose number is at most the semidominator's.
+    /// Turns `dominator` (the parent numbers on entry) into the immediate dominators by
+    /// number, and sums each number's retained count and bytes.
+    ///
+    /// The immediate dominator is the nearest ancestor of the parent, in the tree built so
+    /// far, whose number is at most the semidominator's. A number's dominator is smaller, so
+    /// one pass in reverse preorder adds whole subtrees.
+    private func nearestCommonAncestors(
+        count: Int, sizes: UnsafeBufferPointer<UInt32>, vertex: UnsafeMutablePointer<UInt32>,
+        dominator: UnsafeMutablePointer<UInt32>, semi: UnsafeMutablePointer<UInt32>,
+        counts: UnsafeMutablePointer<UInt32>, bytes: UnsafeMutablePointer<UInt64>
+    ) {
         dominator[0] = 0
-        for position in 1..<count {
-            var candidate = parent[position]
-            while candidate > semi[position] { candidate = dominator[Int(candidate)] }
-            dominator[position] = candidate
-        }
-
-        // Retained counts and sizes: each node's totals go to its dominator, whose preorder
-        // number is smaller, so one pass in reverse preorder sums whole subtrees.
-        let counts = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: count)
-        let bytes = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: count)
-        defer {
-            counts.deallocate()
-            bytes.deallocate()
-        }
         counts[0] = 0
         bytes[0] = 0
-        for position in 1..<count {
-            let node = Int(vertex[position])
+        let sizeCount = sizes.count
+        var position = 1
+        while position < count {
+            var candidate = dominator[position]
+            let limit = semi[position]
+            while candidate > limit { candidate = dominator[Int(candidate)] }
+            dominator[position] = candidate
             counts[position] = 1
-            bytes[position] = node < sizes.count ? UInt64(sizes[node]) : 0
+            let node = Int(vertex[position])
+            bytes[position] = node < sizeCount ? UInt64(sizes[node]) : 0
+            position &+= 1
         }
-        for position in stride(from: count - 1, through: 1, by: -1) {
+        position = count &- 1
+        while position > 0 {
             let up = Int(dominator[position])
             counts[up] &+= counts[position]
             bytes[up] &+= bytes[position]
+            position &-= 1
         }
-        idom.initialize(repeating: DominatorMarks.unreachable)
-        retainedCount.initialize(repeating: 0)
-        retainedSize.initialize(repeating: 0)
-        for position in 1..<count {
-            let node = Int(vertex[position])
+    }
+
+    /// Writes the per-node results, node by node (the reads by number are independent, the
+    /// writes sequential).
+    private func writeResults(
+        search: DominatorSearch, number: UnsafeMutablePointer<UInt32>,
+        vertex: UnsafeMutablePointer<UInt32>, dominator: UnsafeMutablePointer<UInt32>,
+        counts: UnsafeMutablePointer<UInt32>, bytes: UnsafeMutablePointer<UInt64>,
+        idom: UnsafeMutablePointer<UInt32>, retainedCount: UnsafeMutablePointer<UInt32>,
+        retainedSize: UnsafeMutablePointer<UInt32>
+    ) -> DominatorTotals {
+        var large: [(node: UInt32, bytes: UInt64)] = []
+        var node = 0
+        while node < nodeCount {
+            guard search.isReached(node) else {
+                idom[node] = DominatorMarks.unreachable
+                retainedCount[node] = 0
+                retainedSize[node] = 0
+                node &+= 1
+                continue
+            }
+            let position = Int(number[node])
             let up = Int(dominator[position])
             idom[node] = up == 0 ? DominatorMarks.virtualRoot : vertex[up]
             retainedCount[node] = counts[position]
-            retainedSize[node] = bytes[position]
-        }
-        return (Int(counts[0]), bytes[0])
-    }
-
-    /// Numbers the nodes the roots reach over strong edges in depth-first preorder (from 1),
-    /// recording each one's node (`vertex`) and its parent's number (`parent`, 0 for roots),
-    /// and every strong edge it crosses as a pair of numbers (`edgeFrom` → `edgeTo`).
-    ///
-    /// - Returns: The number of nodes reached and of edges recorded.
-    private func depthFirst(
-        from roots: UnsafeBufferPointer<UInt32>, number: UnsafeMutableBufferPointer<UInt32>,
-        vertex: UnsafeMutableBufferPointer<UInt32>, parent: UnsafeMutableBufferPointer<UInt32>,
-        edgeTo: UnsafeMutableBufferPointer<UInt32>, edgeFrom: UnsafeMutableBufferPointer<UInt32>
-    ) -> (nodes: Int, edges: Int) {
-        // The explicit stack: a node's number and the next strong edge to look at.
-        let stackNode = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
-        let stackEdge = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
-        defer {
-            stackNode.deallocate()
-            stackEdge.deallocate()
-        }
-        var reached: UInt32 = 0
-        var crossed = 0
-        vertex[0] = 0
-        parent[0] = 0
-        for root in roots where Int(root) < nodeCount && number[Int(root)] == 0 {
-            reached &+= 1
-            number[Int(root)] = reached
-            vertex[Int(reached)] = root
-            parent[Int(reached)] = 0
-            stackNode[0] = root
-            stackEdge[0] = outStart[Int(root)]
-            var depth = 1
-            while depth > 0 {
-                let node = Int(stackNode[depth - 1])
-                let nodeNumber = number[node]
-                var edge = Int(stackEdge[depth - 1])
-                let end = Int(strongOutEnd[node])
-                var descended = false
-                while edge < end {
-                    let next = Int(targets[edge])
-                    edge += 1
-                    var nextNumber = number[next]
-                    let isNew = nextNumber == 0
-                    if isNew {
-                        reached &+= 1
-                        nextNumber = reached
-                        number[next] = reached
-                    }
-                    edgeTo[crossed] = nextNumber
-                    edgeFrom[crossed] = nodeNumber
-                    crossed += 1
-                    if isNew {
-                        vertex[Int(reached)] = UInt32(truncatingIfNeeded: next)
-                        parent[Int(reached)] = nodeNumber
-                        stackEdge[depth - 1] = UInt32(truncatingIfNeeded: edge)
-                        stackNode[depth] = UInt32(truncatingIfNeeded: next)
-                        stackEdge[depth] = outStart[next]
-                        depth += 1
-                        descended = true
-                        break
-                    }
-                }
-                if !descended { depth -= 1 }
+            let size = bytes[position]
+            if size >= UInt64(UInt32.max) {
+                retainedSize[node] = UInt32.max
+                large.append((UInt32(truncatingIfNeeded: node), size))
+            } else {
+                retainedSize[node] = UInt32(truncatingIfNeeded: size)
             }
+            node &+= 1
         }
-        return (Int(reached), crossed)
-    }
-
-    /// Computes each reached node's semidominator (by preorder number) into `semi`, visiting
-    /// numbers in decreasing order and evaluating processed predecessors with path compression.
-    ///
-    /// On entry `semi` holds garbage; `scratch` (one entry per number) is used as the forest of
-    /// processed nodes (`ancestor`).
-    private func semidominators(
-        count: Int, predStart: UnsafeMutableBufferPointer<UInt32>,
-        preds: UnsafeMutableBufferPointer<UInt32>, parent: UnsafeMutableBufferPointer<UInt32>,
-        semi: UnsafeMutableBufferPointer<UInt32>,
-        scratch ancestor: UnsafeMutableBufferPointer<UInt32>
-    ) {
-        let none = UInt32.max
-        // `label[v]`: the smallest semidominator on the compressed path from v up to (not
-        // including) the first unprocessed ancestor.
-        let label = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: count)
-        let path = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: count)
-        defer {
-            label.deallocate()
-            path.deallocate()
-        }
-        for position in 0..<count {
-            label[position] = UInt32(truncatingIfNeeded: position)
-            ancestor[position] = none
-        }
-        for current in stride(from: count - 1, through: 1, by: -1) {
-            var best = parent[current]
-            for slot in Int(predStart[current])..<Int(predStart[current + 1]) {
-                let holder = preds[slot]
-                if Int(holder) <= current {
-                    // Not processed yet (or a self loop): its own number.
-                    if Int(holder) < current, holder < best { best = holder }
-                    continue
-                }
-                // Processed: compress its path, then read the smallest label on it.
-                var top = Int(holder)
-                var depth = 0
-                while ancestor[Int(ancestor[top])] != none {
-                    path[depth] = UInt32(truncatingIfNeeded: top)
-                    depth += 1
-                    top = Int(ancestor[top])
-                }
-                while depth > 0 {
-                    depth -= 1
-                    let below = Int(path[depth])
-                    let above = Int(ancestor[below])
-                    if label[above] < label[below] { label[below] = label[above] }
-                    ancestor[below] = ancestor[above]
-                }
-                let value = label[Int(holder)]
-                if value < best { best = value }
-            }
-            semi[current] = best
-            label[current] = best
-            ancestor[current] = parent[current]
-        }
-        semi[0] = 0
+        return DominatorTotals(count: Int(counts[0]), bytes: bytes[0], largeSizes: large)
     }
 }

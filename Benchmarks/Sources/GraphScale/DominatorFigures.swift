@@ -70,6 +70,81 @@ enum DominatorFigures {
     }
 }
 
+extension DominatorFigures {
+    /// `dominators-ratio N [R]`: the previous kernel (`PreviousDominators`) and the current
+    /// `dominatorTree()` on the same graph, in turns, `rounds` times each; checks that both
+    /// give the same tree, then prints each one's median wall clock and CPU time and the
+    /// median of the per-round ratios. Both share the machine's load, so the ratio means
+    /// something where the absolute figures do not.
+    static func runRatio(count: Int, references: Int, rounds: Int = 9) {
+        let graph = randomGraph(count: count, references: references)
+        let nodes = graph.nodeCount
+        var outStart = [UInt32](repeating: 0, count: nodes + 1)
+        var strongOutEnd = [UInt32](repeating: 0, count: nodes)
+        for node in 0..<nodes {
+            outStart[node] = UInt32(graph.outEdges(of: UInt32(node)).lowerBound)
+            strongOutEnd[node] = UInt32(graph.strongOutEdges(of: UInt32(node)).upperBound)
+        }
+        outStart[nodes] = UInt32(graph.edgeCount)
+        let targets = (0..<graph.edgeCount).map { graph.target(of: UInt32($0)) }
+        let roots = graph.roots.map(\.node)
+        let sizes = (0..<nodes).map { UInt32(graph.size(of: UInt32($0))) }
+        func previous() -> PreviousDominators.Tree {
+            PreviousDominators.tree(
+                outStart: outStart, strongOutEnd: strongOutEnd, targets: targets, roots: roots,
+                sizes: sizes)
+        }
+        let before = previous()
+        let after = graph.dominatorTree()
+        var differing = 0
+        for node in 0..<nodes {
+            let id = UInt32(node)
+            let up = before.idom[node]
+            let idom: UInt32? = up >= PreviousDominators.virtualRoot ? nil : up
+            let size = before.sizes[node]
+            let bytes =
+                size == UInt32.max
+                ? before.large.first { $0.node == id }?.bytes ?? 0 : UInt64(size)
+            if after.immediateDominator(of: id) != idom
+                || after.retainedCount(of: id) != Int(before.counts[node])
+                || after.retainedSize(of: id) != bytes
+            {
+                differing += 1
+            }
+        }
+        print(
+            "same tree: \(differing == 0 ? "yes" : "NO, \(differing) nodes differ"); reachable "
+                + "\(after.reachableCount) objects, \(after.reachableBytes) bytes (previous: "
+                + "\(before.reachable.count), \(before.reachable.bytes))")
+        var wall: (before: [Double], after: [Double]) = ([], [])
+        var cpu: (before: [Double], after: [Double]) = ([], [])
+        let clock = ContinuousClock()
+        func milliseconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) * 1e3
+                + Double(duration.components.attoseconds) / 1e15
+        }
+        for _ in 0..<rounds {
+            var start = processCPUSeconds()
+            wall.before.append(milliseconds(clock.measure { _ = previous().reachable }))
+            cpu.before.append((processCPUSeconds() - start) * 1e3)
+            start = processCPUSeconds()
+            wall.after.append(milliseconds(clock.measure { _ = graph.dominatorTree().bytes }))
+            cpu.after.append((processCPUSeconds() - start) * 1e3)
+        }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        let ratios = zip(wall.before, wall.after).map { $0 / $1 }
+        let cpuRatios = zip(cpu.before, cpu.after).map { $0 / $1 }
+        print(
+            "\(Machine.loadAverage()) | previous kernel: \(formatted(median(wall.before))) ms "
+                + "(CPU \(formatted(median(cpu.before))) ms); current: "
+                + "\(formatted(median(wall.after))) ms (CPU \(formatted(median(cpu.after))) ms); "
+                + "median of \(rounds) rounds taken in turn")
+        print(
+            "FIGURE dominators, previous / current: \(formatted(median(ratios)))× wall clock, "
+                + "\(formatted(median(cpuRatios)))× CPU time (medians of the per-round ratios)")
+    }
+}
+
 /// The CPU time this process has used, in seconds (`clock_gettime(CLOCK_PROCESS_CPUTIME_ID)`).
 func processCPUSeconds() -> Double {
     var time = timespec()

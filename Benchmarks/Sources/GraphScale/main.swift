@@ -14,6 +14,8 @@
 //   dominators N [R]    the dominator tree with retained sizes on N objects holding R
 //               references in all (default 3.2 N, one in five weak): median of 5, bytes per
 //               object, and the largest-retainers query.
+//   dominators-ratio N [R]  the previous dominator kernel and the current one on the same
+//               graph, in turns (9 rounds): same tree checked, medians and their ratio.
 //   export N [R] [PATH] the same graph written as a V8 .heapsnapshot (HeapExport): the adapter,
 //               the writing, end to end (medians of 3) and the file's size.
 //   compact N   CompactGraph alone: build (counting sort + locality numbering), strongly
@@ -39,6 +41,9 @@ case "compact":
 case "dominators":
     let references = arguments.dropFirst(2).first.flatMap { Int($0) } ?? count * 16 / 5
     DominatorFigures.run(count: count, references: references)
+case "dominators-ratio":
+    let references = arguments.dropFirst(2).first.flatMap { Int($0) } ?? count * 16 / 5
+    DominatorFigures.runRatio(count: count, references: references)
 case "export":
     let references = arguments.dropFirst(2).first.flatMap { Int($0) } ?? count * 16 / 5
     let path = arguments.dropFirst(3).first ?? "/tmp/graph-scale.heapsnapshot"
@@ -55,7 +60,7 @@ case "analysis":
     SnapshotFigures.runAnalysis(count: count)
 default:
     print(
-        "unknown mode \(mode); use: compact, compact-analysis, dominators, export, analysis, live, live-end-to-end, live-parts"
+        "unknown mode \(mode); use: compact, compact-analysis, dominators, dominators-ratio, export, analysis, live, live-end-to-end, live-parts"
     )
     exit(2)
 }

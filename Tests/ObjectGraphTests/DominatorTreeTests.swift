@@ -1,6 +1,5 @@
-import RetainGraph
+import ObjectGraph
 import Testing
-import _TestSupport
 
 /// The dominator tree against its definition: a node's dominators are the nodes whose removal
 /// cuts it off from every root; its retained set is what it dominates.
@@ -10,7 +9,7 @@ struct DominatorTreeTests {
     /// by another root) and nodes no root reaches. Edges mostly go to nearby nodes, so that
     /// chains and trees form and dominators are not all the virtual root.
     static func randomGraph(nodes count: Int, seed: UInt64) -> CompactGraph {
-        var random = SplitMix64(seed: seed)
+        var random = DominatorFixtures.Random(seed: seed)
         var builder = CompactGraph.Builder()
         for node in 0..<count {
             builder.addNode(
@@ -125,9 +124,10 @@ struct DominatorTreeTests {
     @Test("A diamond: the join is dominated by the split, weak edges retain nothing")
     func diamondAndWeakEdges() {
         // root 0 -> 1 -> {2, 3} -> 4; 4 ~weak~> 5; 1 -> 6 (self loop on 6).
-        let graph = CompactGraphAnalysisTests.graph(
-            7, strong: [(0, 1), (1, 2), (1, 3), (2, 4), (3, 4), (1, 6), (6, 6)],
-            other: [(4, 5, .weak)], roots: [0], sizes: [1, 2, 4, 8, 16, 32, 64])
+        let graph = DominatorFixtures.graph(
+            sizes: [1, 2, 4, 8, 16, 32, 64], roots: [0],
+            strong: [(0, 1), (1, 2), (1, 3), (2, 4), (3, 4), (1, 6), (6, 6)],
+            other: [(4, 5, .weak)])
         let tree = graph.dominatorTree()
         #expect(tree.immediateDominator(of: 4) == 1)
         #expect(tree.immediateDominator(of: 2) == 1)
@@ -143,8 +143,8 @@ struct DominatorTreeTests {
     @Test("A root held by another root stays a root; a node held by two roots has no dominator")
     func rootsUnderTheVirtualRoot() {
         // Roots 0 and 1; 0 -> 1 -> 2; 0 -> 3 and 1 -> 3.
-        let graph = CompactGraphAnalysisTests.graph(
-            4, strong: [(0, 1), (1, 2), (0, 3), (1, 3)], roots: [0, 1], sizes: [10, 20, 30, 40])
+        let graph = DominatorFixtures.graph(
+            sizes: [10, 20, 30, 40], roots: [0, 1], strong: [(0, 1), (1, 2), (0, 3), (1, 3)])
         let tree = graph.dominatorTree()
         #expect(tree.immediateDominator(of: 1) == nil)
         #expect(tree.immediateDominator(of: 2) == 1)
@@ -174,9 +174,9 @@ struct DominatorTreeTests {
 
     @Test("Retained sizes of 4 GiB and more are kept exactly; nodes without a size weigh nothing")
     func largeAndMissingSizes() {
-        let graph = CompactGraphAnalysisTests.graph(
-            4, strong: [(0, 1), (1, 2), (1, 3)], roots: [0],
-            sizes: [1, Int(UInt32.max), Int(UInt32.max)])
+        let graph = DominatorFixtures.graph(
+            sizes: [1, Int(UInt32.max), Int(UInt32.max), 0], roots: [0],
+            strong: [(0, 1), (1, 2), (1, 3)])
         let tree = graph.dominatorTree()
         #expect(tree.retainedSize(of: 1) == 2 * UInt64(UInt32.max))
         #expect(tree.retainedSize(of: 0) == 2 * UInt64(UInt32.max) + 1)

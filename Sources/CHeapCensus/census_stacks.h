@@ -60,9 +60,10 @@ rg_walk_frames(uintptr_t frame, uintptr_t *frames, size_t capacity) {
     size_t depth = 1;
     while (depth < capacity) {
         uintptr_t next = ((const uintptr_t *)frame)[0];
-        // Frame records are aligned and close together, but neither check adds safety, and
-        // each costs instructions on every recorded allocation.
-        if (next <= frame || next + 16 > end) break;
+        // Above this record and at least 16 bytes below the stack's end (written so that no
+        // garbage word can wrap around). Frame records are aligned and close together, but
+        // neither check adds safety, and each costs instructions on every recorded allocation.
+        if (next <= frame || next >= end || end - next < 16) break;
         uintptr_t address = ((const uintptr_t *)next)[1];
         if (!address) break;
         frames[depth++] = address;

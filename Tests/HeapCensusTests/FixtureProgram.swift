@@ -13,8 +13,12 @@ enum FixtureProgram {
         case hung(output: String, backtraces: String)
     }
 
-    /// The built program, next to the test bundle.
+    /// The built program, next to the test bundle; `RETAINGRAPH_STACKS_FIXTURE` names another
+    /// build of it (such as one built from an older census, to see the watchdog catch a hang).
     static func url() -> URL? {
+        if let path = ProcessInfo.processInfo.environment["RETAINGRAPH_STACKS_FIXTURE"] {
+            return URL(fileURLWithPath: path)
+        }
         var directories = Bundle.allBundles.filter { $0.bundlePath.hasSuffix(".xctest") }
             .map { $0.bundleURL.deletingLastPathComponent() }
         directories.append(Bundle.main.bundleURL)

@@ -64,11 +64,18 @@ enum LoaderLockRun {
         }
         HeapCensus.traceCreation(of: [Traced.self])
         let sampling = HeapCensus.startSampling(meanInterval: 16)
-        let loaders = (0..<2).map { _ in
+        // Each round's callbacks run on new threads: libunwind's per-thread cache starts empty
+        // on each, so an unwind there steps (taking libunwind's lock) under the loader's lock.
+        let loaders = [
             thread {
-                for _ in 0..<rounds { _ = iterateImages(allocatingVisitor, nil) }
+                for _ in 0..<rounds {
+                    let threads = (0..<3).map { _ in
+                        thread { _ = iterateImages(allocatingVisitor, nil) }
+                    }
+                    for loader in threads { loader.wait() }
+                }
             }
-        }
+        ]
         let others = [
             thread {  // creation traces outside the loader's lock
                 while running.load(ordering: .relaxed) {
@@ -80,15 +87,16 @@ enum LoaderLockRun {
             thread {  // census snapshots
                 while running.load(ordering: .relaxed) { _ = HeapCensus.snapshot().objectCount }
             },
+        ] + (0..<2).map { start in
             thread {  // libunwind with a cold cache
-                var depth = 0
+                var depth = start
                 while running.load(ordering: .relaxed) {
                     flushUnwindCache?()
                     depth = (depth + 7) % 24
                     _ = unwind(depth)
                 }
-            },
-        ]
+            }
+        }
         for loader in loaders { loader.wait() }
         running.store(false, ordering: .relaxed)
         for other in others { other.wait() }

@@ -19,10 +19,10 @@
 // record there).
 //
 // Called from inside malloc: never calls malloc, takes no lock the loader or a signal handler
-// could hold, and does bounded work (a walk of at most RG_STACK_DEPTH records). Each thread
-// remembers its last stack (RG_STACK_DEPTH compares when it allocates at the same place
-// again); other lookups are a lock-free probe; a new stack takes a spin lock for a copy of its
-// frames (and, once, the mmap of the tables).
+// could hold, and does bounded work (a walk of at most RG_STACK_DEPTH records, hashing as it
+// goes). Each thread remembers its recent stacks by hash (census_stacks.h); other lookups are a
+// lock-free probe of the depot's index, comparing every frame; a new stack takes a spin lock
+// for a copy of its frames (and, once, the mmap of the tables).
 
 #define _GNU_SOURCE
 #include "census_stacks.h"
@@ -43,9 +43,8 @@ static _Atomic(size_t) dropped;
 static _Atomic(int) depot_lock;
 
 __thread uintptr_t rg_stack_end __attribute__((tls_model("initial-exec")));
-__thread uintptr_t rg_last_stack[RG_STACK_DEPTH] __attribute__((tls_model("initial-exec")));
-__thread uint32_t rg_last_stack_depth __attribute__((tls_model("initial-exec")));
-__thread uint32_t rg_last_stack_id __attribute__((tls_model("initial-exec")));
+__thread rg_recent_stack_t rg_recent_stacks[RG_RECENT_STACKS]
+    __attribute__((tls_model("initial-exec")));
 
 uintptr_t rg_find_stack_end(uintptr_t frame) {
     uintptr_t end = 1;
@@ -122,9 +121,8 @@ static uint32_t find_stack(_Atomic(uint16_t) *index, const uintptr_t *frames, si
     }
 }
 
-uint32_t rg_stack_lookup(const uintptr_t *frames, size_t depth) {
+uint32_t rg_stack_lookup(const uintptr_t *frames, size_t depth, uint64_t hash) {
     if (!depth || !frames[0]) return 0;
-    uint64_t hash = rg_stack_hash(frames, depth);
     _Atomic(uint16_t) *index = atomic_load_explicit(&rg_stack_index, memory_order_acquire);
     size_t slot;
     if (__builtin_expect(index != NULL, 1)) {

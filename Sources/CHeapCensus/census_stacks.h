@@ -51,12 +51,15 @@ static inline __attribute__((always_inline)) uintptr_t rg_stack_end_above(uintpt
 /// each next one is read only from a frame record that lies above the last one and below the
 /// stack's end (so inside this thread's stack, mapped: the read cannot fault, whatever a
 /// function built without frame pointers left in its frame pointer register). Returns how many
-/// were stored (at least 1 when `capacity` is). Calls nothing, takes no lock.
+/// were stored (at least 1 when `capacity` is), and their hash in `*hash`.
+/// Calls nothing, takes no lock.
 static inline __attribute__((always_inline)) size_t
-rg_walk_frames(uintptr_t frame, uintptr_t *frames, size_t capacity) {
+rg_walk_hashing(uintptr_t frame, uintptr_t *frames, size_t capacity, uint64_t *hash) {
     if (!capacity) return 0;
     uintptr_t end = rg_stack_end_above(frame);
-    frames[0] = ((const uintptr_t *)frame)[1];
+    uintptr_t address = ((const uintptr_t *)frame)[1];
+    frames[0] = address;
+    uint64_t mixed = address * 0x9E3779B97F4A7C15ull;
     size_t depth = 1;
     while (depth < capacity) {
         uintptr_t next = ((const uintptr_t *)frame)[0];
@@ -64,21 +67,20 @@ rg_walk_frames(uintptr_t frame, uintptr_t *frames, size_t capacity) {
         // garbage word can wrap around). Frame records are aligned and close together, but
         // neither check adds safety, and each costs instructions on every recorded allocation.
         if (next <= frame || next >= end || end - next < 16) break;
-        uintptr_t address = ((const uintptr_t *)next)[1];
+        address = ((const uintptr_t *)next)[1];
         if (!address) break;
         frames[depth++] = address;
+        mixed = (mixed ^ address) * 0x9E3779B97F4A7C15ull;
         frame = next;
     }
+    *hash = mixed ^ (mixed >> 29) ^ depth;
     return depth;
 }
 
-static inline uint64_t rg_stack_hash(const uintptr_t *frames, size_t depth) {
-    uint64_t hash = depth;
-    for (size_t index = 0; index < depth; index++) {
-        hash = (hash ^ frames[index]) * 0x9E3779B97F4A7C15ull;
-        hash ^= hash >> 29;
-    }
-    return hash;
+static inline __attribute__((always_inline)) size_t
+rg_walk_frames(uintptr_t frame, uintptr_t *frames, size_t capacity) {
+    uint64_t hash;
+    return rg_walk_hashing(frame, frames, capacity, &hash);
 }
 
 static inline size_t rg_stack_slot(uint64_t hash) {
@@ -93,30 +95,38 @@ static inline int rg_stack_equals(uint32_t id, const uintptr_t *frames, size_t d
            memcmp(&rg_stack_frames[stack->offset], frames, depth * sizeof(uintptr_t)) == 0;
 }
 
-/// The calling thread's last stack: a loop that allocates at one place compares its frames.
-extern __thread uintptr_t rg_last_stack[RG_STACK_DEPTH] __attribute__((tls_model("initial-exec")));
-extern __thread uint32_t rg_last_stack_depth __attribute__((tls_model("initial-exec")));
-extern __thread uint32_t rg_last_stack_id __attribute__((tls_model("initial-exec")));
+/// The calling thread's recent stacks, a direct-mapped cache of RG_RECENT_STACKS entries by
+/// hash: a loop that allocates at a few places finds each stack's id without the depot. An
+/// entry matches on the whole 64-bit hash, the depth and the innermost address (two different
+/// stacks agreeing on all three is a chance of about 2^-64 per lookup); the depot itself
+/// compares every frame.
+#define RG_RECENT_STACKS 8
+typedef struct {
+    uint64_t hash;
+    uintptr_t innermost;
+    uint32_t depth, id;
+} rg_recent_stack_t;
+extern __thread rg_recent_stack_t rg_recent_stacks[RG_RECENT_STACKS]
+    __attribute__((tls_model("initial-exec")));
 
-/// The id of a stack not the thread's last: a lock-free probe of the index for a known stack,
-/// rg_stack_add for a new one.
-RG_HIDDEN uint32_t rg_stack_lookup(const uintptr_t *frames, size_t depth);
+/// The id of a stack not in the thread's recent ones: a lock-free probe of the index for a
+/// known stack, rg_stack_add for a new one.
+RG_HIDDEN uint32_t rg_stack_lookup(const uintptr_t *frames, size_t depth, uint64_t hash);
 
 /// The depot id of the creation stack above `frame` (the frame record of the runtime's
-/// allocating function: its return address is the allocating caller): the thread's last
-/// stack when the walk finds the same frames, else rg_stack_lookup. 0 when the depot is full.
+/// allocating function: its return address is the allocating caller): from the thread's
+/// recent stacks when the walk finds one, else rg_stack_lookup. 0 when the depot is full.
 static inline __attribute__((always_inline)) uint32_t rg_creation_stack_id(uintptr_t frame) {
     uintptr_t frames[RG_STACK_DEPTH];
-    size_t depth = rg_walk_frames(frame, frames, RG_STACK_DEPTH);
-    if (__builtin_expect(depth == rg_last_stack_depth, 1)) {
-        size_t index = 0;
-        while (index < depth && frames[index] == rg_last_stack[index]) index++;
-        if (__builtin_expect(index == depth, 1)) return rg_last_stack_id;
-    }
-    uint32_t id = rg_stack_lookup(frames, depth);
-    memcpy(rg_last_stack, frames, depth * sizeof(uintptr_t));
-    rg_last_stack_depth = (uint32_t)depth;
-    rg_last_stack_id = id;
+    uint64_t hash;
+    size_t depth = rg_walk_hashing(frame, frames, RG_STACK_DEPTH, &hash);
+    rg_recent_stack_t *recent = &rg_recent_stacks[hash & (RG_RECENT_STACKS - 1)];
+    if (__builtin_expect(recent->hash == hash && recent->depth == depth &&
+                             recent->innermost == frames[0],
+                         1))
+        return recent->id;
+    uint32_t id = rg_stack_lookup(frames, depth, hash);
+    *recent = (rg_recent_stack_t){hash, frames[0], (uint32_t)depth, id};
     return id;
 }
 

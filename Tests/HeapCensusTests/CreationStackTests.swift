@@ -54,7 +54,9 @@ nonisolated(unsafe) var keptWidgets: [Widget] = []
         // which are system frames: there is no user frame.
         let frame = site.userFrame(
             excludingModules: ["_CreationStackLibrary", "HeapCensusTests"])
-        #expect(frame.map { !$0.isSystem && !CreationSite.runtimeModules.contains($0.module ?? "") } ?? true)
+        #expect(
+            frame.map { !$0.isSystem && !CreationSite.runtimeModules.contains($0.module ?? "") }
+                ?? true)
     }
 
     @Test func theChosenLineIsTheSameOnEveryRun() throws {
@@ -73,5 +75,19 @@ nonisolated(unsafe) var keptWidgets: [Widget] = []
             chosen.append(String(answer))
         }
         #expect(Set(chosen).count == 1, "\(chosen)")
+    }
+}
+
+/// The `Runtime` module's per-thread ELF image cache is not left on the symbolicating thread.
+@Suite struct SymbolicationCacheTests {
+    @Test func aSymbolicationLeavesNoRuntimeImageSourceAlive() throws {
+        let outcome = try FixtureProgram.run(["images"], deadline: 120)
+        guard case .exited(let status, let output) = outcome else {
+            Issue.record("the images run hung")
+            return
+        }
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("image-sources=0"), "\(output)")
+        #expect(output.contains("(libc.so.6)"), "\(output)")
     }
 }

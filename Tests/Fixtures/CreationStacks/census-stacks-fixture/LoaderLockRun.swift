@@ -76,27 +76,29 @@ enum LoaderLockRun {
                 }
             }
         ]
-        let others = [
-            thread {  // creation traces outside the loader's lock
-                while running.load(ordering: .relaxed) {
-                    let traced = Traced(1)
-                    _ = HeapCensus.creationTrace(of: traced)
-                    _ = HeapCensus.creationSite(of: traced)?.allocatingCaller
-                }
-            },
-            thread {  // census snapshots
-                while running.load(ordering: .relaxed) { _ = HeapCensus.snapshot().objectCount }
-            },
-        ] + (0..<2).map { start in
-            thread {  // libunwind with a cold cache
-                var depth = start
-                while running.load(ordering: .relaxed) {
-                    flushUnwindCache?()
-                    depth = (depth + 7) % 24
-                    _ = unwind(depth)
+        let others =
+            [
+                thread {  // creation traces outside the loader's lock
+                    while running.load(ordering: .relaxed) {
+                        let traced = Traced(1)
+                        _ = HeapCensus.creationTrace(of: traced)
+                        _ = HeapCensus.creationSite(of: traced)?.allocatingCaller
+                    }
+                },
+                thread {  // census snapshots
+                    while running.load(ordering: .relaxed) { _ = HeapCensus.snapshot().objectCount }
+                },
+            ]
+            + (0..<2).map { start in
+                thread {  // libunwind with a cold cache
+                    var depth = start
+                    while running.load(ordering: .relaxed) {
+                        flushUnwindCache?()
+                        depth = (depth + 7) % 24
+                        _ = unwind(depth)
+                    }
                 }
             }
-        }
         for loader in loaders { loader.wait() }
         running.store(false, ordering: .relaxed)
         for other in others { other.wait() }

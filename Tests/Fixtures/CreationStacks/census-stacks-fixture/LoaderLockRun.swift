@@ -109,17 +109,33 @@ enum LoaderLockRun {
     }
 
     /// A started thread and a way to wait for its end.
-    final class Started: Sendable {
-        let done = Atomic<Bool>(false)
-        func wait() { while !done.load(ordering: .acquiring) { usleep(1000) } }
+    final class Started: @unchecked Sendable {
+        var thread = pthread_t()
+        var running = false
+        func wait() { if running { pthread_join(thread, nil) } }
     }
 
+    /// Starts `body` on a new POSIX thread. (Not Foundation's `Thread`: a census snapshot reads
+    /// every live `Thread` object, and one that dies meanwhile crashed the snapshot in
+    /// TimerProbe.runningThread(at:), a separate defect reported to the lead.)
     static func thread(_ body: @escaping @Sendable () -> Void) -> Started {
         let started = Started()
-        Thread {
-            body()
-            started.done.store(true, ordering: .releasing)
-        }.start()
+        final class Work {
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        }
+        let context = Unmanaged.passRetained(Work(body)).toOpaque()
+        let result = pthread_create(
+            &started.thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                Unmanaged<Work>.fromOpaque(raw).takeRetainedValue().body()
+                return nil
+            }, context)
+        started.running = result == 0
+        if !started.running {
+            Unmanaged<Work>.fromOpaque(context).takeRetainedValue().body()
+        }
         return started
     }
 }

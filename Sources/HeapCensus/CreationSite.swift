@@ -56,8 +56,14 @@ public struct CreationSite: Hashable, Sendable {
         self.init(returnAddresses: [allocatingCaller, callerOfCaller])
     }
 
-    /// The creation stack as a trace, innermost first.
-    public var trace: StackTrace { StackTrace(addresses: returnAddresses) }
+    /// The site's two innermost return addresses as a trace (``allocatingCaller`` and
+    /// ``callerOfCaller``), what a site held before it kept the whole stack.
+    ///
+    /// Reports built on it keep their former choices; use ``stack`` for every frame.
+    public var trace: StackTrace { StackTrace(addresses: Array(returnAddresses.prefix(2))) }
+
+    /// The whole creation stack as a trace, innermost first.
+    public var stack: StackTrace { StackTrace(addresses: returnAddresses) }
 
     /// Every frame of the creation stack, symbolicated, innermost first (more frames than
     /// addresses where calls were inlined).
@@ -66,7 +72,7 @@ public struct CreationSite: Hashable, Sendable {
     /// - Complexity: For addresses the process never symbolicated before, what
     ///   `StackTrace.symbolicated()` costs (one symbolizer run per image and batch, well under a
     ///   millisecond per address after it); a dictionary lookup per address after that.
-    public func frames() -> [StackFrame] { trace.symbolicated() }
+    public func frames() -> [StackFrame] { stack.symbolicated() }
 
     /// The frame of your code that made the object: the first frame that is not an initializer
     /// (the allocating initializer, or one the compiler inlined), a thunk or a system frame.

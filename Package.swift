@@ -193,7 +193,19 @@ let package = Package(
         .testTarget(name: "RetainGraphUtilitiesTests", dependencies: ["RetainGraphUtilities"]),
         .testTarget(name: "RuntimeLayoutsTests", dependencies: ["RuntimeLayouts", "ObjectGraph"]),
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph"]),
-        .testTarget(name: "HeapCensusTests", dependencies: ["HeapCensus", "RetainGraph"]),
+        .testTarget(
+            name: "HeapCensusTests",
+            dependencies: [
+                "HeapCensus", "RetainGraph", "_CreationStackLibrary", "census-stacks-fixture",
+            ]),
+        // A library whose initializer a test reaches three calls deep (the creation stack must
+        // still name the test's line), and the program the loader-lock and determinism tests
+        // run as a child process.
+        .target(name: "_CreationStackLibrary", path: "Tests/Fixtures/CreationStacks/Library"),
+        .executableTarget(
+            name: "census-stacks-fixture",
+            dependencies: ["HeapCensus", "StackTraces", "_CreationStackLibrary"],
+            path: "Tests/Fixtures/CreationStacks/census-stacks-fixture"),
         .testTarget(
             name: "HeapGrowthTests",
             dependencies: ["HeapGrowth", "HeapCensus", "RetainGraphTesting"]

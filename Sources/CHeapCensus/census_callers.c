@@ -3,7 +3,7 @@
 // over-aligned), and a Swift *object* by swift_allocObject calling swift_slowAlloc; async
 // tasks by swift_task_create_common's own call to malloc. This file finds those functions'
 // extents once, and holds the census's switches (recording, creation tracing) and the
-// creation hook.
+// creation hook, which it hands the object's creation trace (read from frame pointers).
 //
 // What was checked on Linux x86_64 with Swift 6.3.1: swift_slowAlloc calls malloc@plt (or
 // posix_memalign), swift_allocObject calls swift_slowAlloc, and both keep frame pointers, so
@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include "CHeapCensus.h"
 #include "census_internal.h"
+#include "census_stacks.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -25,7 +26,8 @@ RG_HIDDEN rg_range_t rg_slow_alloc_range, rg_alloc_object_range, rg_task_create_
 static _Atomic(int) census_mode;
 RG_HIDDEN _Atomic(int) rg_recording;
 RG_HIDDEN _Atomic(int) rg_tracing;
-static void (*_Atomic creation_hook)(void *, const void *, size_t);
+typedef void (*creation_hook_fn)(void *, const void *, size_t, const uintptr_t *, size_t);
+static _Atomic(creation_hook_fn) creation_hook;
 
 /// The extent of an exported function of the image `handle` (or of any image when NULL).
 static rg_range_t function_range(void *handle, const char *name) {
@@ -90,7 +92,7 @@ bool rg_census_is_recording(void) {
     return atomic_load_explicit(&rg_recording, memory_order_relaxed);
 }
 
-void rg_census_set_creation_hook(void (*hook)(void *, const void *, size_t)) {
+void rg_census_set_creation_hook(creation_hook_fn hook) {
     atomic_store_explicit(&creation_hook, hook, memory_order_release);
 }
 
@@ -98,31 +100,18 @@ void rg_census_set_tracing(bool on) {
     atomic_store_explicit(&rg_tracing, on, memory_order_release);
 }
 
-/// Calls the creation hook for a new object (`metadata` NULL when not known yet) unless this
-/// thread is running census code. Outside every census lock.
-__attribute__((noinline)) void rg_note_creation(void *object, const void *metadata,
-                                                size_t size) {
+/// Calls the creation hook for a new object (`metadata` NULL when not known yet) with its
+/// creation trace, read from frame pointers above `frame` (the allocating function's frame
+/// record), unless this thread is running census code. Outside every census lock; no unwinder
+/// (libunwind takes its own lock, then the loader's: this may run under the loader's lock).
+__attribute__((noinline)) void rg_note_creation(void *object, const void *metadata, size_t size,
+                                                uintptr_t frame) {
     if (rg_internal_depth) return;
-    void (*hook)(void *, const void *, size_t) = atomic_load_explicit(&creation_hook,
-                                                                      memory_order_acquire);
+    creation_hook_fn hook = atomic_load_explicit(&creation_hook, memory_order_acquire);
     if (!hook) return;
+    uintptr_t frames[RG_TRACE_DEPTH];
+    size_t depth = rg_walk_frames(frame, frames, RG_TRACE_DEPTH);
     rg_internal_depth++;
-    hook(object, metadata, size);
+    hook(object, metadata, size, frames, depth);
     rg_internal_depth--;
-}
-
-extern void *swift_allocObject(const void *metadata, size_t size, size_t alignment_mask);
-
-void rg_census_allocation_hook_range(uintptr_t *start, uintptr_t *end) {
-    // The extent of the swift_allocObject this process calls: the census's own under a
-    // sanitizer, the runtime's otherwise (the creation hook then runs inside the object's
-    // malloc, below it). A creation trace is cut after it.
-    void *function = (void *)&swift_allocObject;
-    Dl_info info;
-    const ElfW(Sym) *symbol = NULL;
-    *start = (uintptr_t)function;
-    *end = *start + 1;
-    if (dladdr1(function, &info, (void **)&symbol, RTLD_DL_SYMENT) && symbol &&
-        symbol->st_size > 0 && (uintptr_t)info.dli_saddr == *start)
-        *end = *start + symbol->st_size;
 }

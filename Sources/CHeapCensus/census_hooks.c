@@ -6,7 +6,7 @@
 // target's object file into it; the linker exports the definitions because shared libraries
 // reference them), forwarding to glibc's own entry points. While recording, malloc keeps a
 // block when its callers say it is a Swift object or task (census_callers.c), with its creation
-// site (census_sites.c); while sampling, it counts bytes down and samples the allocation that
+// stack (census_stacks.c); while sampling, it counts bytes down and samples the allocation that
 // crosses zero. This sees the standard library's internal allocations too, which interposing
 // swift_allocObject alone cannot.
 //
@@ -23,7 +23,7 @@
 #define _GNU_SOURCE
 #include "CHeapCensus.h"
 #include "census_internal.h"
-#include "census_sites.h"
+#include "census_stacks.h"
 #include "census_table.h"
 
 #include <dlfcn.h>
@@ -64,13 +64,11 @@ __attribute__((noinline)) static void *allocate_object_and_note(const void *meta
     alloc_object_fn next = atomic_load_explicit(&next_alloc_object, memory_order_relaxed);
     void *object = next(metadata, size, alignment_mask);
     if (atomic_load_explicit(&rg_recording, memory_order_relaxed) && !rg_internal_depth) {
-        uintptr_t caller, above;
-        rg_caller_pair_inline(frame, &caller, &above);
-        uintptr_t site = rg_site_id_inline(caller, above);
-        rg_table_insert((uintptr_t)object, RG_ENTRY_OBJECT | site << RG_ENTRY_SITE_SHIFT);
+        uintptr_t stack = rg_creation_stack_id(frame);
+        rg_table_insert((uintptr_t)object, RG_ENTRY_OBJECT | stack << RG_ENTRY_SITE_SHIFT);
     }
     if (atomic_load_explicit(&rg_tracing, memory_order_relaxed))
-        rg_note_creation(object, metadata, size);
+        rg_note_creation(object, metadata, size, frame);
     return object;
 }
 
@@ -119,12 +117,12 @@ extern void __libc_free(void *block);
 RG_HIDDEN void *(*const volatile rg_next_malloc)(size_t) = __libc_malloc;
 RG_HIDDEN void (*const volatile rg_next_free)(void *) = __libc_free;
 
-/// Records `block` if it is a Swift object or task being allocated, with its creation site,
+/// Records `block` if it is a Swift object or task being allocated, with its creation stack,
 /// and samples it when `sampling` (a constant: each malloc variant is its own copy) and the
 /// countdown say so. `frame` is the interposer's own frame record (its saved frame pointer is
-/// the allocating function's, `caller` its return address): the next return address is read
-/// only when the caller is swift_slowAlloc or swift_task_create_common, whose frame records are
-/// known to exist. The header word is zeroed first, so a scan that reads it before the runtime
+/// the allocating function's, `caller` its return address): the stack is walked only when the
+/// caller is swift_slowAlloc or swift_task_create_common, whose frame records are known to
+/// exist. The header word is zeroed first, so a scan that reads it before the runtime
 /// writes the metadata sees 0.
 static inline __attribute__((always_inline)) void
 note_block(void *block, size_t size, uintptr_t caller, uintptr_t frame, int sampling) {
@@ -132,21 +130,17 @@ note_block(void *block, size_t size, uintptr_t caller, uintptr_t frame, int samp
     if (rg_in_range(rg_slow_alloc_range, caller)) {
         uintptr_t object_frame = ((const uintptr_t *)allocator)[0];
         if (rg_in_range(rg_alloc_object_range, ((const uintptr_t *)allocator)[1])) {
-            uintptr_t first, second;
-            rg_caller_pair_inline(object_frame, &first, &second);
-            uintptr_t site = rg_site_id_inline(first, second);
+            uintptr_t stack = rg_creation_stack_id(object_frame);
             *(volatile uintptr_t *)block = 0;
             rg_table_insert_inline((uintptr_t)block,
-                                   RG_ENTRY_OBJECT | site << RG_ENTRY_SITE_SHIFT);
+                                   RG_ENTRY_OBJECT | stack << RG_ENTRY_SITE_SHIFT);
             if (atomic_load_explicit(&rg_tracing, memory_order_relaxed))
-                rg_note_creation(block, NULL, size);
+                rg_note_creation(block, NULL, size, object_frame);
         }
     } else if (rg_in_range(rg_task_create_range, caller)) {
-        uintptr_t first, second;
-        rg_caller_pair(allocator, &first, &second);
-        uintptr_t site = rg_site_id(first, second);
+        uintptr_t stack = rg_creation_stack(allocator);
         *(volatile uintptr_t *)block = 0;
-        rg_table_insert((uintptr_t)block, RG_ENTRY_TASK | site << RG_ENTRY_SITE_SHIFT);
+        rg_table_insert((uintptr_t)block, RG_ENTRY_TASK | stack << RG_ENTRY_SITE_SHIFT);
     }
     if (sampling && (rg_sample_countdown -= (int64_t)size) < 0)
         rg_sample_allocation(block, size, caller, frame);

@@ -12,7 +12,7 @@
 //   census_exit.c      the constructor and atexit handler of the at-exit leak check (SuiteLeaks)
 //   census_reading.c   reads of other objects' memory and of the loaded images
 //   census_table.c/.h  the table of live blocks (hot paths inline in the header)
-//   census_sites.c     the creation-site table (return-address pairs, 16-bit ids)
+//   census_stacks.c/.h the stack depot (creation stacks read from frame pointers, 16-bit ids)
 //   census_sampling.c  the sampled mode's countdown, filter and slow paths
 //   census_samples.c   the sampled mode's tables (stacks, buckets, live samples)
 #ifndef RETAINGRAPH_CHEAPCENSUS_INTERNAL_H
@@ -53,8 +53,10 @@ static inline int rg_in_range(rg_range_t range, uintptr_t address) {
 extern RG_HIDDEN _Atomic(int) rg_recording;
 /// Whether creation traces are taken (rg_note_creation is called for new objects).
 extern RG_HIDDEN _Atomic(int) rg_tracing;
-/// Calls the creation hook for a new object unless this thread runs census code.
-RG_HIDDEN void rg_note_creation(void *object, const void *metadata, size_t size);
+/// Calls the creation hook for a new object, with its creation trace read from frame pointers
+/// above `frame` (the allocating function's frame record), unless this thread runs census code.
+RG_HIDDEN void rg_note_creation(void *object, const void *metadata, size_t size,
+                                uintptr_t frame);
 
 /// Non-zero while the calling thread runs census code whose allocations are not recorded.
 extern __thread int rg_internal_depth;
@@ -92,23 +94,17 @@ extern RG_HIDDEN _Atomic(int) rg_table_in_use;
 /// the table from then on.
 RG_HIDDEN void rg_table_now_in_use(void);
 
-// MARK: Creation sites (census_sites.c)
+// MARK: Creation stacks (census_stacks.c)
 
-/// The site id (1...RG_SITE_LIMIT - 1) of a return-address pair, adding it if new; 0 when the
-/// pair is unknown (caller 0) or the site table is full. Never calls malloc; lock-free unless
-/// the pair is new.
-RG_HIDDEN uint32_t rg_site_id(uintptr_t caller, uintptr_t above);
+/// The depot id (1...RG_SITE_LIMIT - 1) of the creation stack above `frame`, a trusted frame
+/// record (the allocating function's: its return address is the allocating caller), adding it
+/// if new; 0 when the depot is full. Never calls malloc; lock-free unless the stack is new.
+RG_HIDDEN uint32_t rg_creation_stack(uintptr_t frame);
 
-/// The return addresses of the two frames above `frame`, a trusted frame pointer (a frame
-/// record: the caller's frame pointer, then the return address), read through frame pointers:
-/// `*caller` is frame's return address, `*above` the next one when the caller's own frame
-/// record passes the checks (inside this thread's stack, above `frame`), else 0.
-/// Never faults on a caller that keeps no frame pointer: such a word fails the checks unless
-/// it is an address inside the stack, which is readable.
-RG_HIDDEN void rg_caller_pair(uintptr_t frame, uintptr_t *caller, uintptr_t *above);
-
-/// The next frame record above `frame`, or 0 when the word there is not a plausible one.
-RG_HIDDEN uintptr_t rg_next_frame(uintptr_t frame);
+/// Reads up to `capacity` return addresses from frame pointers, starting with `frame`'s (a
+/// trusted frame record), each further record checked to lie inside this thread's stack, above
+/// the last (x86_64; elsewhere the first address only). Never faults, calls nothing.
+RG_HIDDEN size_t rg_walk_stack(uintptr_t frame, uintptr_t *frames, size_t capacity);
 
 // MARK: Sampling (census_sampling.c, census_samples.c)
 

@@ -46,10 +46,10 @@ void rg_census_writable_segments(void (*visitor)(void *, uintptr_t, uintptr_t, c
                                  void *context) {
     segments_context state = {visitor, context};
     // dl_iterate_phdr holds the loader's lock while the visitor runs, and the visitor (Swift)
-    // allocates. A recorded allocation of a traced type, or a sampled one, unwinds with
-    // libunwind, whose own lock another thread may hold while it waits for the loader's lock
-    // (libunwind calls dl_iterate_phdr under its lock): a deadlock, seen in CI. The census's
-    // own allocations here are not the program's, so they are not recorded at all.
+    // allocates. The census's own allocations here are not the program's, so they are not
+    // recorded at all. (Once, a traced or sampled allocation here unwound with libunwind, whose
+    // own lock another thread held while it waited for the loader's: a deadlock, seen in CI.
+    // Creation traces and samples now read frame pointers and take no such lock.)
     rg_census_enter_internal();
     dl_iterate_phdr(visit_image, &state);
     rg_census_leave_internal();

@@ -15,12 +15,18 @@
 // per 16-byte granule of the address, modulo 2^16) is set for every live sample's granule and
 // read with one instruction (census_entry_points.c); only a block whose bit is set takes the
 // sampling lock to look itself up.
+//
+// Stacks are read from frame pointers (census_stacks.h), never with an unwinder: libunwind
+// takes its own lock and then the loader's, so a sampled allocation made inside a
+// dl_iterate_phdr callback (the loader's lock held) while another thread unwinds hung the
+// whole process. The walk takes no lock and calls nothing. On architectures other than x86_64
+// it keeps the first frame only.
 
 #define _GNU_SOURCE
 #include "CHeapCensus.h"
 #include "census_internal.h"
+#include "census_stacks.h"
 
-#include <dlfcn.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -33,9 +39,6 @@ RG_HIDDEN _Atomic(uint8_t) rg_sample_filter[8192] __attribute__((aligned(64)));
 static _Atomic(size_t) mean_interval = 512 * 1024;
 static __thread uint64_t random_state;
 static _Atomic(uint64_t) seeds;
-
-typedef int (*backtrace_fn)(void **, int);
-static _Atomic(backtrace_fn) unwinder;
 
 /// The deepest stack a sample keeps.
 #define RG_SAMPLE_DEPTH 96
@@ -83,30 +86,22 @@ static int64_t draw_interval(void) {
     return bytes > 4e18 ? (int64_t)4e18 : (int64_t)bytes;
 }
 
-/// The frames of the allocation's stack above the runtime's allocating function.
+/// The frames of the allocation's stack above the runtime's allocating function, read from
+/// frame pointers above `frame` (the interposer's frame record).
 static size_t capture_stack(uintptr_t *frames, uintptr_t frame) {
-    void *buffer[RG_SAMPLE_DEPTH + 8];
-    size_t count = 0;
-    backtrace_fn unwind = atomic_load_explicit(&unwinder, memory_order_acquire);
-    if (unwind) {
-        int written = unwind(buffer, RG_SAMPLE_DEPTH + 8);
-        count = written > 0 ? (size_t)written : 0;
-    } else {
-        // No libunwind: the frame-pointer chain, checked at each step.
-        for (uintptr_t at = frame; at && count < RG_SAMPLE_DEPTH + 8; at = rg_next_frame(at))
-            buffer[count++] = (void *)((const uintptr_t *)at)[1];
-    }
+    uintptr_t buffer[RG_SAMPLE_DEPTH + 8];
+    size_t count = rg_walk_frames(frame, buffer, RG_SAMPLE_DEPTH + 8);
     // Everything up to the runtime's allocating function is the census's or the runtime's.
     size_t start = 0;
     for (size_t index = 0; index < count && index < 8; index++) {
-        uintptr_t address = (uintptr_t)buffer[index] - 1;
+        uintptr_t address = buffer[index] - 1;
         if (rg_in_range(rg_slow_alloc_range, address) ||
             rg_in_range(rg_alloc_object_range, address) ||
             rg_in_range(rg_task_create_range, address))
             start = index + 1;
     }
     size_t depth = count - start < RG_SAMPLE_DEPTH ? count - start : RG_SAMPLE_DEPTH;
-    for (size_t index = 0; index < depth; index++) frames[index] = (uintptr_t)buffer[start + index];
+    for (size_t index = 0; index < depth; index++) frames[index] = buffer[start + index];
     return depth;
 }
 
@@ -134,7 +129,7 @@ void rg_sample_allocation(void *block, size_t size, uintptr_t caller, uintptr_t 
     // The type is read from the header later: until the runtime writes it, it reads 0.
     if (kind != RG_SAMPLE_RAW) *(volatile uintptr_t *)block = 0;
     uintptr_t frames[RG_SAMPLE_DEPTH];
-    rg_internal_depth++; // libunwind may allocate; those blocks are not sampled
+    rg_internal_depth++; // the tables' own work is not sampled
     size_t depth = capture_stack(frames, frame);
     rg_samples_lock();
     rg_samples_add((uintptr_t)block, size, kind, frames, depth,
@@ -160,13 +155,6 @@ void rg_sample_forget(uintptr_t block) {
 
 bool rg_sampling_start(size_t interval) {
     if (rg_census_prepare() != RG_MODE_MALLOC) return false;
-    if (!atomic_load_explicit(&unwinder, memory_order_acquire)) {
-        // libunwind, as StackTraces loads it (HeapCensus links StackTraces): the same unwinder.
-        rg_internal_depth++;
-        backtrace_fn found = (backtrace_fn)dlsym(RTLD_DEFAULT, "unw_backtrace");
-        rg_internal_depth--;
-        atomic_store_explicit(&unwinder, found, memory_order_release);
-    }
     atomic_store_explicit(&mean_interval, interval ? interval : 1, memory_order_relaxed);
     rg_lock_switches();
     atomic_store_explicit(&rg_sampling, 1, memory_order_release);

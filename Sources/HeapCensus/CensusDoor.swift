@@ -138,22 +138,20 @@ enum CensusDoor {
     }
 
     /// The creation hook: the new object, its metadata when known (nil in malloc mode: the
-    /// header is not written yet), and the size asked for.
+    /// header is not written yet), the size asked for, and its creation trace (return
+    /// addresses read from frame pointers, innermost first, from the allocating function's
+    /// caller).
     static func setCreationHook(
-        _ hook: (@convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer?, Int) -> Void)?
+        _ hook: (
+            @convention(c) (
+                UnsafeMutableRawPointer, UnsafeRawPointer?, Int, UnsafePointer<UInt>, Int
+            ) -> Void
+        )?
     ) {
         rg_census_set_creation_hook(hook)
     }
 
     static func setTracing(_ on: Bool) { rg_census_set_tracing(on) }
-
-    /// The addresses of the census's own `swift_allocObject`.
-    static let allocationHook: Range<UInt> = {
-        var start: UInt = 0
-        var end: UInt = 0
-        rg_census_allocation_hook_range(&start, &end)
-        return start..<max(end, start + 1)
-    }()
 
     /// Calls `body` with the writable segments of every loaded image.
     static func writableSegments(_ body: (ClosedRange<UInt>, String) -> Void) {
@@ -169,23 +167,27 @@ enum CensusDoor {
         for (start, end, image) in segments { body(start...(end - 1), image) }
     }
 
-    // MARK: Creation sites
+    // MARK: Creation stacks
 
-    /// The return addresses of the creation site of the live census block at `address`: the
-    /// allocating function's caller and that caller's caller (0 when unknown); nil when the
-    /// census does not know the block or where it was made.
-    static func site(ofLiveBlockAt address: UInt) -> (caller: UInt, above: UInt)? {
+    /// The most frames a creation stack keeps.
+    static let stackDepth = Int(RG_STACK_DEPTH)
+
+    /// The creation stack of the live census block at `address`, innermost first from the
+    /// allocating function's caller; nil when the census does not know the block or did not
+    /// keep where it was made.
+    static func stack(ofLiveBlockAt address: UInt) -> [UInt]? {
         let id = rg_census_site_if_live(address)
         guard id != 0 else { return nil }
-        var caller: UInt = 0
-        var above: UInt = 0
-        guard rg_census_site(id, &caller, &above) else { return nil }
-        return (caller, above)
+        return withUnsafeTemporaryAllocation(of: UInt.self, capacity: stackDepth) { buffer in
+            guard let base = buffer.baseAddress else { return nil }
+            let depth = rg_census_stack(id, base, buffer.count)
+            return depth > 0 ? Array(buffer.prefix(depth)) : nil
+        }
     }
 
-    static var siteCount: Int { rg_census_site_count() }
-    static var sitesDropped: Int { rg_census_sites_dropped() }
-    static var siteBytes: Int { rg_census_site_bytes() }
+    static var stackCount: Int { rg_census_stack_count() }
+    static var stacksDropped: Int { rg_census_stacks_dropped() }
+    static var stackBytes: Int { rg_census_stack_bytes() }
 
     // MARK: Sampling
 

@@ -3,7 +3,7 @@ import StackTraces
 
 /// Creation stack traces for the types chosen with ``HeapCensus/traceCreation(of:)``.
 ///
-/// The census's C side calls ``record(_:metadata:size:)`` after every object allocation while
+/// The census's C side calls ``record(_:metadata:size:frames:)`` after every object allocation while
 /// tracing is on, outside its locks and with the calling thread's own allocations unrecorded
 /// (so the hook does not call itself). Every other use of the lock runs the same way: an
 /// allocation made while holding it must not reach the hook, which takes it.
@@ -52,23 +52,29 @@ final class CreationTraces: @unchecked Sendable {
         if metadata.isEmpty {
             CensusDoor.setTracing(false)
         } else {
-            CensusDoor.setCreationHook { object, metadata, size in
-                CreationTraces.shared.record(object, metadata: metadata, size: size)
+            CensusDoor.setCreationHook { object, metadata, size, frames, depth in
+                CreationTraces.shared.record(
+                    object, metadata: metadata, size: size,
+                    frames: UnsafeBufferPointer(start: frames, count: depth))
             }
             CensusDoor.setTracing(true)
         }
     }
 
-    func record(_ object: UnsafeMutableRawPointer, metadata: UnsafeRawPointer?, size: Int) {
+    /// Keeps the creation trace of a chosen type's new object.
+    ///
+    /// The census read `frames` from frame pointers inside the allocation, innermost first from
+    /// the allocating function's caller: no unwinder runs here (libunwind takes its own lock and
+    /// then the loader's, and this may run inside a `dl_iterate_phdr` callback, under the
+    /// loader's lock).
+    func record(
+        _ object: UnsafeMutableRawPointer, metadata: UnsafeRawPointer?, size: Int,
+        frames: UnsafeBufferPointer<UInt>
+    ) {
         let type = UInt(bitPattern: metadata)
         let chosen = lock.withLock { type == 0 ? sizes.contains(size) : types.contains(type) }
         guard chosen else { return }
-        // Everything up to swift_allocObject is the census's own (or the runtime's).
-        let captured = StackTrace.capture(depth: StackTrace.defaultDepth + 8)
-        let hook = CensusDoor.allocationHook
-        let cut = captured.addresses.firstIndex { hook.contains($0 &- 1) }
-        let trace = StackTrace(
-            addresses: cut.map { Array(captured.addresses[($0 + 1)...]) } ?? captured.addresses)
+        let trace = StackTrace(addresses: Array(frames))
         let address = UInt(bitPattern: object)
         let purge = lock.withLock { () -> Bool in
             traces[address] = Entry(metadata: type, trace: trace)

@@ -1,9 +1,10 @@
 /// Where each live object was made.
 ///
-/// While the census records, it keeps for every object the ``CreationSite`` it was made at: two
-/// return addresses read from frame pointers inside the allocation (no unwinding), deduplicated
-/// into a table of at most 65,535 sites whose 16-bit number rides in unused bits of the census's
-/// own entry for the object, so a site costs no memory per object.
+/// While the census records, it keeps for every object the ``CreationSite`` it was made at: its
+/// creation stack, up to ``CreationSite/maximumDepth`` return addresses read from frame
+/// pointers inside the allocation (no unwinder, no lock, no allocation), each distinct stack
+/// stored once in a depot of at most 65,535 stacks whose 16-bit number rides in unused bits of
+/// the census's own entry for the object, so a stack costs no memory per object.
 extension HeapCensus {
     /// Where `object` was made, if the census recorded it.
     ///
@@ -16,8 +17,9 @@ extension HeapCensus {
     ///
     /// - Parameter object: A live object.
     /// - Returns: Its site, or nil when the census did not record the object (allocated before
-    ///   ``start()``, or the site table was full) or could not read where it was made.
-    /// - Complexity: O(1): one lookup in the census's table, under one stripe's lock.
+    ///   ``start()``, or the stack depot was full) or could not read where it was made.
+    /// - Complexity: O(1): one lookup in the census's table, under one stripe's lock, and a
+    ///   copy of at most ``CreationSite/maximumDepth`` addresses.
     public static func creationSite(of object: AnyObject) -> CreationSite? {
         creationSite(ofObjectAt: UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
     }
@@ -31,20 +33,18 @@ extension HeapCensus {
     /// - Returns: Its site, or nil.
     /// - Complexity: O(1).
     public static func creationSite(ofObjectAt address: UInt) -> CreationSite? {
-        CensusDoor.site(ofLiveBlockAt: address).map {
-            CreationSite(allocatingCaller: $0.caller, callerOfCaller: $0.above)
-        }
+        CensusDoor.stack(ofLiveBlockAt: address).map { CreationSite(returnAddresses: $0) }
     }
 
-    /// How many distinct creation sites the census has seen, and the memory their table uses.
+    /// How many distinct creation stacks the census has seen.
     ///
-    /// The table holds at most 65,535 sites; objects made at further sites are recorded
+    /// The depot holds at most 65,535 stacks; objects made at further stacks are recorded
     /// without one (``creationSitesDropped`` counts them).
-    public static var creationSiteCount: Int { CensusDoor.siteCount }
+    public static var creationSiteCount: Int { CensusDoor.stackCount }
 
-    /// Objects recorded without a creation site because the site table was full.
-    public static var creationSitesDropped: Int { CensusDoor.sitesDropped }
+    /// Objects recorded without a creation stack because the depot was full.
+    public static var creationSitesDropped: Int { CensusDoor.stacksDropped }
 
-    /// The memory the creation-site table uses now (pages touched), in bytes.
-    public static var creationSiteBytes: Int { CensusDoor.siteBytes }
+    /// The memory the stack depot uses now (pages touched), in bytes.
+    public static var creationSiteBytes: Int { CensusDoor.stackBytes }
 }

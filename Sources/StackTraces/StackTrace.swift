@@ -71,10 +71,13 @@ public struct StackTrace: Sendable, Hashable {
         collect(depth: depth, skipping: skipping, ownFrames: OwnFrames.count)
     }
 
-    /// The capture path shared by ``capture(depth:skipping:)`` and the one-time measurement of
-    /// the library's own frames, so that both have exactly the same frames.
+    /// The capture path shared by ``capture(depth:skipping:)``,
+    /// ``captureFromFramePointers(depth:skipping:)`` and the one-time measurements of the
+    /// library's own frames, so that each has exactly the same frames as its measurement.
     @inline(__always)
-    static func collect(depth: Int, skipping: Int, ownFrames: Int) -> StackTrace {
+    static func collect(
+        depth: Int, skipping: Int, ownFrames: Int, framePointers: Bool = false
+    ) -> StackTrace {
         let kept = min(depth, maximumDepth)
         guard kept > 0 else { return .empty }
         let skipped = ownFrames + min(max(skipping, 0), examinedFrameLimit)
@@ -84,7 +87,9 @@ public struct StackTrace: Sendable, Hashable {
             of: UnsafeMutableRawPointer?.self,
             capacity: capacity
         ) { buffer in
-            let written = Unwinder.backtrace(into: buffer)
+            let written =
+                framePointers
+                ? Unwinder.framePointerBacktrace(into: buffer) : Unwinder.backtrace(into: buffer)
             guard written > skipped else { return .empty }
             let count = written - skipped
             let addresses = [UInt](unsafeUninitializedCapacity: count) { storage, initialized in
@@ -119,10 +124,12 @@ extension StackTrace: CustomStringConvertible {
 /// before that belongs to the library.
 enum OwnFrames {
     /// The measured count, or 1 (the `capture` function's own frame) if measuring failed.
-    static let count: Int = measure()
+    static let count: Int = measure(framePointers: false)
+    /// The same for ``StackTrace/captureFromFramePointers(depth:skipping:)``.
+    static let framePointerCount: Int = measure(framePointers: true)
 
-    static func measure() -> Int {
-        let addresses = probe(3)
+    static func measure(framePointers: Bool) -> Int {
+        let addresses = probe(3, framePointers: framePointers)
         guard addresses.count >= 3 else { return 1 }
         for index in 1..<(addresses.count - 1) where addresses[index] == addresses[index + 1] {
             return index - 1
@@ -132,11 +139,12 @@ enum OwnFrames {
 
     /// Recurses through a single call site, so its return address repeats in the trace.
     @inline(never) @_optimize(none)
-    static func probe(_ level: Int) -> [UInt] {
+    static func probe(_ level: Int, framePointers: Bool) -> [UInt] {
         if level <= 0 {
-            return calibrationCapture().addresses
+            return framePointers
+                ? framePointerCalibrationCapture().addresses : calibrationCapture().addresses
         }
-        let inner = probe(level - 1)
+        let inner = probe(level - 1, framePointers: framePointers)
         return inner
     }
 
@@ -144,5 +152,11 @@ enum OwnFrames {
     @inline(never)
     static func calibrationCapture() -> StackTrace {
         StackTrace.collect(depth: 24, skipping: 0, ownFrames: 0)
+    }
+
+    /// The twin of ``StackTrace/captureFromFramePointers(depth:skipping:)`` that skips nothing.
+    @inline(never)
+    static func framePointerCalibrationCapture() -> StackTrace {
+        StackTrace.collect(depth: 24, skipping: 0, ownFrames: 0, framePointers: true)
     }
 }

@@ -14,9 +14,13 @@ internal import Runtime
 /// symbolizer: it is then not run again), or when the environment asks for it
 /// (``SymbolicationSettings``). Where no route finds a symbol, the frame still gets its image
 /// and offset. Results are cached per address behind a ``PthreadLock`` that ThreadSanitizer
-/// understands; slow lookups (and the symbolizer's runs) are serialized by a second lock so two
-/// threads never symbolicate the same address twice, and no user code ever runs under either
-/// lock.
+/// understands, held only for dictionary work: no lock of ours is held while the loader
+/// (`dl_iterate_phdr`, `dladdr`), the symbolizer or the `Runtime` module runs, so a thread that
+/// holds the loader's lock (inside a `dl_iterate_phdr` callback) and symbolicates cannot
+/// deadlock with one that symbolicates at the same time. Two threads that ask for the same new
+/// address at once may both look it up (the answers are the same; the last stored stays). The
+/// `Runtime` module's lookups run on a short-lived thread (``ShortLivedThread``): its per-thread
+/// cache of ELF images goes with that thread instead of staying with the caller's.
 final class Symbolicator: Sendable {
     /// The process-wide instance, with the settings of the environment.
     static let shared = Symbolicator()
@@ -48,7 +52,6 @@ final class Symbolicator: Sendable {
     }
 
     private let state = Locked(State())
-    private let lookupLock = PthreadLock()
     /// Settings given at creation, used instead of the environment's.
     private let configured: SymbolicationSettings?
 
@@ -72,14 +75,13 @@ final class Symbolicator: Sendable {
     ///   plus 0.4 ms to read the image list the first time or after a library was loaded.
     func frames(for addresses: [UInt]) -> [[StackFrame]] {
         if let cached = cachedFrames(for: addresses) { return cached }
-        return lookupLock.withLock {
-            let missing = state.withLock { state in
-                Array(Set(addresses.filter { state.frames[$0] == nil }))
-            }
-            if !missing.isEmpty { resolve(missing) }
-            return state.withLock { state in
-                addresses.map { state.frames[$0] ?? [StackFrame(address: $0)] }
-            }
+        let missing = state.withLock { state in
+            Array(Set(addresses.filter { state.frames[$0] == nil }))
+        }
+        // No lock is held from here on while the loader and the routes run.
+        let found = missing.isEmpty ? [:] : resolve(missing)
+        return state.withLock { state in
+            addresses.map { found[$0] ?? state.frames[$0] ?? [StackFrame(address: $0)] }
         }
     }
 
@@ -109,17 +111,23 @@ final class Symbolicator: Sendable {
         }
     }
 
-    /// Looks up `missing` and stores the results. Called with `lookupLock` held.
-    private func resolve(_ missing: [UInt]) {
-        var images = state.withLock { $0.images } ?? RuntimeSymbolication.captureImages()
+    /// Looks up `missing`, stores the results and returns them. Called with no lock held.
+    private func resolve(_ missing: [UInt]) -> [UInt: [StackFrame]] {
+        var images =
+            state.withLock { $0.images }
+            ?? ShortLivedThread.run { RuntimeSymbolication.captureImages() }
         if missing.contains(where: { !RuntimeSymbolication.contains(images, $0) }) {
             // A library may have been loaded since the list was read.
-            images = RuntimeSymbolication.captureImages()
+            images = ShortLivedThread.run { RuntimeSymbolication.captureImages() }
         }
         let lookup = missing.filter { $0 > 0 }
         var resolved = symbolizerFrames(lookup, images: images)
         let rest = lookup.filter { resolved[$0] == nil }
-        if !rest.isEmpty, let frames = RuntimeSymbolication.symbolicate(rest, images: images) {
+        if !rest.isEmpty,
+            let frames = ShortLivedThread.run({
+                RuntimeSymbolication.symbolicate(rest, images: images)
+            })
+        {
             resolved.merge(frames) { fromSymbolizer, _ in fromSymbolizer }
         }
         var found: [UInt: [StackFrame]] = [:]
@@ -139,10 +147,11 @@ final class Symbolicator: Sendable {
             }
             state.frames.merge(found) { _, new in new }
         }
+        return found
     }
 
     /// The symbolizer's frames for the images whose batch it should take; `[:]` when the
-    /// `Runtime` route does all. Called with `lookupLock` held.
+    /// `Runtime` route does all. Called with no lock held.
     ///
     /// On the automatic route an image's batch goes to the symbolizer when the image carries
     /// DWARF line tables (``ImageDebugInfo``) and the batch holds at least

@@ -1,4 +1,5 @@
-// The only Swift file that imports the C door. Everything libunwind-specific stays here.
+// The only Swift file that imports the C door. Everything libunwind-specific, and the
+// frame-pointer walk, stay here.
 internal import CLibunwind
 
 /// Reads the calling thread's return addresses with libunwind.
@@ -27,6 +28,25 @@ enum Unwinder {
     {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         let written = clibunwind_backtrace(base, Int32(clamping: buffer.count))
+        return min(max(Int(written), 0), buffer.count)
+    }
+
+    /// Fills `buffer` with return addresses of the calling thread read from frame pointers,
+    /// innermost first: no libunwind, no lock, no allocation (see `Sources/CLibunwind/shim.h`).
+    ///
+    /// Stops at the first function built without frame pointers (its callers are not seen);
+    /// stores nothing on architectures other than x86_64.
+    ///
+    /// - Parameter buffer: Where to store the addresses; its count is the capacity.
+    /// - Returns: How many leading elements of `buffer` were written, between 0 and
+    ///   `buffer.count`.
+    /// - Complexity: O(*n*) in the number of frames walked: two loads and two compares each.
+    @inline(__always)
+    static func framePointerBacktrace(
+        into buffer: UnsafeMutableBufferPointer<UnsafeMutableRawPointer?>
+    ) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        let written = clibunwind_frame_pointer_backtrace(base, Int32(clamping: buffer.count))
         return min(max(Int(written), 0), buffer.count)
     }
 }

@@ -65,6 +65,17 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The frame-pointer walk (no libunwind, no lock): what the census's creation traces use.
+    for depth in [8, 32, 64] {
+        Benchmark("StackTrace.captureFromFramePointers depth \(depth)") { benchmark in
+            withDeepStack(80) {
+                for _ in benchmark.scaledIterations {
+                    blackHole(StackTrace.captureFromFramePointers(depth: depth))
+                }
+            }
+        }
+    }
+
     Benchmark("StackTrace.capture depth 0") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(StackTrace.capture(depth: 0))

@@ -29,11 +29,11 @@ enum {
 
 /// A table entry is `address | flags | site << RG_ENTRY_SITE_SHIFT`: heap addresses lie below
 /// 2^48 on Linux (x86_64 and aarch64 without memory tagging), so the top 16 bits hold the
-/// block's creation-site id (0: unknown) at no cost in memory. Visits (rg_census_visit_stripe)
+/// block's creation-stack id (0: unknown) at no cost in memory. Visits (rg_census_visit_stripe)
 /// hand out entries without the site bits.
 #define RG_ENTRY_SITE_SHIFT 48
 #define RG_ENTRY_ADDRESS_MASK ((uintptr_t)0x0000FFFFFFFFFFF0ull)
-/// Site ids are 1..<RG_SITE_LIMIT.
+/// Creation-stack ids are 1..<RG_SITE_LIMIT.
 #define RG_SITE_LIMIT 65536u
 
 /// How the census sees allocations in this build.
@@ -65,10 +65,17 @@ void rg_census_clear(void);
 /// The hook called after each object allocation while tracing (outside any census lock, with
 /// the thread's allocations unrecorded). `metadata` is NULL when the type is not known yet: in
 /// malloc mode the hook runs inside the object's malloc, before the runtime writes its header;
-/// `size` is the size asked for (a class's instance size).
+/// `size` is the size asked for (a class's instance size). `frames` holds the object's creation
+/// trace, `depth` return addresses (at most RG_TRACE_DEPTH), innermost first from the
+/// allocating function's caller, read from frame pointers (no unwinder: the hook may run with
+/// the loader's lock held by this thread).
 void rg_census_set_creation_hook(void (*_Nullable hook)(void *_Nonnull object,
                                                         const void *_Nullable metadata,
-                                                        size_t size));
+                                                        size_t size,
+                                                        const uintptr_t *_Nonnull frames,
+                                                        size_t depth));
+/// The most frames a creation trace keeps.
+#define RG_TRACE_DEPTH 32
 void rg_census_set_tracing(bool on);
 /// Sets `flags` on the entry of `address`; false if it is not in the table.
 bool rg_census_mark(uintptr_t address, uintptr_t flags);
@@ -89,21 +96,21 @@ bool rg_census_counts_if_live(uintptr_t address, size_t *_Nonnull strong,
 /// block, or began deinitialising. The check and the retain happen under the stripe's lock.
 bool rg_census_try_retain(uintptr_t address);
 
-/// The extent of the swift_allocObject this process calls (creation traces are cut after it).
-void rg_census_allocation_hook_range(uintptr_t *_Nonnull start, uintptr_t *_Nonnull end);
-
-/// The creation-site id of the live census block at `address` (read under its stripe's lock),
-/// 0 when the census does not know the block or did not learn where it was made.
+/// The creation-stack id of the live census block at `address` (read under its stripe's lock),
+/// 0 when the census does not know the block or did not keep where it was made.
 uint32_t rg_census_site_if_live(uintptr_t address);
-/// The return addresses of site `id`: the allocating function's caller (`*caller`, in the
-/// allocating initializer or the function that made a closure) and that function's caller
-/// (`*above`, 0 when its frame record could not be read). False for an unknown id.
-bool rg_census_site(uint32_t id, uintptr_t *_Nonnull caller, uintptr_t *_Nonnull above);
-/// Distinct sites so far, and allocations whose site was not kept because the table was full.
-size_t rg_census_site_count(void);
-size_t rg_census_sites_dropped(void);
-/// The memory the site table uses now (its pages touched so far), in bytes.
-size_t rg_census_site_bytes(void);
+/// The most frames a recorded block's creation stack keeps (census_stacks.c says why 16).
+#define RG_STACK_DEPTH 16
+/// Copies stack `id`'s return addresses, innermost first, into `frames`: the allocating
+/// function's caller (the allocating initializer, or the function that made a closure), its
+/// caller, and so on outwards. Returns how many were copied (at most `capacity`), 0 for an
+/// unknown id.
+size_t rg_census_stack(uint32_t id, uintptr_t *_Nonnull frames, size_t capacity);
+/// Distinct stacks so far, and allocations whose stack was not kept because the depot was full.
+size_t rg_census_stack_count(void);
+size_t rg_census_stacks_dropped(void);
+/// The memory the stack depot uses now (its pages touched so far), in bytes.
+size_t rg_census_stack_bytes(void);
 
 /// Starts sampling allocations: one per `mean_interval` bytes on average (a Poisson process),
 /// each with its stack, kept until freed. Works with or without recording. Returns false when

@@ -1,0 +1,133 @@
+// Creation stacks: the frame-pointer walk and the stack depot's hot path (census_stacks.c has
+// the rest and the design), inline so that the recording malloc runs them without a call. Not
+// part of the module's header.
+#ifndef RETAINGRAPH_CHEAPCENSUS_STACKS_H
+#define RETAINGRAPH_CHEAPCENSUS_STACKS_H
+
+#include "CHeapCensus.h"
+#include "census_internal.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+/// Index slots: twice the stacks, so probes stay short when the depot is full.
+#define RG_STACK_INDEX_BITS 17
+
+/// One stored stack: where its frames start in the frame arena, how many, and its hash.
+typedef struct {
+    uint64_t hash;
+    uint32_t offset;
+    uint32_t depth;
+} rg_stack_t;
+
+/// Stacks by id (id 0 unused), their frames, and the index (hash → id, 0 for an empty slot).
+/// All mapped at the first new stack; untouched pages cost nothing.
+extern RG_HIDDEN rg_stack_t *rg_stacks;
+extern RG_HIDDEN uintptr_t *rg_stack_frames;
+extern RG_HIDDEN _Atomic(uint16_t) *_Atomic rg_stack_index;
+
+/// Adds a stack the lookup did not find (under the depot's spin lock); its id, or 0 when full.
+RG_HIDDEN uint32_t rg_stack_add(const uintptr_t *frames, size_t depth, uint64_t hash);
+
+extern void *__libc_stack_end;
+
+/// The calling thread's stack end, once computed (0 before, 1 when it has none the walk trusts).
+extern __thread uintptr_t rg_stack_end __attribute__((tls_model("initial-exec")));
+
+/// The highest address of the stack of the calling thread, whose frame `frame` is, that a
+/// frame walk may read below; 1 when there is none: on x86_64 the thread descriptor, which
+/// glibc places at the top of every thread's stack mapping, or on the main thread (whose
+/// descriptor is elsewhere) __libc_stack_end.
+RG_HIDDEN uintptr_t rg_find_stack_end(uintptr_t frame);
+
+static inline __attribute__((always_inline)) uintptr_t rg_stack_end_above(uintptr_t frame) {
+    uintptr_t end = rg_stack_end;
+    return __builtin_expect(end != 0, 1) ? end : rg_find_stack_end(frame);
+}
+
+/// Reads up to `capacity` return addresses from `frame`, a trusted frame record (the caller's
+/// frame pointer, then the return address), outwards: `frames[0]` is frame's return address,
+/// each next one is read only from a frame record that lies above the last one and below the
+/// stack's end (so inside this thread's stack, mapped: the read cannot fault, whatever a
+/// function built without frame pointers left in its frame pointer register). Returns how many
+/// were stored (at least 1 when `capacity` is), and their hash in `*hash`.
+/// Calls nothing, takes no lock.
+static inline __attribute__((always_inline)) size_t
+rg_walk_hashing(uintptr_t frame, uintptr_t *frames, size_t capacity, uint64_t *hash) {
+    if (!capacity) return 0;
+    uintptr_t end = rg_stack_end_above(frame);
+    uintptr_t address = ((const uintptr_t *)frame)[1];
+    frames[0] = address;
+    uint64_t mixed = address * 0x9E3779B97F4A7C15ull;
+    size_t depth = 1;
+    while (depth < capacity) {
+        uintptr_t next = ((const uintptr_t *)frame)[0];
+        // Above this record and at least 16 bytes below the stack's end (written so that no
+        // garbage word can wrap around). Frame records are aligned and close together, but
+        // neither check adds safety, and each costs instructions on every recorded allocation.
+        if (next <= frame || next >= end || end - next < 16) break;
+        address = ((const uintptr_t *)next)[1];
+        if (!address) break;
+        frames[depth++] = address;
+        mixed = (mixed ^ address) * 0x9E3779B97F4A7C15ull;
+        frame = next;
+    }
+    *hash = mixed ^ (mixed >> 29) ^ depth;
+    return depth;
+}
+
+static inline __attribute__((always_inline)) size_t
+rg_walk_frames(uintptr_t frame, uintptr_t *frames, size_t capacity) {
+    uint64_t hash;
+    return rg_walk_hashing(frame, frames, capacity, &hash);
+}
+
+static inline size_t rg_stack_slot(uint64_t hash) {
+    return (size_t)(hash >> (64 - RG_STACK_INDEX_BITS));
+}
+
+/// Whether stored stack `id` holds exactly these frames.
+static inline int rg_stack_equals(uint32_t id, const uintptr_t *frames, size_t depth,
+                                  uint64_t hash) {
+    const rg_stack_t *stack = &rg_stacks[id];
+    return stack->hash == hash && stack->depth == depth &&
+           memcmp(&rg_stack_frames[stack->offset], frames, depth * sizeof(uintptr_t)) == 0;
+}
+
+/// The calling thread's recent stacks, a direct-mapped cache of RG_RECENT_STACKS entries by
+/// hash: a loop that allocates at a few places finds each stack's id without the depot. An
+/// entry matches on the whole 64-bit hash, the depth and the innermost address (two different
+/// stacks agreeing on all three is a chance of about 2^-64 per lookup); the depot itself
+/// compares every frame.
+#define RG_RECENT_STACKS 8
+typedef struct {
+    uint64_t hash;
+    uintptr_t innermost;
+    uint32_t depth, id;
+} rg_recent_stack_t;
+extern __thread rg_recent_stack_t rg_recent_stacks[RG_RECENT_STACKS]
+    __attribute__((tls_model("initial-exec")));
+
+/// The id of a stack not in the thread's recent ones: a lock-free probe of the index for a
+/// known stack, rg_stack_add for a new one.
+RG_HIDDEN uint32_t rg_stack_lookup(const uintptr_t *frames, size_t depth, uint64_t hash);
+
+/// The depot id of the creation stack above `frame` (the frame record of the runtime's
+/// allocating function: its return address is the allocating caller): from the thread's
+/// recent stacks when the walk finds one, else rg_stack_lookup. 0 when the depot is full.
+static inline __attribute__((always_inline)) uint32_t rg_creation_stack_id(uintptr_t frame) {
+    uintptr_t frames[RG_STACK_DEPTH];
+    uint64_t hash;
+    size_t depth = rg_walk_hashing(frame, frames, RG_STACK_DEPTH, &hash);
+    rg_recent_stack_t *recent = &rg_recent_stacks[hash & (RG_RECENT_STACKS - 1)];
+    if (__builtin_expect(recent->hash == hash && recent->depth == depth &&
+                             recent->innermost == frames[0],
+                         1))
+        return recent->id;
+    uint32_t id = rg_stack_lookup(frames, depth, hash);
+    *recent = (rg_recent_stack_t){hash, frames[0], (uint32_t)depth, id};
+    return id;
+}
+
+#endif

@@ -34,6 +34,12 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
     case wrongThread(processID: Int32)
     /// The toolchain's `libswiftRemoteMirror.so` could not be loaded.
     case remoteMirrorUnavailable(reason: String)
+    /// The target runs another Swift runtime (`target`, read from file `runtime`) than the one
+    /// the remote mirror library reads (`mirror`, library `library`): its heap could be
+    /// misread, so it was not stopped. ``AttachOptions/remoteMirrorPath`` (`--remote-mirror`)
+    /// names the library of the target's toolchain.
+    case runtimeMismatch(
+        processID: Int32, target: String, runtime: String, mirror: String, library: String)
     /// A system call failed in a way none of the other cases describe.
     case systemError(processID: Int32, operation: String, reason: String)
     /// A saved snapshot could not be read.
@@ -68,6 +74,11 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "read and resumed on the thread that stopped it"
         case .remoteMirrorUnavailable(let reason):
             return "cannot load the Swift toolchain's libswiftRemoteMirror.so: \(reason)"
+        case .runtimeMismatch(let pid, let target, let runtime, let mirror, let library):
+            return "process \(pid) runs Swift \(target) (\(runtime)), but this tool reads Swift "
+                + "\(mirror) (\(library)); the process was not stopped. Attach with the "
+                + "libswiftRemoteMirror.so of a Swift \(target) toolchain: --remote-mirror "
+                + "PATH (in a toolchain, usr/lib/swift/linux/libswiftRemoteMirror.so)"
         case .systemError(let pid, let operation, let reason):
             return "process \(pid): \(operation) failed: \(reason)"
         case .unreadableSnapshot(let reason):

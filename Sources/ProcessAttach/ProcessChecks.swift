@@ -41,6 +41,33 @@ enum ProcessChecks {
         return false
     }
 
+    /// Throws when the target's Swift runtime is another version than the one the remote
+    /// mirror library reads (see ``RuntimeVersion``), before anything is stopped: a mirror
+    /// library reads the metadata of its own runtime, and this one's analysis its heap.
+    ///
+    /// Not checked when `options.remoteMirrorPath` names a library (the person chose it for
+    /// this target), when no library loads (the analysis says so), or when either version
+    /// cannot be read (a stripped static executable).
+    static func checkRuntime(_ pid: Int32, options: AttachOptions) throws(AttachError) {
+        guard options.remoteMirrorPath == nil,
+            let library = try? MirrorLibrary.load(path: nil),
+            let mirror = library.runtimeVersion,
+            let target = RuntimeVersion.of(processID: pid),
+            target.version != mirror
+        else { return }
+        throw .runtimeMismatch(
+            processID: pid, target: target.version.description, runtime: target.file,
+            mirror: mirror.description, library: library.path)
+    }
+
+    /// Where symbolic link `path` points (`readlink`), or nil.
+    static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Why the kernel refuses to let this process trace `pid`, as precisely as can be told.
     static func permissionReason(_ pid: Int32) -> String {
         if let tracer = ProcessFiles.status("TracerPid", of: pid).flatMap({ Int32($0) }),

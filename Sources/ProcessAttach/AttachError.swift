@@ -20,6 +20,10 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
     case permissionDenied(processID: Int32, reason: String)
     /// The target maps no Swift runtime and no image with Swift type metadata.
     case notSwift(processID: Int32, command: String)
+    /// The target's main thread has exited (`pthread_exit`) while its other threads run on:
+    /// Linux shows no memory map and no files of such a process under `/proc/PID`, through
+    /// which this attach reads it. It was not stopped.
+    case mainThreadExited(processID: Int32)
     /// The target exited (or was killed) while it was being read.
     case processExited(processID: Int32, during: String)
     /// A thread did not stop within the limit (it may be blocked in the kernel).
@@ -56,6 +60,10 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notSwift(let pid, let command):
             return "process \(pid) (\(command)) is not a Swift program: it maps no "
                 + "libswiftCore.so and no image with Swift type metadata; it was let go untouched"
+        case .mainThreadExited(let pid):
+            return "process \(pid): its main thread has exited (pthread_exit) while its other "
+                + "threads run on, and Linux shows no memory map for such a process under "
+                + "/proc/\(pid); it cannot be read, and was let go untouched"
         case .processExited(let pid, let phase):
             return "process \(pid) exited while \(phase); nothing was reported"
         case .threadsDidNotStop(let pid, let threads, let limit):

@@ -29,6 +29,12 @@ enum ProcessChecks {
         guard let mappings = ProcessFiles.mappings(of: pid) else {
             throw .processExited(processID: pid, during: "its mappings were read")
         }
+        if mappings.isEmpty, ProcessFiles.status("State", of: pid)?.hasPrefix("Z") == true {
+            // Linux shows the memory of a process through its main thread, gone with it: the
+            // whole process is exiting, or its main thread alone has (pthread_exit).
+            if isExiting(pid) { throw .processExited(processID: pid, during: "it was checked") }
+            throw .mainThreadExited(processID: pid)
+        }
         if mappings.contains(where: { $0.path.hasSuffix("/libswiftCore.so") }) { return true }
         var seen = Set<String>()
         for mapping in mappings where mapping.isFile && seen.insert(mapping.path).inserted {
@@ -58,6 +64,21 @@ enum ProcessChecks {
         throw .runtimeMismatch(
             processID: pid, target: target.version.description, runtime: target.file,
             mirror: mirror.description, library: library.path)
+    }
+
+    /// Whether every thread of `pid` but the main one is exiting (`PF_EXITING`, 0x4, in the
+    /// flags of its `stat`) or gone: the process is ending, not only its main thread.
+    static func isExiting(_ pid: Int32) -> Bool {
+        let threads = ProcessFiles.threadIDs(of: pid) ?? []
+        return threads.allSatisfy { tid in
+            guard tid != pid,
+                let stat = ProcessFiles.text("/proc/\(pid)/task/\(tid)/stat"),
+                let close = stat.lastIndex(of: ")")
+            else { return true }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 6, let flags = UInt(fields[6]) else { return true }
+            return fields[0] == "Z" || fields[0] == "X" || flags & 0x4 != 0
+        }
     }
 
     /// Where symbolic link `path` points (`readlink`), or nil.

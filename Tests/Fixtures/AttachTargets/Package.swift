@@ -14,6 +14,8 @@
 //   attach-noncopyable     a class with an Atomic and a Mutex among its stored properties
 //   attach-exiting         exits on its own soon after "ready"
 //   attach-many            N small objects in a linked list held by a global (benchmarks)
+//   attach-stop-target     busy, blocked and thread-creating threads and a progress counter;
+//                          forks and execs on command (the stop tests, issue 32)
 import PackageDescription
 
 let package = Package(
@@ -29,5 +31,6 @@ let package = Package(
         .executableTarget(name: "attach-noncopyable", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-exiting", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-many", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-stop-target", dependencies: ["FixtureSupport"]),
     ]
 )

@@ -7,7 +7,7 @@ import Glibc
 import Musl
 #endif
 
-/// Thin, typed calls into ptrace, waitpid and process_vm_readv.
+/// Thin, typed calls into ptrace, waitid, waitpid and process_vm_readv, and the stop guard.
 ///
 /// Each call returns the `errno` of a failure (0 on success) or an optional result: the callers
 /// turn them into ``AttachError``s. Every ptrace request must come from the thread that seized
@@ -73,7 +73,8 @@ enum ProcessAccess {
         _ = rg_reap_thread(tid)
     }
 
-    /// Arms the stop guard for an attach (see ``StopGuard``).
+    /// Arms the stop guard for an attach (`CProcessAccess/stop_guard.h`, used by
+    /// ``SeizedThreads``): installs its signal handlers if no attach is in progress yet.
     static func armGuard() { rg_guard_arm() }
 
     /// Ends an attach's guard; when it was the last, raises held-back job-control signals.

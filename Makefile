@@ -15,6 +15,9 @@
 #   make bench-attach   attach to a million live objects (Benchmarks/Scripts/attach-scale.sh)
 #   make suite-leaks    the at-exit check on two real packages' suites (about 25 minutes)
 #   make docs        build every DocC catalog with warnings as errors (Scripts/docs.sh)
+#   make portable    retain-graph for machines without Swift: one archive with its libraries
+#                    (Scripts/package-portable.sh; .build-portable/retain-graph-*.tar.gz)
+#   make check-portable  that archive run in a mount namespace with the toolchain hidden (root)
 #   make format      format in place; `make lint` only checks
 #
 # SCRATCH=.build-mine puts the main build somewhere other than .build; SWIFT_FLAGS adds build
@@ -30,7 +33,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 
 .PHONY: demo test test-tsan test-server test-devtools test-patterns werror bench bench-build \
-	bench-attach suite-leaks docs format lint deps deps-test
+	bench-attach suite-leaks docs format lint deps deps-test portable check-portable
 
 # Required to build: libunwind's headers and pkg-config file (Sources/CLibunwind) and zlib's
 # (Sources/CZlib, for the pprof profiles' gzip).
@@ -92,6 +95,14 @@ suite-leaks: deps
 # Symbol graphs from the build in SCRATCH (with SWIFT_FLAGS, so CI reuses its werror build).
 docs: deps
 	Scripts/docs.sh $(SCRATCH_FLAG) $(SWIFT_FLAGS)
+
+# Release build, static Swift standard library, with libswiftRemoteMirror.so and the shared
+# libraries a slim image lacks (Documentation/Containers.md).
+portable: deps
+	Scripts/package-portable.sh
+
+check-portable: portable
+	Scripts/check-portable.sh
 
 format:
 	Scripts/format.sh

@@ -10,15 +10,19 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /// Attaches to thread `tid` without stopping it (`PTRACE_SEIZE`, no options).
@@ -65,22 +69,39 @@ static inline int rg_ptrace_registers(pid_t tid, uint64_t *words, uint64_t *stac
     return (int)count;
 }
 
-/// `waitpid(tid, status, flags | __WALL)`: waits for any thread, not only for children.
-static inline pid_t rg_wait_thread(pid_t tid, int *status, int no_hang) {
-    return waitpid(tid, status, __WALL | (no_hang ? WNOHANG : 0));
+/// Looks at thread `tid`'s state without consuming it: `waitid(P_PID, tid, …, WEXITED |
+/// WSTOPPED | WNOHANG | WNOWAIT | __WALL)`.
+///
+/// `WNOWAIT` matters: a wait that consumes a signal-delivery-stop clears the signal the kernel
+/// keeps for the thread (`exit_code`), so if this process then died, the kernel would let the
+/// thread go without it and the signal would be lost. Unconsumed, it is delivered either way.
+///
+/// Returns -1 (`errno` set), 0 when there is nothing to report (the thread runs), 1 when it is
+/// in a ptrace stop (`*signal`: its signal; `*event`: the ptrace event, `PTRACE_EVENT_STOP` for
+/// an interrupt or a group stop, 0 for a signal on its way), 2 when it is gone.
+static inline int rg_peek_thread(pid_t tid, int *signal, int *event) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (waitid(P_PID, (id_t)tid, &info, WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) == -1)
+        return -1;
+    if (info.si_pid == 0) return 0;
+    if (info.si_code == CLD_TRAPPED || info.si_code == CLD_STOPPED) {
+        *signal = info.si_status & 0xFF;
+        *event = (info.si_status >> 8) & 0xFF;
+        return 1;
+    }
+    if (info.si_code == CLD_EXITED || info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED)
+        return 2;
+    return 0;
 }
 
-/// Whether a wait status says the thread stopped (`WIFSTOPPED`).
-static inline int rg_status_is_stopped(int status) { return WIFSTOPPED(status); }
-/// Whether a wait status says the thread is gone (`WIFEXITED` or `WIFSIGNALED`).
-static inline int rg_status_is_gone(int status) {
-    return WIFEXITED(status) || WIFSIGNALED(status);
+/// Reaps thread `tid` once it is gone (`waitpid(tid, …, WNOHANG | __WALL)`): a traced thread
+/// that dies waits for its tracer, and an exec in its process waits for it.
+static inline pid_t rg_reap_thread(pid_t tid) {
+    int status = 0;
+    return waitpid(tid, &status, WNOHANG | __WALL);
 }
-/// The signal of a stop (`WSTOPSIG`).
-static inline int rg_status_stop_signal(int status) { return WSTOPSIG(status); }
-/// The ptrace event of a stop (`status >> 16`): `PTRACE_EVENT_STOP` for an interrupt or a
-/// group stop, 0 for a signal about to be delivered.
-static inline int rg_status_event(int status) { return (status >> 16) & 0xFF; }
+
 /// `PTRACE_EVENT_STOP`.
 static inline int rg_event_stop(void) { return PTRACE_EVENT_STOP; }
 

@@ -21,6 +21,10 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
     case permissionDenied(processID: Int32, reason: String)
     /// The target maps no Swift runtime and no image with Swift type metadata.
     case notSwift(processID: Int32, command: String)
+    /// The target's main thread has exited (`pthread_exit`) while its other threads run on:
+    /// Linux shows no memory map and no files of such a process under `/proc/PID`, through
+    /// which this attach reads it. It was not stopped.
+    case mainThreadExited(processID: Int32)
     /// The target exited (or was killed) while it was being read.
     case processExited(processID: Int32, during: String)
     /// A thread did not stop within the limit (it may be blocked in the kernel).
@@ -35,6 +39,12 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
     case wrongThread(processID: Int32)
     /// The toolchain's `libswiftRemoteMirror.so` could not be loaded.
     case remoteMirrorUnavailable(reason: String)
+    /// The target runs another Swift runtime (`target`, read from file `runtime`) than the one
+    /// the remote mirror library reads (`mirror`, library `library`): its heap could be
+    /// misread, so it was not stopped. ``AttachOptions/remoteMirrorPath`` (`--remote-mirror`)
+    /// names the library of the target's toolchain.
+    case runtimeMismatch(
+        processID: Int32, target: String, runtime: String, mirror: String, library: String)
     /// A system call failed in a way none of the other cases describe.
     case systemError(processID: Int32, operation: String, reason: String)
     /// A saved snapshot could not be read.
@@ -51,6 +61,10 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notSwift(let pid, let command):
             return "process \(pid) (\(command)) is not a Swift program: it maps no "
                 + "libswiftCore.so and no image with Swift type metadata; it was let go untouched"
+        case .mainThreadExited(let pid):
+            return "process \(pid): its main thread has exited (pthread_exit) while its other "
+                + "threads run on, and Linux shows no memory map for such a process under "
+                + "/proc/\(pid); it cannot be read, and was let go untouched"
         case .processExited(let pid, let phase):
             return "process \(pid) exited while \(phase); nothing was reported"
         case .threadsDidNotStop(let pid, let threads, let limit):
@@ -69,6 +83,11 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "read and resumed on the thread that stopped it"
         case .remoteMirrorUnavailable(let reason):
             return "cannot load the Swift toolchain's libswiftRemoteMirror.so: \(reason)"
+        case .runtimeMismatch(let pid, let target, let runtime, let mirror, let library):
+            return "process \(pid) runs Swift \(target) (\(runtime)), but this tool reads Swift "
+                + "\(mirror) (\(library)); the process was not stopped. Attach with the "
+                + "libswiftRemoteMirror.so of a Swift \(target) toolchain: --remote-mirror "
+                + "PATH (in a toolchain, usr/lib/swift/linux/libswiftRemoteMirror.so)"
         case .systemError(let pid, let operation, let reason):
             return "process \(pid): \(operation) failed: \(reason)"
         case .unreadableSnapshot(let reason):

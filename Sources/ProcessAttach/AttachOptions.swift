@@ -21,8 +21,14 @@ public struct AttachOptions: Sendable {
     /// Called on the attaching thread; it must not block.
     public var isCancelled: @Sendable () -> Bool
 
-    /// Where `libswiftRemoteMirror.so` is, or nil to look in the toolchain that built this
-    /// program (and in `/opt/swift` and `/usr`).
+    /// Where `libswiftRemoteMirror.so` is, or nil to find it: bundled with this program (the
+    /// portable archive's `lib/`, or the executable's folder), then next to the Swift runtime
+    /// this program uses, then in `/opt/swift` and `/usr`.
+    ///
+    /// With nil, an attach first checks that the target runs the Swift version the library
+    /// found reads, and refuses otherwise
+    /// (``AttachError/runtimeMismatch(processID:target:runtime:mirror:library:)``). A path
+    /// given here is trusted: the library of the target's toolchain, used unchecked.
     public var remoteMirrorPath: String?
 
     /// The most bytes of writable memory one attach copies (a guard against a target whose

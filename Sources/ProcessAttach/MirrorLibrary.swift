@@ -9,6 +9,8 @@ import RetainGraphUtilities
 /// The toolchain's `libswiftRemoteMirror.so`, loaded once with `dlopen`, its entry points
 /// looked up with `dlsym`.
 final class MirrorLibrary: @unchecked Sendable {
+    /// The file loaded.
+    let path: String
     private let functions: [String: UnsafeMutableRawPointer]
 
     private static let names = [
@@ -20,9 +22,13 @@ final class MirrorLibrary: @unchecked Sendable {
         "projectEnumValue",
     ]
 
-    private init(functions: [String: UnsafeMutableRawPointer]) { self.functions = functions }
+    private init(path: String, functions: [String: UnsafeMutableRawPointer]) {
+        self.path = path
+        self.functions = functions
+    }
 
-    /// Loads the library at `path`, or the toolchain's.
+    /// Loads the library at `path`, or, when `path` is nil, the first found of
+    /// ``defaultPaths()``.
     static func load(path: String?) throws(AttachError) -> MirrorLibrary {
         let candidates = path.map { [$0] } ?? defaultPaths()
         var problems: [String] = []
@@ -39,14 +45,24 @@ final class MirrorLibrary: @unchecked Sendable {
                 }
                 functions[name] = function
             }
-            return MirrorLibrary(functions: functions)
+            // The file the loader found (a bare name is looked for in its search path).
+            let address = functions.values.first.map { UInt(bitPattern: $0) } ?? 0
+            let loaded = ProcessFiles.mappings(of: getpid())?.first {
+                $0.range.contains(address) && $0.isFile
+            }
+            return MirrorLibrary(path: loaded?.path ?? candidate, functions: functions)
         }
         throw .remoteMirrorUnavailable(reason: problems.joined(separator: "; "))
     }
 
-    /// The library next to the Swift runtime this program uses, then the usual toolchains.
-    private static func defaultPaths() -> [String] {
+    /// Where the library is looked for, in order: bundled with this program (the portable
+    /// archive's `lib/` beside its `bin/`, then the executable's own folder), next to the Swift
+    /// runtime this program uses, then the usual toolchains.
+    static func defaultPaths() -> [String] {
         var paths: [String] = []
+        for folder in bundleFolders() {
+            paths.append(folder + "/libswiftRemoteMirror.so")
+        }
         let core = ProcessFiles.mappings(of: getpid())?.first {
             $0.path.hasSuffix("/libswiftCore.so")
         }
@@ -58,6 +74,36 @@ final class MirrorLibrary: @unchecked Sendable {
             "/usr/lib/swift/linux/libswiftRemoteMirror.so", "libswiftRemoteMirror.so",
         ]
         return paths
+    }
+
+    /// `<executable's folder>/../lib` and `<executable's folder>`.
+    private static func bundleFolders() -> [String] {
+        guard let executable = ProcessChecks.linkTarget("/proc/self/exe"),
+            let slash = executable.lastIndex(of: "/")
+        else { return [] }
+        let folder = String(executable[..<slash])
+        return [folder + "/../lib", folder].map { canonical($0) ?? $0 }
+    }
+
+    /// `path` with every link and `..` resolved (`realpath`), or nil when it does not exist.
+    private static func canonical(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The Swift version this library reads: that of the `libswiftCore.so` beside it (a
+    /// toolchain's folder), or, for a library bundled with this program (which the portable
+    /// archive takes from the toolchain that built the program), this program's own runtime.
+    /// Nil when neither applies.
+    var runtimeVersion: RuntimeVersion? {
+        let file = Self.canonical(path) ?? path
+        guard let slash = file.lastIndex(of: "/") else { return nil }
+        let folder = String(file[..<slash])
+        if let core = ELFFile(path: folder + "/libswiftCore.so") {
+            return RuntimeVersion(file: core)
+        }
+        return Self.bundleFolders().contains(folder) ? RuntimeVersion.current : nil
     }
 
     func function(_ name: String) -> UnsafeMutableRawPointer? { functions[name] }

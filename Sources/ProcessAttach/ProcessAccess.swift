@@ -7,7 +7,7 @@ import Glibc
 import Musl
 #endif
 
-/// Thin, typed calls into ptrace, waitpid and process_vm_readv.
+/// Thin, typed calls into ptrace, waitid, waitpid and process_vm_readv, and the stop guard.
 ///
 /// Each call returns the `errno` of a failure (0 on success) or an optional result: the callers
 /// turn them into ``AttachError``s. Every ptrace request must come from the thread that seized
@@ -46,22 +46,50 @@ enum ProcessAccess {
         rg_ptrace_detach(tid, signal) == 0 ? 0 : errno
     }
 
-    /// `waitpid(tid, …, __WALL)`, without blocking when `blocking` is false.
-    static func wait(_ tid: Int32, blocking: Bool) -> WaitResult {
-        var status: Int32 = 0
-        let result = rg_wait_thread(tid, &status, blocking ? 0 : 1)
-        if result == 0 { return .running }
-        if result < 0 { return errno == ECHILD ? .gone : .failed(errno) }
-        if rg_status_is_gone(status) != 0 { return .gone }
-        guard rg_status_is_stopped(status) != 0 else { return .running }
-        let signal = rg_status_stop_signal(status)
+    /// What thread `tid` is doing, without consuming what it reports (`waitid` with
+    /// `WNOHANG | WNOWAIT | __WALL`).
+    ///
+    /// A signal-delivery-stop stays unconsumed: were this process to die before the detach,
+    /// the kernel would still deliver the signal when it lets the thread go (a consuming
+    /// `waitpid` would clear it, and the signal would be lost).
+    static func peek(_ tid: Int32) -> WaitResult {
+        var signal: Int32 = 0
+        var event: Int32 = 0
+        switch rg_peek_thread(tid, &signal, &event) {
+        case 0: return .running
+        case 1: break
+        case 2: return .gone
+        default: return errno == ECHILD ? .gone : .failed(errno)
+        }
         // An interrupt or a group stop is a PTRACE_EVENT_STOP; a stop with no event is a signal
         // on its way to the thread, which the detach must deliver.
-        if rg_status_event(status) == rg_event_stop() || signal == SIGTRAP {
-            return .stopped(pendingSignal: nil)
-        }
+        if event == rg_event_stop() || signal == SIGTRAP { return .stopped(pendingSignal: nil) }
         return .stopped(pendingSignal: signal)
     }
+
+    /// Reaps thread `tid` once it is gone (`waitpid` with `WNOHANG | __WALL`): a traced thread
+    /// that dies waits for its tracer, and an `execve` in its process waits for it.
+    static func reap(_ tid: Int32) {
+        _ = rg_reap_thread(tid)
+    }
+
+    /// Arms the stop guard for an attach (`CProcessAccess/stop_guard.h`, used by
+    /// ``SeizedThreads``): installs its signal handlers if no attach is in progress yet.
+    static func armGuard() { rg_guard_arm() }
+
+    /// Ends an attach's guard; when it was the last, raises held-back job-control signals.
+    static func disarmGuard() { rg_guard_disarm() }
+
+    /// Records that the calling thread is about to seize `tid`; the guard's slot for it, or -1.
+    static func guardThread(_ tid: Int32) -> Int32 { rg_guard_add(tid) }
+
+    /// Records the signal the detach of `tid` (in guard slot `slot`) must deliver.
+    static func guardSignal(_ tid: Int32, slot: Int32, signal: Int32) {
+        rg_guard_set_signal(slot, tid, signal)
+    }
+
+    /// Forgets `tid` (detached or gone) in the guard.
+    static func unguardThread(_ tid: Int32, slot: Int32) { rg_guard_remove(slot, tid) }
 
     /// The general-purpose registers of stopped thread `tid` and its stack pointer
     /// (`PTRACE_GETREGSET`, `NT_PRSTATUS`), or the `errno` of the failure.

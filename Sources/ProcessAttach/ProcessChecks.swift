@@ -31,6 +31,12 @@ enum ProcessChecks {
         guard let mappings = ProcessFiles.mappings(of: pid) else {
             throw .processExited(processID: pid, during: "its mappings were read")
         }
+        if mappings.isEmpty, ProcessFiles.status("State", of: pid)?.hasPrefix("Z") == true {
+            // Linux shows the memory of a process through its main thread, gone with it: the
+            // whole process is exiting, or its main thread alone has (pthread_exit).
+            if isExiting(pid) { throw .processExited(processID: pid, during: "it was checked") }
+            throw .mainThreadExited(processID: pid)
+        }
         if mappings.contains(where: { $0.path.hasSuffix("/libswiftCore.so") }) { return true }
         var seen = Set<String>()
         for mapping in mappings where mapping.isFile && seen.insert(mapping.path).inserted {
@@ -41,6 +47,48 @@ enum ProcessChecks {
             }
         }
         return false
+    }
+
+    /// Throws when the target's Swift runtime is another version than the one the remote
+    /// mirror library reads (see ``RuntimeVersion``), before anything is stopped: a mirror
+    /// library reads the metadata of its own runtime, and this one's analysis its heap.
+    ///
+    /// Not checked when `options.remoteMirrorPath` names a library (the person chose it for
+    /// this target), when no library loads (the analysis says so), or when either version
+    /// cannot be read (a stripped static executable).
+    static func checkRuntime(_ pid: Int32, options: AttachOptions) throws(AttachError) {
+        guard options.remoteMirrorPath == nil,
+            let library = try? MirrorLibrary.load(path: nil),
+            let mirror = library.runtimeVersion,
+            let target = RuntimeVersion.of(processID: pid),
+            target.version != mirror
+        else { return }
+        throw .runtimeMismatch(
+            processID: pid, target: target.version.description, runtime: target.file,
+            mirror: mirror.description, library: library.path)
+    }
+
+    /// Whether every thread of `pid` but the main one is exiting (`PF_EXITING`, 0x4, in the
+    /// flags of its `stat`) or gone: the process is ending, not only its main thread.
+    static func isExiting(_ pid: Int32) -> Bool {
+        let threads = ProcessFiles.threadIDs(of: pid) ?? []
+        return threads.allSatisfy { tid in
+            guard tid != pid,
+                let stat = ProcessFiles.text("/proc/\(pid)/task/\(tid)/stat"),
+                let close = stat.lastIndex(of: ")")
+            else { return true }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 6, let flags = UInt(fields[6]) else { return true }
+            return fields[0] == "Z" || fields[0] == "X" || flags & 0x4 != 0
+        }
+    }
+
+    /// Where symbolic link `path` points (`readlink`), or nil.
+    static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Why the kernel refuses to let this process trace `pid`, as precisely as can be told.

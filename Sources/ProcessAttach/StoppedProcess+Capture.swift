@@ -102,7 +102,9 @@ extension StoppedProcess {
                 bytes += chunks[next + batch.count].count
                 batch.append(chunks[next + batch.count])
             }
-            switch ProcessAccess.read(processID, ranges: batch) {
+            let result = ProcessAccess.read(processID, ranges: batch)
+            StopPoints.reach("copied a batch of \(batch.count) ranges, \(bytes) bytes")
+            switch result {
             case .success(let copied) where copied == bytes:
                 next += batch.count
             case .success(let copied):

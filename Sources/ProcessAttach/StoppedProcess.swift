@@ -16,9 +16,29 @@ import RetainGraphUtilities
 ///
 /// The stop is bounded: ``AttachOptions/maximumStop`` caps the time from the first thread
 /// stopped to the last one let go (checked between steps), and ``AttachOptions/isCancelled``
-/// is polled. Every thread is let go on every path: on an error, when the value is dropped
-/// without ``resume()`` (its `deinit`), and, should this process die, by the kernel (it
-/// detaches a dead tracer's tracees and they run on).
+/// is polled.
+///
+/// **The target is never left stopped.** Every thread is let go on every path:
+/// - on success (``resume()``), on an error (before it is thrown), and when the value is
+///   dropped without ``resume()`` (its `deinit`);
+/// - when this process crashes (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS) or
+///   gets a signal whose default action ends it (SIGTERM, SIGHUP, SIGQUIT, SIGPIPE…, where no
+///   handler of its own is installed): a signal handler installed for the length of the stop
+///   detaches every thread first, then hands the signal on to the handler that was there
+///   before (the Swift runtime's backtracer) or to the default action;
+/// - when this process is killed with SIGKILL, at any moment: the kernel detaches the threads
+///   a dying thread traces, and wakes them;
+/// - with the signals that arrived meanwhile delivered, not lost, and a process that was
+///   already stopped by SIGSTOP left stopped (it is not ours to continue).
+///
+/// What cannot be helped: a SIGSTOP sent to this process stops it and so prolongs the target's
+/// stop until this process is continued (SIGTSTP, SIGTTIN and SIGTTOU are held back until the
+/// target runs); a crash on another thread than the tracer's lets the target go when this
+/// process has finished dying; a thread blocked in the kernel (state `D`) when the stop was cut
+/// short stops when it leaves the kernel and is then let go when the tracer thread exits. A
+/// target thread interrupted in a blocking system call resumes it where the kernel restarts
+/// it; the few calls Linux does not restart after a stop (`epoll_wait`, `sem_timedwait`…, see
+/// `signal(7)`) return `EINTR`, as after a SIGSTOP and SIGCONT.
 ///
 /// A stopped process must be read and resumed on the thread that stopped it: the kernel takes
 /// tracing requests only from that thread. Hence it is noncopyable and not `Sendable`.
@@ -42,14 +62,16 @@ public struct StoppedProcess: ~Copyable {
     let stoppedAt: ContinuousClock.Instant
     /// The thread that stopped the target: the only one allowed to read and resume it.
     let tracer: Int32
-    /// Signals that arrived while a thread was stopped, to deliver when it is let go.
-    let pendingSignals: [Int32: Int32]
+    /// Every thread seized, to let go (with the signals that arrived on their way to a stop).
+    let seized: SeizedThreads
     private var isResumed = false
 
     /// Stops every thread of process `processID`.
     ///
     /// Before stopping anything, checks that the process exists, that this process may trace
-    /// it, and that it is a Swift program (a `sleep` is let alone).
+    /// it, that it is a Swift program (a `sleep` is let alone), and that its Swift runtime is
+    /// the version the remote mirror library reads (unless ``AttachOptions/remoteMirrorPath``
+    /// names the library).
     ///
     /// - Parameters:
     ///   - processID: The target.
@@ -57,6 +79,7 @@ public struct StoppedProcess: ~Copyable {
     /// - Throws: ``AttachError/noSuchProcess(processID:)``,
     ///   ``AttachError/permissionDenied(processID:reason:)``,
     ///   ``AttachError/notSwift(processID:command:)``,
+    ///   ``AttachError/runtimeMismatch(processID:target:runtime:mirror:library:)``,
     ///   ``AttachError/threadsDidNotStop(processID:threads:limit:)``,
     ///   ``AttachError/processExited(processID:during:)``, ``AttachError/cancelled(processID:)``.
     ///   Every thread stopped so far is let go before the error is thrown.
@@ -67,6 +90,7 @@ public struct StoppedProcess: ~Copyable {
         guard try ProcessChecks.isSwiftProgram(processID) else {
             throw .notSwift(processID: processID, command: command)
         }
+        try ProcessChecks.checkRuntime(processID, options: options)
         var stopper = ThreadStopper(processID: processID, options: options)
         do {
             try stopper.stopAll()
@@ -80,7 +104,7 @@ public struct StoppedProcess: ~Copyable {
         self.options = options
         self.stoppedAt = stopper.firstStop ?? .now
         self.tracer = ProcessAccess.currentThreadID
-        self.pendingSignals = stopper.pendingSignals
+        self.seized = stopper.seized
     }
 
     /// How long the target has been stopped so far.
@@ -102,10 +126,11 @@ public struct StoppedProcess: ~Copyable {
 
     /// Detaches every thread (delivering the signals that arrived meanwhile). Does nothing on
     /// another thread than the tracer's: the kernel would refuse, and it detaches the threads
-    /// itself when this process ends.
+    /// itself when the tracer thread ends.
     private func letGo() {
         guard ProcessAccess.currentThreadID == tracer else { return }
-        ThreadStopper.release(threads.map(\.id), signals: pendingSignals)
+        var threads = seized
+        threads.release()
     }
 
     /// Throws unless the caller is the thread that stopped the target, or when the stop has

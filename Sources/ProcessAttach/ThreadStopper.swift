@@ -8,17 +8,48 @@ import RetainGraphUtilities
 
 /// Stops every thread of a process, including those created while it does so.
 ///
-/// Seizes and interrupts each thread listed in `/proc/PID/task`, waits until each reports its
-/// stop, then lists the threads again: a thread not yet stopped may have created another. When
-/// a listing shows no new thread, every thread is stopped (a stopped thread creates none).
+/// Seizes and interrupts each thread listed in `/proc/PID/task` (`PTRACE_SEIZE`, then
+/// `PTRACE_INTERRUPT`), waits until each reports its stop, then lists the threads again: a
+/// thread not yet stopped may have created another (`clone` has linked the new thread into
+/// the list before the creating thread returns to user space, where it stops). When a listing
+/// shows no new thread, every thread is stopped: a stopped thread creates none.
+///
+/// What the kernel guarantees, and what this code relies on (`ptrace(2)`, and
+/// `kernel/ptrace.c` `exit_ptrace`, `__ptrace_unlink`):
+/// - **The tracer's death lets the target go.** When the thread that seized the target's
+///   threads exits, however it exits (SIGKILL included), the kernel detaches every thread it
+///   traces and wakes each one in a ptrace stop. Hence the seize is never done with
+///   `PTRACE_O_EXITKILL` (which would kill the target instead), nor with any other option.
+/// - **`PTRACE_SEIZE`, not `PTRACE_ATTACH`:** seizing sends no SIGSTOP (`PTRACE_ATTACH` does,
+///   and a SIGSTOP still queued when the tracer dies would stop the whole target for good);
+///   stops are requested with `PTRACE_INTERRUPT` and reported as `PTRACE_EVENT_STOP`, and an
+///   `execve` in the target raises no extra SIGTRAP.
+/// - **Group stops are kept:** a target already stopped by SIGSTOP reports a
+///   `PTRACE_EVENT_STOP` for its group stop, and a detach (or the tracer's death) puts it back
+///   in its group stop: a process someone else stopped stays stopped, and one no one stopped
+///   runs.
+/// - **Signals are not lost:** a signal that arrives while a thread is in its stop stays
+///   queued, and is delivered once the thread runs; one that arrives on a thread's way to its
+///   stop makes a signal-delivery-stop, which is looked at without being consumed
+///   (``ProcessAccess/peek(_:)``, `WNOWAIT`) so that the kernel still holds the signal, and
+///   the detach delivers it. Should this process die before the detach, the kernel delivers it.
+/// - **Threads that end, fork or exec:** a thread that exits meanwhile is reaped (a traced
+///   thread waits for its tracer, and so does an `execve` in its process). A `fork` makes a
+///   process that is not traced. A thread that exits leaves no trace; a main thread that has
+///   exited (`pthread_exit`, `dispatchMain()`) is a zombie, skipped.
+///
+/// On top of that, ``SeizedThreads`` registers each thread with the stop guard, which lets the
+/// target go as soon as this process gets a crash or a fatal signal, before its crash handlers
+/// or its core dump (which come before the kernel's detach), and holds back job-control stops
+/// (SIGTSTP) of this process until the target runs again. What is left: a SIGSTOP sent to this
+/// process (it cannot be caught) keeps the target stopped until this process is continued.
 struct ThreadStopper {
     let processID: Int32
     let options: AttachOptions
     private(set) var threads: [StoppedThread] = []
-    private(set) var pendingSignals: [Int32: Int32] = [:]
     private(set) var firstStop: ContinuousClock.Instant?
-    /// Threads seized so far (each must be detached).
-    private var seized: [Int32] = []
+    /// Every thread seized and not let go yet.
+    private(set) var seized = SeizedThreads()
 
     init(processID: Int32, options: AttachOptions) {
         self.processID = processID
@@ -28,40 +59,69 @@ struct ThreadStopper {
     /// Stops every thread and reads their registers.
     mutating func stopAll() throws(AttachError) {
         var stopped = Set<Int32>()
-        var listings = 0
+        var zombies = Set<Int32>()
+        let limit = max(options.maximumStop, .milliseconds(10))
         while true {
             guard let ids = ProcessFiles.threadIDs(of: processID), !ids.isEmpty else {
-                throw seized.isEmpty
+                throw seized.ids.isEmpty
                     ? .noSuchProcess(processID: processID)
                     : .processExited(processID: processID, during: "its threads were stopped")
             }
-            let new = ids.filter { !seized.contains($0) }
+            let new = ids.filter { !seized.contains($0) && !zombies.contains($0) }
             if new.isEmpty { break }
-            listings += 1
+            StopPoints.reach("listed \(ids.count) threads, \(new.count) new")
             var waiting: [Int32] = []
             for tid in new {
-                let error = ProcessAccess.seize(tid)
-                if error == ESRCH { continue }  // the thread ended meanwhile
-                if error == EPERM {
-                    throw .permissionDenied(
-                        processID: processID, reason: ProcessChecks.permissionReason(processID))
+                guard try seize(tid) else {
+                    if isZombie(state(of: tid)) { zombies.insert(tid) }
+                    continue
                 }
-                guard error == 0 else {
-                    throw .systemError(
-                        processID: processID, operation: "PTRACE_SEIZE of thread \(tid)",
-                        reason: Errno(error).description)
+                if ProcessAccess.interrupt(tid) == 0 {
+                    StopPoints.reach("interrupted thread \(tid)")
+                    waiting.append(tid)
+                } else {
+                    forgetIfGone(tid)
                 }
-                if firstStop == nil { firstStop = .now }
-                seized.append(tid)
-                if ProcessAccess.interrupt(tid) == 0 { waiting.append(tid) }
             }
             try wait(for: waiting, stopped: &stopped)
-            guard listings < 10_000 else { break }  // a process spawning threads forever
+            if options.isCancelled() { throw .cancelled(processID: processID) }
+            if let firstStop, ContinuousClock.now - firstStop > limit {
+                throw .stopLimitExceeded(processID: processID, limit: limit)
+            }
         }
-        guard stopped.contains(processID) else {
+        guard !stopped.isEmpty else {
             throw .processExited(processID: processID, during: "its threads were stopped")
         }
         try readRegisters(of: stopped.sorted())
+    }
+
+    /// Lets every thread seized so far go (see ``SeizedThreads/release()``).
+    mutating func letGo() {
+        seized.release()
+    }
+
+    /// Seizes `tid`: true once seized, false when it ended (or turned zombie) meanwhile.
+    private mutating func seize(_ tid: Int32) throws(AttachError) -> Bool {
+        seized.enter(tid)
+        let error = ProcessAccess.seize(tid)
+        if error == 0 {
+            if firstStop == nil { firstStop = .now }
+            StopPoints.reach("seized thread \(tid)")
+            return true
+        }
+        seized.forget(tid)
+        // ESRCH: the thread ended; EPERM on a thread that has exited: a zombie main thread.
+        if error == ESRCH { return false }
+        if error == EPERM, case let state = state(of: tid), state == nil || isZombie(state) {
+            return false
+        }
+        if error == EPERM {
+            throw .permissionDenied(
+                processID: processID, reason: ProcessChecks.permissionReason(processID))
+        }
+        throw .systemError(
+            processID: processID, operation: "PTRACE_SEIZE of thread \(tid)",
+            reason: Errno(error).description)
     }
 
     /// Waits until each of `tids` reports its stop, within the stop limit.
@@ -72,17 +132,18 @@ struct ThreadStopper {
         while !waiting.isEmpty {
             var still: [Int32] = []
             for tid in waiting {
-                switch ProcessAccess.wait(tid, blocking: false) {
+                switch ProcessAccess.peek(tid) {
                 case .stopped(let signal):
                     stopped.insert(tid)
-                    if let signal { pendingSignals[tid] = signal }
+                    if let signal { seized.deliver(signal, to: tid) }
+                    StopPoints.reach("thread \(tid) stopped")
                 case .gone:
-                    continue
+                    forgetIfGone(tid)
                 case .running:
                     still.append(tid)
                 case .failed(let error):
                     throw .systemError(
-                        processID: processID, operation: "waitpid of thread \(tid)",
+                        processID: processID, operation: "waitid of thread \(tid)",
                         reason: Errno(error).description)
                 }
             }
@@ -98,6 +159,24 @@ struct ThreadStopper {
         }
     }
 
+    /// Reaps `tid` and forgets it if it is gone.
+    private mutating func forgetIfGone(_ tid: Int32) {
+        guard case .gone = ProcessAccess.peek(tid) else { return }
+        ProcessAccess.reap(tid)
+        seized.forget(tid)
+    }
+
+    /// Thread `tid`'s state letter in its `stat` (`R`, `S`, `t`, `Z`…), or nil when it is gone.
+    private func state(of tid: Int32) -> Character? {
+        guard let stat = ProcessFiles.text("/proc/\(processID)/task/\(tid)/stat"),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        return stat[stat.index(after: close)...].first { $0 != " " }
+    }
+
+    /// Whether a state letter says the thread has exited: zombie (`Z`) or dead (`X`).
+    private func isZombie(_ state: Character?) -> Bool { state == "Z" || state == "X" }
+
     private mutating func readRegisters(of tids: [Int32]) throws(AttachError) {
         for tid in tids {
             switch ProcessAccess.registers(tid) {
@@ -107,6 +186,7 @@ struct ThreadStopper {
                         id: tid, name: ProcessFiles.name(of: processID, thread: tid) ?? "?",
                         stackPointer: UInt(registers.stackPointer),
                         registers: registers.words.map { UInt($0) }))
+                StopPoints.reach("read the registers of thread \(tid)")
             case .failure(let error) where error.code == ESRCH:
                 // Killed while stopped (only SIGKILL gets through a ptrace stop).
                 if tid == processID {
@@ -117,40 +197,6 @@ struct ThreadStopper {
                     processID: processID, operation: "PTRACE_GETREGSET of thread \(tid)",
                     reason: error.description)
             }
-        }
-    }
-
-    /// Detaches every thread seized so far.
-    func letGo() {
-        Self.release(seized, signals: pendingSignals)
-    }
-
-    /// Detaches `tids`, delivering the signals that arrived while they were stopped.
-    ///
-    /// A thread can only be detached in a ptrace stop: one interrupted but not stopped yet
-    /// (the attach was cancelled, or timed out) is waited for, 2 s at most, then detached; one
-    /// that died meanwhile is reaped (a traced thread that dies waits for its tracer, and its
-    /// process cannot be reaped by its parent until then). A thread still not stopped after
-    /// that is let go by the kernel when this process ends.
-    static func release(_ tids: [Int32], signals: [Int32: Int32]) {
-        var pending: [Int32] = []
-        for tid in tids where ProcessAccess.detach(tid, signal: signals[tid] ?? 0) != 0 {
-            pending.append(tid)
-        }
-        let deadline = ContinuousClock.now + .seconds(2)
-        while !pending.isEmpty, ContinuousClock.now < deadline {
-            pending = pending.filter { tid in
-                switch ProcessAccess.wait(tid, blocking: false) {
-                case .stopped(let signal):
-                    ProcessAccess.detach(tid, signal: signal ?? signals[tid] ?? 0)
-                    return false
-                case .running:
-                    return true
-                case .gone, .failed:
-                    return false
-                }
-            }
-            if !pending.isEmpty { usleep(100) }
         }
     }
 }

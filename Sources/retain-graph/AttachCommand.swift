@@ -60,6 +60,14 @@ struct Attach: ParsableCommand {
     @Option(name: .long, help: "The longest the target may stay stopped (default 5s).")
     var maxStop: String = "5s"
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The libswiftRemoteMirror.so of the target's Swift toolchain (default: the one "
+                + "bundled with this tool, else this toolchain's; its version must match).",
+            valueName: "path"))
+    var remoteMirror: String?
+
     func validate() throws {
         guard (pid == nil) != (input == nil) else {
             throw ValidationError("give either a PID or --input FILE")
@@ -105,7 +113,8 @@ struct Attach: ParsableCommand {
     private func attach() throws -> HeapSnapshot {
         guard let pid else { fail("no process id", code: 2) }
         var options = AttachOptions(
-            maximumStop: (try? parseDuration(maxStop, option: "")) ?? .seconds(5))
+            maximumStop: (try? parseDuration(maxStop, option: "")) ?? .seconds(5),
+            remoteMirrorPath: remoteMirror)
         options.isCancelled = { interrupted.load(ordering: .relaxed) }
         signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
         defer { signal(SIGINT, SIG_DFL) }

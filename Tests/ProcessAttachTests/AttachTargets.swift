@@ -56,11 +56,15 @@ enum AttachTargets {
         return scope < 3 && effective & (1 << 19) != 0  // CAP_SYS_PTRACE
     }()
 
-    /// Starts fixture `name` with `arguments` and waits for its `ready` line.
-    static func start(_ name: String, _ arguments: [String] = []) throws -> RunningTarget {
+    /// Starts fixture `name` with `arguments` (and `environment` added to this process's)
+    /// and waits for its `ready` line.
+    static func start(
+        _ name: String, _ arguments: [String] = [], environment: [String: String] = [:]
+    ) throws -> RunningTarget {
         let folder = try products.get()
         return try RunningTarget(
-            executable: folder.appendingPathComponent(name), arguments: arguments)
+            executable: folder.appendingPathComponent(name), arguments: arguments,
+            environment: environment)
     }
 }
 
@@ -76,9 +80,14 @@ final class RunningTarget: @unchecked Sendable {
     /// The words of its `ready` line after the pid (what the program reports about itself).
     private(set) var readyDetails: [String] = []
 
-    init(executable: URL, arguments: [String]) throws {
+    init(executable: URL, arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) {
+                $1
+            }
+        }
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -17,6 +17,8 @@
 //   attach-arena-heaps     N objects of 4 KiB made on a second thread: an arena of two heaps
 //   attach-symbolicated    a cache of strings and byte arrays; symbolicates its own backtrace
 //   attach-brk-blocked     N objects in a main arena that brk cannot grow (mmap'd instead)
+//   attach-stop-target     busy, blocked and thread-creating threads and a progress counter;
+//                          forks and execs on command (the stop tests, issue 32)
 import PackageDescription
 
 let package = Package(
@@ -35,5 +37,6 @@ let package = Package(
         .executableTarget(name: "attach-arena-heaps", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-symbolicated", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-brk-blocked", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-stop-target", dependencies: ["FixtureSupport"]),
     ]
 )

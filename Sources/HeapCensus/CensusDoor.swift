@@ -117,14 +117,6 @@ enum CensusDoor {
         return (strong, unowned, weak)
     }
 
-    /// A heap block's reference count and the end of its captured variables.
-    static func blockInfo(_ address: UInt) -> (references: Int, captureEnd: Int) {
-        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return (0, 0) }
-        var end = 0
-        let references = rg_census_block_info(pointer, &end)
-        return (references, end)
-    }
-
     /// The object at `address`, retained, if the census knows it as a live Swift object that
     /// is not deinitialising; nil otherwise.
     static func object(at address: UInt) -> AnyObject? {

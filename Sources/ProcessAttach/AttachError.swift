@@ -47,8 +47,6 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
         processID: Int32, target: String, runtime: String, mirror: String, library: String)
     /// A system call failed in a way none of the other cases describe.
     case systemError(processID: Int32, operation: String, reason: String)
-    /// A saved snapshot could not be read.
-    case unreadableSnapshot(reason: String)
 
     /// A message for a person.
     public var description: String {
@@ -90,8 +88,6 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "PATH (in a toolchain, usr/lib/swift/linux/libswiftRemoteMirror.so)"
         case .systemError(let pid, let operation, let reason):
             return "process \(pid): \(operation) failed: \(reason)"
-        case .unreadableSnapshot(let reason):
-            return "cannot read the snapshot: \(reason)"
         }
     }
 }

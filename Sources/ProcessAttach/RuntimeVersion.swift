@@ -4,6 +4,8 @@ import Glibc
 import Musl
 #endif
 
+import RetainGraphUtilities
+
 /// The version of a Swift runtime, as the standard library states it: major and minor (6.3).
 ///
 /// A Swift runtime carries no version string, in `.rodata` or in an ELF note. What it does
@@ -42,7 +44,7 @@ struct RuntimeVersion: Hashable, Sendable, CustomStringConvertible {
     init?(file: ELFFile) {
         guard
             let address = file.exportedSymbol(named: Self.getterSymbol)
-                ?? file.symbols().first(where: { $0.name == Self.getterSymbol })?.value,
+                ?? file.symbol(named: Self.getterSymbol),
             let segment = file.segments.first(where: {
                 $0.type == ELFFile.loadSegment && $0.virtualAddress <= address
                     && address - $0.virtualAddress < $0.fileSize

@@ -4,6 +4,8 @@ import Glibc
 import Musl
 #endif
 
+import RetainGraphUtilities
+
 /// The threads of a target that the calling thread has seized, and must let go.
 ///
 /// Each thread is entered in the stop guard before it is seized: should this process get a

@@ -6,6 +6,8 @@ import Glibc
 import Musl
 #endif
 
+import RetainGraphUtilities
+
 /// Numbered points of a stop, where a test makes the attaching process pause or crash.
 ///
 /// The promise that a target is never left stopped has to hold whenever the attaching process

@@ -105,7 +105,7 @@ nonisolated(unsafe) private var privateRegistry: [ObjectIdentifier: AnyObject] =
             })
         let root = report.path.first.flatMap { report.object($0.from)?.root }
         #expect(
-            root == "a running Thread (its pthread is named \"owner.worker\")", "\(report.text)")
+            root == "a running Thread named \"owner.worker\"", "\(report.text)")
         #expect(report.hint.code == .threadClosure)
     }
 

@@ -36,23 +36,26 @@ extension HeapSnapshot {
     }
 
     /// Who holds the objects of type `typeName` (or the object at the address `typeName`
-    /// spells, such as `0x7f3c2c001230`): the `limit` objects with the strongest and shortest
-    /// paths (the path tree's priorities and lengths: the first objects by address can sit at
-    /// the end of a list a million references long), each with its retention path, or the
-    /// strong cycle that keeps one nothing holds; and how many were not shown.
+    /// spells, such as `0x7f3c2c001230`), grouped by how they are held (``holdingGroups(of:)``):
+    /// each group's count, what holds it, and the path (or the unreachable cycle) of one of its
+    /// objects, the largest group first. Healthy objects held one way never hide the few held
+    /// another way: those are a group of their own.
     ///
     /// ```text
-    /// WHO HOLDS App.Session: 20 live objects, 3 shown (the shortest paths), 17 not shown
+    /// WHO HOLDS App.Watcher: 100 live objects, held 2 ways
     ///
-    /// App.Session at 0x55d0c1f0a2b0
-    ///   held by: a Task (the concurrency runtime holds it while it runs or sleeps)
-    ///   ┬ Task at 0x7f3c2c001230
-    ///   ╰→ captures Session ⇒ App.Session at 0x55d0c1f0a2b0
+    /// 97 held by global variable App.registry : [App.Watcher]; e.g. App.Watcher at 0x55d0…
+    ///   ┬ [Watcher] storage at 0x55d0…
+    ///   ╰→ element of [Watcher] ⇒ App.Watcher at 0x55d0…
+    ///
+    /// 3 in unreachable cycles (.onChange (a closure capturing Watcher) ⇒ Watcher); e.g. …
     /// ```
     ///
-    /// - Complexity: O(*n*) for the path lengths (after the graph's one path search), then
-    ///   the length of each path shown.
-    public func whoHoldsText(_ typeName: String, limit: Int = 3) -> String {
+    /// - Parameters:
+    ///   - typeName: A type name as the snapshot spells it, or an address in hexadecimal.
+    ///   - groupLimit: The most groups shown (the rest are counted); nil for every group.
+    /// - Complexity: O(*n* + *r*) for the graph's one path search, then about O(1) per object.
+    public func whoHoldsText(_ typeName: String, groupLimit: Int? = 5) -> String {
         let targets: [HeapObjectID]
         if typeName.hasPrefix("0x"), let address = UInt(typeName.dropFirst(2), radix: 16) {
             targets = object(containing: address).map { [$0] } ?? []
@@ -66,32 +69,19 @@ extension HeapSnapshot {
             let hint = near.isEmpty ? "" : "; did you mean \(near.joined(separator: ", "))?"
             return "WHO HOLDS \(typeName): no live object\(hint)"
         }
-        let shown = closestToHolders(targets, limit: max(limit, 1))
+        let groups = holdingGroups(of: targets)
+        let shown = groupLimit.map { Array(groups.prefix(max($0, 1))) } ?? groups
         var header =
             "WHO HOLDS \(typeName): \(targets.count) live object\(targets.count == 1 ? "" : "s")"
-        if targets.count > shown.count {
-            header +=
-                ", \(shown.count) shown (the shortest paths), "
-                + "\(targets.count - shown.count) not shown"
+            + ", held \(groups.count) way\(groups.count == 1 ? "" : "s")"
+        if groups.count > shown.count {
+            let hidden = groups.dropFirst(shown.count).reduce(0) { $0 + $1.count }
+            header += " (\(groups.count - shown.count) more ways, \(hidden) objects: --all)"
         }
         var lines = [header]
-        let tree = graph.paths()
-        for target in shown {
-            let object = self[target]
+        for group in shown {
             lines.append("")
-            lines.append("\(object.typeName) at 0x\(String(object.address, radix: 16))")
-            if let path = retentionPath(to: target, in: tree) {
-                lines += path.lines().map { "  " + $0 }
-            } else if let cycle = strongCycle(through: target) {
-                lines.append("  held by: nothing but a strong cycle (a leak no root explains)")
-                for (index, reference) in cycle.enumerated() {
-                    let holder = self[reference.from].typeName
-                    lines.append("  \(index == 0 ? "┌─" : "│ ") \(holder) ⇒ \(reference.label)")
-                }
-                lines.append("  └→ \(object.typeName)")
-            } else {
-                lines.append("  held by: nothing found (only weak references, or dying)")
-            }
+            lines += group.lines(in: self)
         }
         return lines.joined(separator: "\n")
     }

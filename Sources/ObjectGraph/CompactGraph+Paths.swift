@@ -43,6 +43,16 @@ extension CompactGraph {
             PathPriority(rawValue: priority[Int(node)]) ?? .unattributed
         }
 
+        /// The last step of `node`'s path: its holder and the edge, or nil for a root or a node
+        /// no root reaches.
+        ///
+        /// - Complexity: O(1).
+        public func parent(of node: NodeID) -> Step? {
+            let edge = parentEdge[Int(node)]
+            guard edge != Self.unreached, edge != Self.rootMark else { return nil }
+            return Step(from: parentNode[Int(node)], edge: edge, to: node)
+        }
+
         /// The path from a root to `node`, root first.
         ///
         /// - Returns: `[]` when `node` is a root, `nil` when no root reaches it.

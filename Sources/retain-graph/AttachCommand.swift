@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeapExport
 import ProcessAttach
+import RetainGraphUtilities
 import Synchronization
 
 /// Set by SIGINT while an attach runs: the target is let go at the next step, then the tool
@@ -24,8 +25,13 @@ struct Attach: ParsableCommand {
               retain-graph attach 4242 --output heap.json       # save; read back with --input
               retain-graph attach 4242 --output heap.heapsnapshot  # for Chrome DevTools
 
+            A heap read only in part (glibc's heap not walked whole: an arena or a heap not \
+            found) is an error, not an answer: objects would be missing with nothing to say \
+            so. --accept-partial shows what was read anyway, under a warning.
+
             Exit codes: 0 success; 2 unreadable input; 3 the attach failed (the target runs \
-            on); 130 interrupted (the target was let go first).
+            on); 4 the heap was read only in part (see --accept-partial); 130 interrupted (the \
+            target was let go first).
             """)
 
     @Argument(help: "The process id of a running Swift program.")
@@ -38,6 +44,14 @@ struct Attach: ParsableCommand {
         name: .long,
         help: "Show who holds the objects of a type (App.Session) or the object at an address.")
     var whoHolds: [String] = []
+
+    @Flag(name: .long, help: "With --who-holds, show every way the objects are held (not 5).")
+    var all = false
+
+    @Flag(
+        name: .long,
+        help: "Show what was read even when the heap could not be read whole (exit 4 without).")
+    var acceptPartial = false
 
     @Option(
         name: .long,
@@ -91,13 +105,16 @@ struct Attach: ParsableCommand {
             heap = try attach()
         }
         var sections = [heap.summary]
+        if let warning = partialReadWarning(heap) { sections.append(warning) }
         if let growth, pid != nil {
             let interval = try parseDuration(growth, option: "--growth")
             emit(sections.joined(separator: "\n\n"))
             emit("\nfirst snapshot taken; the second in \(growth) (press Enter to take it now)")
             waitOrEnter(interval)
             let later = try attach()
-            emit("\n" + later.summary + "\n\n" + HeapComparison(from: heap, to: later).text)
+            var text = "\n" + later.summary
+            if let warning = partialReadWarning(later) { text += "\n\n" + warning }
+            emit(text + "\n\n" + HeapComparison(from: heap, to: later).text)
             try write(later)
             return
         }
@@ -105,7 +122,9 @@ struct Attach: ParsableCommand {
             sections.append("limits: " + heap.limitations.prefix(8).joined(separator: "\n        "))
         }
         if top != nil || whoHolds.isEmpty { sections.append(heap.topText(limit: top ?? 20)) }
-        for name in whoHolds { sections.append(heap.whoHoldsText(name)) }
+        for name in whoHolds {
+            sections.append(heap.whoHoldsText(name, groupLimit: all ? nil : 5))
+        }
         emit(sections.joined(separator: "\n\n"))
         try write(heap)
     }
@@ -132,10 +151,31 @@ struct Attach: ParsableCommand {
     private func write(_ heap: HeapSnapshot) throws {
         guard let output else { return }
         do {
-            try heap.write(toFile: output)
+            let bytes = try heap.write(toFile: output)
+            let kind =
+                output.hasSuffix(".heapsnapshot")
+                ? "a .heapsnapshot for Chrome DevTools (Memory panel, Load)"
+                : "a graph file (read back with --input, or retain-graph heap)"
+            emit(
+                "wrote \(output): \(heap.objectCount) objects, "
+                    + "\(ByteCount.description(bytes)), \(kind)")
         } catch {
             fail(error.description, code: 2)
         }
+    }
+
+    /// The warning for a heap read only in part, or nil for a whole one; without
+    /// --accept-partial, a partial read ends the tool with exit code 4 instead.
+    private func partialReadWarning(_ heap: HeapSnapshot) -> String? {
+        guard let walk = heap.statistics.heapWalk, !walk.isComplete else { return nil }
+        let problems = walk.problems.map { "  " + $0.description }.joined(separator: "\n")
+        guard acceptPartial else {
+            fail(
+                "the heap was read only in part: objects may be missing, and counts, paths and "
+                    + "growth would be wrong without a sign of it:\n\(problems)\n(--accept-partial "
+                    + "shows what was read anyway)", code: 4)
+        }
+        return "WARNING: the heap was read only in part; objects may be missing:\n\(problems)"
     }
 
     /// Sleeps for `interval`, or until a line is typed on standard input.

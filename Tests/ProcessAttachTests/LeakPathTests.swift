@@ -86,7 +86,7 @@ struct LeakPathTests {
             ])
         #expect(
             heap.whoHoldsText("attach_delegate_cycle.DownloadController").contains(
-                "nothing but a strong cycle"))
+                "in unreachable cycles ("))
     }
 
     @Test("Weakly referenced objects whose side tables reuse dirty memory are all found")

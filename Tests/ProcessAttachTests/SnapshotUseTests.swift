@@ -51,7 +51,7 @@ struct SnapshotUseTests {
         )
         let name = "attach_task_loop.TaskRefresher"
         #expect(read.whoHoldsText(name) == heap.whoHoldsText(name))
-        #expect(read.whoHoldsText(name).contains("held by: a Task"))
+        #expect(read.whoHoldsText(name).contains("held by a Task"))
         // The file is RetainGraph's one graph file: HeapExport reads it, with the facts.
         let contents = try GraphFile.contents(ofFile: file)
         #expect(contents.graph.nodeCount == heap.graph.nodeCount)

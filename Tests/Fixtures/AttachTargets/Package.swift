@@ -19,6 +19,7 @@
 //   attach-brk-blocked     N objects in a main arena that brk cannot grow (mmap'd instead)
 //   attach-stop-target     busy, blocked and thread-creating threads and a progress counter;
 //                          forks and execs on command (the stop tests, issue 32)
+//   attach-mixed-holders   healthy and leaked watchers and leases mixed: who holds which (issue 31)
 import PackageDescription
 
 let package = Package(
@@ -38,5 +39,6 @@ let package = Package(
         .executableTarget(name: "attach-symbolicated", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-brk-blocked", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-stop-target", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-mixed-holders", dependencies: ["FixtureSupport"]),
     ]
 )

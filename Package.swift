@@ -95,7 +95,8 @@ let package = Package(
         .target(
             name: "HeapGraph",
             dependencies: [
-                "ObjectGraph", "RuntimeLayouts", "RetainGraphUtilities", "StackTraces", "HeapExport",
+                "ObjectGraph", "RuntimeLayouts", "RetainGraphUtilities", "StackTraces",
+                "HeapExport",
             ]),
         .target(name: "HeapExport", dependencies: ["ObjectGraph"]),
         .systemLibrary(name: "CProcessAccess"),
@@ -142,7 +143,8 @@ let package = Package(
         .target(
             name: "LeakTracking",
             dependencies: [
-                "RetainGraph", "StackTraces", "Locking", "RetainGraphReports", "RetainGraphUtilities",
+                "RetainGraph", "StackTraces", "Locking", "RetainGraphReports",
+                "RetainGraphUtilities",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -186,7 +188,8 @@ let package = Package(
         // One heap read from inside (the census) and from outside (an attach): the fixture
         // program links the census and writes its snapshot; the test attaches to it.
         .executableTarget(
-            name: "InsideOutside", dependencies: ["HeapCensus"], path: "Tests/Fixtures/InsideOutside"),
+            name: "InsideOutside", dependencies: ["HeapCensus"],
+            path: "Tests/Fixtures/InsideOutside"),
         .testTarget(
             name: "HeapGraphTests", dependencies: ["HeapGraph", "ProcessAttach", "InsideOutside"]),
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),
@@ -271,7 +274,10 @@ let package = Package(
         // Uses only what README.md's "Use it in your package" shows.
         .testTarget(
             name: "ReadmeTests",
-            dependencies: ["RetainGraphTesting", "LeakTracking", "TrackedTimers", "HeapCensus"]
+            dependencies: [
+                "RetainGraphTesting", "LeakTracking", "TrackedTimers", "HeapCensus", "HeapGrowth",
+                "SuiteLeaks",
+            ]
         ),
         // Checks that the manifest and README.md tell the truth about the code.
         .testTarget(name: "RepositoryTests"),

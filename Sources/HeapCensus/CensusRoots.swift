@@ -23,7 +23,8 @@ struct CensusRoots: HeapRoots {
         var names: [Int32: String] = [:]
         let process = getpid()
         for thread in ProcessFiles.threadIDs(of: process) ?? [] {
-            names[thread] = ProcessFiles.name(of: process, thread: thread).map(PrintableText.escaped)
+            names[thread] = ProcessFiles.name(of: process, thread: thread).map(
+                PrintableText.escaped)
         }
         threadNames = names
     }
@@ -71,6 +72,7 @@ struct CensusRoots: HeapRoots {
         guard pthread != 0, ReadableMemory.contains(pthread, length: 1024) else {
             return (true, nil)
         }
-        return (true, CensusDoor.threadName(pthread).map(PrintableText.escaped))
+        let name = CensusDoor.threadName(pthread).map(PrintableText.escaped)
+        return (true, ownName(name, isMainThread: thread.isMainThread, processID: getpid()))
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// The counts include references the census cannot see (a thread's stack, C code, memory
 /// allocated before the census started); comparing them with the references a
-/// ``HeapSnapshot`` found tells whether anything outside the snapshot holds the object. A
+/// ``/HeapGraph/HeapSnapshot`` found tells whether anything outside the snapshot holds the object. A
 /// weak or unowned reference can make a strong one again while the object lives (a weak
 /// variable read, an `unowned` property used), so an object held only through a cycle is
 /// beyond reach only if its weak and unowned references are accounted for too.

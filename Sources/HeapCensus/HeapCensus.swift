@@ -1,7 +1,7 @@
 import HeapGraph
 import Locking
-import RetainGraphUtilities
 import RetainGraph
+import RetainGraphUtilities
 import StackTraces
 
 #if canImport(Glibc)
@@ -12,7 +12,7 @@ import Musl
 
 /// A census of live Swift heap objects: every class instance, closure context, box and
 /// collection storage allocated while it runs is known, with its type, until it is freed; a
-/// ``HeapSnapshot`` adds the references between them and who holds each from outside.
+/// ``/HeapGraph/HeapSnapshot`` adds the references between them and who holds each from outside.
 ///
 /// The census is opt-in twice: a program that does not link this module pays nothing, and
 /// one that links it pays one flag test per allocation until ``start()`` (or the environment

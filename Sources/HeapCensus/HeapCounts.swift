@@ -3,7 +3,7 @@ import RuntimeLayouts
 /// How many live objects of each type the census knows, and where they are: a census without
 /// the references, for comparing counts (``HeapCensus/counts()``).
 ///
-/// Much cheaper than a ``HeapSnapshot``: one read of each object's metadata word, no layout
+/// Much cheaper than a ``/HeapGraph/HeapSnapshot``: one read of each object's metadata word, no layout
 /// walk, no reference resolution, no global-variable scan.
 public struct HeapCounts: Sendable {
     /// Every counted object's address, in no particular order.
@@ -17,7 +17,7 @@ public struct HeapCounts: Sendable {
     public var objectCount: Int { addresses.count }
 
     /// Live object counts by type name, largest first (types that share a name count
-    /// together), as ``HeapSnapshot/countsByType()`` gives them.
+    /// together), as ``/HeapGraph/HeapSnapshot/countsByType()`` gives them.
     ///
     /// - Complexity: O(*n*).
     public func countsByType() -> [(typeName: String, count: Int)] {
@@ -195,7 +195,7 @@ private struct CountingBuffer {
     }
 }
 
-/// Counting objects by type name, for ``HeapCounts`` and ``HeapSnapshot``.
+/// Counting objects by type name, for ``HeapCounts`` and ``/HeapGraph/HeapSnapshot``.
 enum TypeCounting {
     /// Counts by name (types that share a name count together), largest first, then by name.
     static func countsByName(types: [Int32], typeNames: [String]) -> [(

@@ -95,9 +95,10 @@ public struct HeapComparison: Sendable {
             guard let path = grown[index].samplePath else { continue }
             let name = grown[index].typeName
             grown[index].heldThrough = path.objects.dropLast().lazy.map(\.typeName).first {
-                $0 != name && newObjects[$0].map { new in
-                    path.objects.contains { new.contains($0.id) }
-                } == true
+                $0 != name
+                    && newObjects[$0].map { new in
+                        path.objects.contains { new.contains($0.id) }
+                    } == true
             }
         }
         self.grown = grown.sorted {
@@ -143,7 +144,8 @@ public struct HeapComparison: Sendable {
             if !rest.isEmpty {
                 let objects = rest.reduce(0) { $0 + $1.count }
                 lines.append(
-                    "  … and \(objects) more held \(rest.count) other way\(rest.count == 1 ? "" : "s")")
+                    "  … and \(objects) more held \(rest.count) other way\(rest.count == 1 ? "" : "s")"
+                )
             }
         }
         return lines.joined(separator: "\n")

@@ -60,7 +60,8 @@ struct HeapFileAttributes {
             "statistics.analysisSeconds": String(statistics.analysisSeconds),
         ]
         if let stop = process.stopDuration {
-            let seconds = Double(stop.components.seconds) + Double(stop.components.attoseconds) / 1e18
+            let seconds =
+                Double(stop.components.seconds) + Double(stop.components.attoseconds) / 1e18
             result["stopSeconds"] = String(seconds)
         }
         return Dictionary(uniqueKeysWithValues: result.map { ("attach." + $0, $1) })

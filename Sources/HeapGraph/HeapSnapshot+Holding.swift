@@ -36,7 +36,9 @@ public struct HoldingGroup: Sendable {
         case .path(let path):
             return "held by \(path.holder.description)"
         case .unreachableCycle(let cycle, _):
-            let steps = cycle.map { "\($0.label) ⇒ \(TypeNames.withoutModule(heap[$0.to].typeName))" }
+            let steps = cycle.map {
+                "\($0.label) ⇒ \(TypeNames.withoutModule(heap[$0.to].typeName))"
+            }
             return "in unreachable cycles (\(steps.joined(separator: ", ")))"
         case .unheld:
             return "held by nothing found (only weak references, or dying)"
@@ -128,7 +130,9 @@ extension HeapSnapshot {
         let component = components.component(of: cycleNode)
         let types = components.members(of: component).map { graph.typeNameNumber(of: $0) }.sorted()
         return [1, UInt32(types.count)] + types
-            + steps.flatMap { [graph.roleNumber(ofEdge: $0.edge), graph.typeNameNumber(of: $0.to)] }
+            + steps.flatMap {
+                [graph.roleNumber(ofEdge: $0.edge), graph.typeNameNumber(of: $0.to)]
+            }
     }
 
     /// The nearest node on a strong cycle that holds `node` through strong references (`node`

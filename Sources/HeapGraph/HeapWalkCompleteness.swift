@@ -54,7 +54,7 @@ public struct HeapWalkCompleteness: Hashable, Sendable {
 /// One thing an attach's heap walk could not read (``HeapWalkCompleteness/problems``).
 ///
 /// Addresses are the target's. ``description`` is the sentence the snapshot's
-/// ``RemoteHeapSnapshot/limitations`` carry.
+/// ``HeapSnapshot/limitations`` carry.
 public enum HeapWalkProblem: Hashable, Sendable, CustomStringConvertible {
     /// glibc's arena list was not found (libc not mapped, stripped of `main_arena` and no
     /// candidate in its data passed the checks, or another allocator): arenas were looked for

@@ -146,10 +146,22 @@ enum HintRules {
         if holders.contains(where: { isFoundationTimer(snapshot.node($0)) }) {
             return foundationTimer(subject: context.subject)
         }
-        let timer = holders.first.map(context.name) ?? "the timer"
         let viaQueue: Bool
         if case .dispatchQueue? = context.rootKind { viaQueue = true } else { viaQueue = false }
-        if viaQueue || context.all.contains(where: { $0.role == .resumed }) {
+        let isScheduled = viaQueue || context.all.contains(where: { $0.role == .resumed })
+        let isTimer = holders.contains { id in
+            snapshot.node(id).map { $0.kind == .timer || $0.kind == .proxy } ?? false
+        }
+        if !isScheduled, !isTimer, let stored = storedClosure(holding: capture, context) {
+            // No timer, source or queue: an object keeps a closure that captures it.
+            return LeakHint(
+                code: .closureCycle,
+                text: "\(context.name(stored.holder)).\(stored.property) keeps a closure that "
+                    + "captures \(context.subject) strongly: capture [weak self] in the closure, "
+                    + "or set \(stored.property) to nil when \(context.subject) is done with it")
+        }
+        let timer = holders.first.map(context.name) ?? "the timer"
+        if isScheduled {
             return LeakHint(
                 code: .dispatchHandlerCapture,
                 text: "the event handler of \(timer) captures self (\(context.subject)) "
@@ -161,6 +173,23 @@ enum HintRules {
             code: .closureCapture,
             text: "the closure of \(timer) captures self (\(context.subject)) strongly: capture "
                 + "[weak self], and invalidate the timer in stop() or deinit")
+    }
+
+    /// The object and property that keep the closure whose capture is `capture`: the capture's
+    /// holder itself for a closure whose only capture is its context (`.handler (a closure
+    /// capturing Owner)`), otherwise what holds the closure's context on the path or cycle.
+    private static func storedClosure(holding capture: Reference, _ context: HintContext)
+        -> (holder: ObjectID, property: String)?
+    {
+        if case .closureCapture(let property, _) = capture.role {
+            return (capture.from, property)
+        }
+        guard
+            let into = context.all.first(where: {
+                $0.to == capture.from && $0.ownership.retainsTarget
+            }), case .storedProperty(let property) = into.role
+        else { return nil }
+        return (into.from, property)
     }
 
     /// Whether a node is a `Foundation.Timer` (``/ObjectGraph/KnownType``).

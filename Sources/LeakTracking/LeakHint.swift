@@ -15,6 +15,9 @@ public struct LeakHint: Sendable, Hashable, Codable {
         case closureCapture
         /// A dispatch source's event handler captures the object strongly (S7b).
         case dispatchHandlerCapture
+        /// An object keeps a closure that captures it strongly, no timer or queue involved: a
+        /// cycle through a stored closure.
+        case closureCycle
         /// A frame (display-link style) timer holds its target strongly (S12a).
         case frameTimerTarget
         /// The timer is scheduled on a background thread's run loop (S16).
@@ -63,6 +66,7 @@ public struct LeakHint: Sendable, Hashable, Codable {
             case .heldFromRoot: return "held from a root, no cycle"
             case .closureCapture: return "closure captures self"
             case .dispatchHandlerCapture: return "dispatch handler captures self"
+            case .closureCycle: return "stored closure captures self"
             case .frameTimerTarget: return "frame timer strong target"
             case .backgroundRunLoop: return "background run loop"
             case .unscheduledTimer: return "unscheduled timer holds target"

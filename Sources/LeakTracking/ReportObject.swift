@@ -1,5 +1,5 @@
-import RetainGraphUtilities
 import RetainGraph
+import RetainGraphUtilities
 
 /// One object mentioned in a ``LeakReport``.
 public struct ReportObject: Sendable, Hashable, Codable {

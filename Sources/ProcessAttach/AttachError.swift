@@ -1,4 +1,5 @@
 import RetainGraphUtilities
+
 /// Why an attach failed. Whatever the failure, the target was let go before the error was
 /// thrown: every thread that was stopped was detached and runs again.
 ///
@@ -7,7 +8,7 @@ import RetainGraphUtilities
 ///
 /// ```swift
 /// do {
-///     let heap = try RemoteHeapSnapshot.capture(processID: pid)
+///     let heap = try HeapSnapshot.capture(processID: pid)
 /// } catch {
 ///     print(error.description)  // "process 4242 does not exist"
 /// }

@@ -7,7 +7,7 @@
 /// ```swift
 /// var options = AttachOptions()
 /// options.maximumStop = .milliseconds(500)   // a latency-sensitive server
-/// let heap = try RemoteHeapSnapshot.capture(processID: pid, options: options)
+/// let heap = try HeapSnapshot.capture(processID: pid, options: options)
 /// ```
 public struct AttachOptions: Sendable {
     /// The longest the target may stay stopped, from the first thread stopped to the last one

@@ -25,7 +25,7 @@ extension HeapSnapshot {
     /// - Parameters:
     ///   - processID: The target: a running Swift program (any build, nothing linked in).
     ///   - options: The stop's limits, and where the remote mirror library is.
-    /// - Returns: The snapshot; its ``HeapProcess/stopDuration`` says how long the target was
+    /// - Returns: The snapshot; its ``/HeapGraph/HeapProcess/stopDuration`` says how long the target was
     ///   stopped.
     /// - Throws: An ``AttachError``; whatever happens, the target runs again before it is
     ///   thrown.

@@ -1,10 +1,10 @@
+import RetainGraphUtilities
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-import RetainGraphUtilities
 
 /// What is checked before a process is stopped.
 enum ProcessChecks {

@@ -81,7 +81,8 @@ struct ProcessRoots: HeapRoots {
                 })
             else { continue }
             let start = max(stack.range.lowerBound, thread.stackPointer &- Self.redZone)
-            scan(start..<stack.range.upperBound, index: index, within: 4096...UInt.max) { _, object in
+            scan(start..<stack.range.upperBound, index: index, within: 4096...UInt.max) {
+                _, object in
                 add(thread.id, object)
             }
         }
@@ -89,7 +90,11 @@ struct ProcessRoots: HeapRoots {
 
     func thread(object: UInt, pthread: UInt) -> (isRunning: Bool, name: String?) {
         guard let thread = threadOfPointer[pthread] else { return (false, nil) }
-        return (true, threadNames[thread])
+        let process = processMemory.processID
+        return (
+            true,
+            ownName(threadNames[thread], isMainThread: thread == process, processID: process)
+        )
     }
 
     /// Calls `body` with each aligned word of `range` that is an object's address.

@@ -1,3 +1,4 @@
+import RetainGraphUtilities
 import Synchronization
 
 #if canImport(Glibc)
@@ -5,8 +6,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-import RetainGraphUtilities
 
 /// Numbered points of a stop, where a test makes the attaching process pause or crash.
 ///

@@ -1,10 +1,10 @@
+import RetainGraphUtilities
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-import RetainGraphUtilities
 
 extension StoppedProcess {
     /// The most bytes one `process_vm_readv` call copies (between two checks of the limits).

@@ -1,10 +1,10 @@
+import RetainGraphUtilities
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-import RetainGraphUtilities
 
 /// A running process with every thread stopped by this one, to be read and let go.
 ///
@@ -47,7 +47,7 @@ import RetainGraphUtilities
 /// let process = try StoppedProcess(processID: pid)
 /// let memory = try process.captureMemory()
 /// let stop = process.resume()                  // the target runs again
-/// let heap = try RemoteHeapSnapshot(memory)    // analysed while it runs
+/// let heap = try HeapSnapshot(memory)    // analysed while it runs
 /// print("stopped for \(stop)")
 /// ```
 public struct StoppedProcess: ~Copyable {

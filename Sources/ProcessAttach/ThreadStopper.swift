@@ -1,10 +1,10 @@
+import RetainGraphUtilities
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-import RetainGraphUtilities
 
 /// Stops every thread of a process, including those created while it does so.
 ///

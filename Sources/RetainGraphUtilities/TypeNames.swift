@@ -3,10 +3,10 @@
 package enum TypeNames {
     /// `name` as reports spell it, the same whoever read it (the census in process, an attach
     /// from outside): without the addresses the demangler prints for private and local contexts
-    /// (``removingContextAddresses(_:)``) and without private discriminators
-    /// (``removingDiscriminators(_:)``).
+    /// (``removingContextAddresses(_:)``), private discriminators
+    /// (``removingDiscriminators(_:)``) or empty argument lists (``removingEmptyArguments(_:)``).
     package static func readable(_ name: String) -> String {
-        removingDiscriminators(removingContextAddresses(name))
+        removingEmptyArguments(removingDiscriminators(removingContextAddresses(name)))
     }
 
     /// A demangled name without the addresses printed for private and local contexts:
@@ -48,19 +48,15 @@ package enum TypeNames {
             rest = inner
         }
         result += rest
-        // An empty generic argument list the remote demangler prints for a non-generic context.
-        var cleaned = ""
-        cleaned.reserveCapacity(result.count)
-        var index = result.startIndex
-        while index < result.endIndex {
-            if result[index...].starts(with: "<>") {
-                index = result.index(index, offsetBy: 2)
-            } else {
-                cleaned.append(result[index])
-                index = result.index(after: index)
-            }
-        }
-        return cleaned
+        return result
+    }
+
+    /// A name without the empty generic argument lists the remote demangler prints for a
+    /// non-generic type nested in a generic one: `AsyncStream<E>._Storage<>` →
+    /// `AsyncStream<E>._Storage`.
+    package static func removingEmptyArguments(_ name: String) -> String {
+        guard name.contains("<>") else { return name }
+        return name.replacing("<>", with: "")
     }
 
     /// A type name without its module (`App.Owner` → `Owner`), as roles name what they

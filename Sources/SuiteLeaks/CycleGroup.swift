@@ -1,7 +1,7 @@
-import RetainGraphUtilities
 import HeapCensus
 import LeakTracking
 import ObjectGraph
+import RetainGraphUtilities
 
 /// Leaked cycles of one shape: the same types around the cycle, held by the same references.
 ///

@@ -1,6 +1,6 @@
-import RetainGraphUtilities
 import HeapCensus
 import LeakTracking
+import RetainGraphUtilities
 
 extension LeakedCycles {
     /// The groups as a person reads them: a headline, then per group its shape and counts, its
@@ -68,7 +68,8 @@ extension LeakedCycles {
             for group in accepted.prefix(5) {
                 lines.append(
                     "   \(group.shapeText): \(Self.counted(group.cycleCount, "cycle")), "
-                        + "\(ByteCount.description(group.retainedBytes)) retained   \(group.fingerprint)")
+                        + "\(ByteCount.description(group.retainedBytes)) retained   \(group.fingerprint)"
+                )
             }
             if accepted.count > 5 { lines.append("   … and \(accepted.count - 5) more shapes") }
         }

@@ -1,8 +1,8 @@
-import RetainGraphUtilities
 import ArgumentParser
 import Foundation
 import HeapExport
 import ObjectGraph
+import RetainGraphUtilities
 
 /// `retain-graph heap`: reads a heap graph saved with `GraphFile` (from a census snapshot, a
 /// live graph's snapshot or an attached process) and prints what retains the most memory, or

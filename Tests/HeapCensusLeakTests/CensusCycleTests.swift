@@ -21,6 +21,13 @@ final class SessionOwner: NSObject, URLSessionDelegate, @unchecked Sendable {
     }
 }
 
+/// An object that keeps a closure capturing itself: a cycle through a stored closure, no timer.
+final class SelfHandler {
+    var onChange: (() -> Void)?
+    var changes = 0
+    func listen() { onChange = { self.changes += 1 } }
+}
+
 @Suite struct CensusCycleTests {
     @inline(never) static func makeCycle() -> CyclePartner {
         let first = CyclePartner()
@@ -62,5 +69,24 @@ final class SessionOwner: NSObject, URLSessionDelegate, @unchecked Sendable {
         let report = try #require(verdict.report)
         let cycle = try #require(report.cycle, "\(report.text)")
         #expect(Set(cycle.map(\.description)) == [".delegate", ".session"], "\(report.text)")
+    }
+
+    @inline(never) static func listen() -> SelfHandler {
+        let handler = SelfHandler()
+        handler.listen()
+        return handler
+    }
+
+    @Test func aStoredClosureCapturingItsOwnerGetsClosureAdviceNotTimerAdvice() throws {
+        let watcher = LeakWatcher(defaultGrace: .zero)
+        weak let handler = Self.listen()
+        if let handler { watcher.expectDeallocation(of: handler, reason: "closed") }
+        defer { handler?.onChange = nil }
+        let verdict = try #require(watcher.check().first)
+        #expect(verdict.verdict == .leak)
+        let report = try #require(verdict.report)
+        #expect(report.hint.code == .closureCycle, "\(report.text)")
+        #expect(report.hint.text.contains(".onChange keeps a closure that captures SelfHandler"))
+        #expect(!report.hint.text.contains("timer"), "\(report.hint.text)")
     }
 }

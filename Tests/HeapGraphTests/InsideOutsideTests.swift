@@ -32,7 +32,8 @@ struct InsideOutsideTests {
             let outsidePath = outside.retentionPath(to: other)
             #expect(
                 outsidePath?.objects.map(\.typeName) == insidePath?.objects.map(\.typeName),
-                "\(label): \(outsidePath?.description ?? "no path") vs \(insidePath?.description ?? "no path")")
+                "\(label): \(outsidePath?.description ?? "no path") vs \(insidePath?.description ?? "no path")"
+            )
             #expect(
                 outsidePath?.references.map(\.label) == insidePath?.references.map(\.label),
                 "\(label): the references of its path")
@@ -68,6 +69,29 @@ struct InsideOutsideTests {
                 paths["thread"]?.holder == .thread(name: "named-worker"),
                 "\(reader): \(paths["thread"]?.description ?? "-")")
             #expect(paths["task"]?.holder == .task, "\(reader)")
+        }
+    }
+
+    @Test("A dictionary's heap string keys are held by the dictionary, read alike by both")
+    func stringKeysAreHeldByTheirDictionary() throws {
+        let fixture = try InsideOutsideFixture.start()
+        defer { fixture.stop() }
+        let outside = try HeapSnapshot.capture(processID: fixture.processID)
+        let inside = try HeapSnapshot(contentsOfFile: fixture.censusFile)
+        for (reader, heap) in [("census", inside), ("attach", outside)] {
+            let keys = heap.objects(ofType: "String storage").compactMap {
+                heap.retentionPath(to: $0)
+            }.filter {
+                $0.holder
+                    == .globalVariable(
+                        name:
+                            "InsideOutside.countsByName : Swift.Dictionary<Swift.String, Swift.Int>"
+                    )
+            }
+            #expect(keys.count == 3, "\(reader)")
+            #expect(
+                keys.allSatisfy { $0.references.last?.label == "key of [String: Int]" },
+                "\(reader): \(keys.first?.description ?? "-")")
         }
     }
 
@@ -160,7 +184,9 @@ extension FileHandle {
         var bytes: [UInt8] = []
         while true {
             let data = readData(ofLength: 1)
-            guard let byte = data.first else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            guard let byte = data.first else {
+                return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+            }
             if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
             bytes.append(byte)
         }

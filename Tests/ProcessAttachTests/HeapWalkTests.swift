@@ -57,7 +57,7 @@ struct HeapWalkTests {
         let lost = before.countsByType().filter { (counts[$0.typeName] ?? 0) < $0.count }
         #expect(lost.isEmpty, "types with fewer objects after: \(lost)")
         #expect(after.objects(ofType: "attach_symbolicated.Entry").count == 100)
-        #expect((counts["Swift.__StringStorage"] ?? 0) >= 100)
+        #expect((counts["String storage"] ?? 0) >= 100)
         #expect((counts["[UInt8] storage"] ?? 0) >= 100)
         #expect((counts["[String: Entry] storage"] ?? 0) == 1, "\(after.countsByType())")
         #expect(!after.limitations.contains { $0.contains("arena") }, "\(after.limitations)")

@@ -103,7 +103,9 @@ struct LeakPathTests {
         #expect(heap.references(from: watcher).map(\.role) == [.storedProperty(name: "watched")])
     }
 
-    @Test("A class with an Atomic and a Mutex: every field read typed, the Mutex's through its accessor's symbol")
+    @Test(
+        "A class with an Atomic and a Mutex: every field read typed, the Mutex's through its accessor's symbol"
+    )
     func noncopyableFields() throws {
         let target = try AttachTargets.start("attach-noncopyable")
         let heap = try HeapSnapshot.capture(processID: target.pid)

@@ -58,6 +58,8 @@ struct MixedHoldersTests {
         #expect(growth.text.contains("attach_mixed_holders.PooledLease: +29 (1 → 30)"))
         let lines = growth.text.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("  29 in unreachable cycles (") })
-        #expect(lines.contains { $0.hasPrefix("  1 held by global variable attach_mixed_holders.pool") })
+        #expect(
+            lines.contains { $0.hasPrefix("  1 held by global variable attach_mixed_holders.pool") }
+        )
     }
 }

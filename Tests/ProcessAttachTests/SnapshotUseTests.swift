@@ -47,7 +47,8 @@ struct SnapshotUseTests {
         #expect(read.limitations == heap.limitations)
         #expect(read.statistics.copiedBytes == heap.statistics.copiedBytes)
         #expect(
-            Int(read.process.capturedAt.timeIntervalSince1970) == Int(heap.process.capturedAt.timeIntervalSince1970)
+            Int(read.process.capturedAt.timeIntervalSince1970)
+                == Int(heap.process.capturedAt.timeIntervalSince1970)
         )
         let name = "attach_task_loop.TaskRefresher"
         #expect(read.whoHoldsText(name) == heap.whoHoldsText(name))

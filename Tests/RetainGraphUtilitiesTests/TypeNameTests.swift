@@ -53,3 +53,14 @@ struct NestedTypeNameTests {
             TypeNames.readable("(App.(Cache in $7f0012ab), Swift.Int)") == "(App.Cache, Swift.Int)")
     }
 }
+
+@Suite("Generic arguments")
+struct GenericArgumentNameTests {
+    @Test("A type nested in a generic one keeps the outer arguments and loses its empty list")
+    func emptyArgumentListGoes() {
+        #expect(
+            TypeNames.readable("Swift.AsyncStream<App.ConfigChange>.Continuation<>")
+                == "Swift.AsyncStream<App.ConfigChange>.Continuation")
+        #expect(TypeNames.readable("Swift._DequeBuffer<()>") == "Swift._DequeBuffer<()>")
+    }
+}

@@ -56,7 +56,11 @@ struct InProcessLayoutTests {
         #expect(found[".unownedOwner"] == .unowned)
         #expect(found[".unsafeOwner"] == .unownedUnsafe)
         #expect(found[".state.timer"] == .strong)
-        #expect(found[".name"] == nil, "a String holds no reference the reader follows")
+        #expect(found[".name"] == .strong, "a String: its storage, when it has one")
+        #expect(
+            compiled.slots.contains {
+                $0.isStringObject && LayoutRegistry.shared.role($0.role).description == ".name"
+            })
         #expect(compiled.slots.contains { $0.isFunctionContext }, "the closure's context")
     }
 
@@ -106,10 +110,27 @@ struct InProcessLayoutTests {
         #expect(arrayLayout.regions.count == 1)
         let dictionaryLayout = try layout(of: unsafeBitCast(dictionary, to: AnyObject.self))
         #expect(dictionaryLayout.typeName == "[String: Owner] storage")
-        #expect(dictionaryLayout.regions.count == 1, "only the values hold references")
+        #expect(dictionaryLayout.regions.count == 2, "the keys' strings and the values")
         let setLayout = try layout(of: unsafeBitCast(set, to: AnyObject.self))
         #expect(setLayout.typeName == "Set<ObjectIdentifier> storage")
         #expect(setLayout.regions.isEmpty, "identifiers hold no reference")
+    }
+
+    @Test("A large native String is read as a reference to its storage; a small one as none")
+    func stringsAreReadToTheirStorage() {
+        let large = String(repeating: "session-key-", count: 4)
+        let small = "key"
+        let readWord = { (string: String) -> UInt in
+            withUnsafeBytes(of: string) { $0.load(fromByteOffset: 8, as: UInt.self) }
+        }
+        let storage = StringObject.storage(readWord(large))
+        #expect(storage != 0)
+        #expect(
+            LayoutRegistry.shared.layout(
+                ofMetadata: UnsafeRawPointer(bitPattern: storage)?.load(as: UInt.self) ?? 0)?
+                .typeName == "String storage")
+        #expect(StringObject.storage(readWord(small)) == 0, "a small string is inline")
+        #expect(StringObject.storage(readWord("a literal longer than fifteen bytes")) == 0)
     }
 
     enum Choice {

@@ -26,7 +26,8 @@ package struct HeapScan {
     /// A scan's result.
     package init(
         columns: ScanColumns, flat: FlatLayouts, layouts: [CompiledLayout], roles: InternedRoles,
-        decode: @escaping (DynamicSlot, UnsafeMutableRawPointer, UInt, (UInt, LayoutSlot) -> Void)
+        decode:
+            @escaping (DynamicSlot, UnsafeMutableRawPointer, UInt, (UInt, LayoutSlot) -> Void)
             -> Void
     ) {
         self.columns = columns
@@ -62,7 +63,7 @@ package protocol HeapRoots {
     var threadNames: [Int32: String] { get }
 
     /// Whether the `Foundation.Thread` object at `object`, whose pthread is `pthread`, is
-    /// running, and the name of its thread.
+    /// running, and the name of its thread (``ownName(_:isMainThread:processID:)``).
     func thread(object: UInt, pthread: UInt) -> (isRunning: Bool, name: String?)
 
     /// Memory outside the objects: a timer's CoreFoundation timer, a thread's pthread.
@@ -70,4 +71,17 @@ package protocol HeapRoots {
 
     /// What this reader can say of references nothing explains.
     var unattributed: UnattributedReferences { get }
+}
+
+extension HeapRoots {
+    /// `name`, a thread's, or nil when it is the name a thread other than the main one
+    /// inherited from it (the process's name).
+    ///
+    /// A new thread starts with its creator's name. Foundation on Linux sets a `Thread`'s name
+    /// only when `name` is assigned *after* `start()` (a name assigned before is dropped), so a
+    /// thread showing the process's name is most likely one whose name was lost: a holder named
+    /// after the process would send a reader looking for the wrong thread.
+    package func ownName(_ name: String?, isMainThread: Bool, processID: Int32) -> String? {
+        isMainThread || name != threadNames[processID] ? name : nil
+    }
 }

@@ -1,6 +1,6 @@
 import ObjectGraph
-import RuntimeLayouts
 import RetainGraphUtilities
+import RuntimeLayouts
 
 extension HeapSnapshot {
     /// Decodes the dynamic values the scan copied (enum payloads, existentials) into more

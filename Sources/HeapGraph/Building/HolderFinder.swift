@@ -162,7 +162,9 @@ struct HolderFinder {
             kindNode[.outside] = addHolder(.outside(unattributed), to: &builder)
         }
         for entry in held {
-            guard let node = entry.kind == .thread ? threadObjectNode[entry.object] : kindNode[entry.kind]
+            guard
+                let node = entry.kind == .thread
+                    ? threadObjectNode[entry.object] : kindNode[entry.kind]
             else { continue }
             columns.append(
                 source: node, target: UInt32(entry.object), flags: strong,

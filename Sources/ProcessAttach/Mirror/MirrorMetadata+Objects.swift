@@ -260,7 +260,8 @@ extension MirrorMetadata {
                     break
                 }
                 result.captures.append(
-                    .init(offset: child.offset, content: content,
+                    .init(
+                        offset: child.offset, content: content,
                         name: TypeNames.captureName(typeName)))
             }
         }

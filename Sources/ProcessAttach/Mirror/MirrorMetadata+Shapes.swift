@@ -50,11 +50,13 @@ extension MirrorMetadata {
             return TypeShape(kind: .strongReference, size: 8, alignment: 8, stride: 8)
         case .structure where Self.collectionStructs.contains(base):
             return sized(.standardCollection)
+        case .structure where name == "Swift.String" || name == "Swift.Character":
+            return sized(.string)
         case .builtin where Self.referenceBuiltins.contains(name):
             // A `Task`'s handle, a managed buffer: a strong reference.
             return sized(.strongReference)
         case .structure where isStandardLibraryValue(type, name: name):
-            return sized(.plain)  // String, Substring and the standard library's other values
+            return sized(.plain)  // Substring and the standard library's other values
         case .structure, .tuple:
             var shape = sized(.aggregate)
             shape.children = layout.children.enumerated().map { index, child in

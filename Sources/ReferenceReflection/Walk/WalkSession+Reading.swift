@@ -37,7 +37,9 @@ extension WalkSession {
     func read(
         _ slot: CompiledLayout.Slot, at address: UnsafeRawPointer, holder: ObjectID, depth: Int
     ) {
-        let word = ObjectMemory.word(at: address)
+        let word =
+            slot.isStringObject
+            ? StringObject.storage(ObjectMemory.word(at: address)) : ObjectMemory.word(at: address)
         guard word != 0 else { return }
         let role = registry.role(slot.role)
         switch slot.ownership {

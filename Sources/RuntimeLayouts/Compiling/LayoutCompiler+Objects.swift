@@ -64,7 +64,8 @@ extension LayoutCompiler {
             }
             let start = (32 + shape.alignment - 1) & ~(shape.alignment - 1)
             addRegion(
-                element, base: .element(collection), counting: .prefix(countOffset: 16, start: start),
+                element, base: .element(collection),
+                counting: .prefix(countOffset: 16, start: start),
                 stride: shape.stride, to: &layout)
         case .dictionary:
             guard storage.arguments.count == 2, storage.baseOffsets.count == 2 else {
@@ -107,7 +108,8 @@ extension LayoutCompiler {
         var element = ValueLayout()
         appendValue(type, at: 0, base: base, path: "", into: &element, nesting: 0)
         guard !element.isEmpty else { return }
-        layout.regions.append(ElementRegion(counting: counting, stride: max(stride, 1), element: element))
+        layout.regions.append(
+            ElementRegion(counting: counting, stride: max(stride, 1), element: element))
     }
 
     private func unreadable(_ layout: ObjectLayout, _ name: String, _ problem: String)

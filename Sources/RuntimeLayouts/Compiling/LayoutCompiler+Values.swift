@@ -8,7 +8,8 @@ extension LayoutCompiler {
         into layout: inout ValueLayout, nesting: Int
     ) {
         guard nesting < Self.maximumNesting, let shape = source.shape(of: type) else { return }
-        appendValue(shape, type: type, at: offset, base: base, path: path, into: &layout,
+        appendValue(
+            shape, type: type, at: offset, base: base, path: path, into: &layout,
             nesting: nesting)
     }
 
@@ -16,11 +17,14 @@ extension LayoutCompiler {
         _ shape: TypeShape, type: TypeHandle, at offset: Int, base: RoleBase, path: String,
         into layout: inout ValueLayout, nesting: Int
     ) {
-        func slot(_ ownership: Ownership, at offset: Int, isFunctionContext: Bool = false) {
+        func slot(
+            _ ownership: Ownership, at offset: Int, isFunctionContext: Bool = false,
+            isStringObject: Bool = false
+        ) {
             layout.slots.append(
                 LayoutSlot(
                     offset: offset, ownership: ownership, role: base.role(path),
-                    isFunctionContext: isFunctionContext))
+                    isFunctionContext: isFunctionContext, isStringObject: isStringObject))
         }
         switch shape.kind {
         case .strongReference, .standardCollection: slot(.strong, at: offset)
@@ -28,10 +32,12 @@ extension LayoutCompiler {
         case .unownedReference: slot(.unowned, at: offset)
         case .unmanagedReference: slot(.unownedUnsafe, at: offset)
         case .thickFunction: slot(.strong, at: offset + 8, isFunctionContext: true)
+        case .string: slot(.strong, at: offset + 8, isStringObject: true)
         case .plain: return
         case .aggregate:
             for (index, child) in shape.children.enumerated() {
-                let end = index + 1 < shape.children.count
+                let end =
+                    index + 1 < shape.children.count
                     ? shape.children[index + 1].offset : shape.size
                 appendChild(
                     child, end: end, at: offset, base: base, path: Self.joined(path, child.name),
@@ -47,10 +53,12 @@ extension LayoutCompiler {
                     path: Self.joined(path, name), into: &layout, nesting: nesting + 1)
             }
         case .multiPayloadEnum:
-            appendDynamic(.enumValue, type: type, size: shape.size, at: offset, base: base,
+            appendDynamic(
+                .enumValue, type: type, size: shape.size, at: offset, base: base,
                 path: path, into: &layout)
         case .opaqueExistential:
-            appendDynamic(.existential, type: type, size: 32, at: offset, base: base, path: path,
+            appendDynamic(
+                .existential, type: type, size: 32, at: offset, base: base, path: path,
                 into: &layout)
         }
     }
@@ -109,7 +117,8 @@ extension LayoutCompiler {
     ) {
         guard size > 0, size <= Self.maximumDynamicSize else { return }
         layout.dynamics.append(
-            DynamicSlot(offset: offset, size: size, shape: shape, type: type, base: base,
+            DynamicSlot(
+                offset: offset, size: size, shape: shape, type: type, base: base,
                 path: path))
     }
 

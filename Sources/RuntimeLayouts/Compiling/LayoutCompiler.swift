@@ -69,7 +69,8 @@ package final class LayoutCompiler<Source: MetadataSource>: @unchecked Sendable 
             return conservative(.errorBox, from: 16, limit: 512, role: .boxedValue(path: ""))
         case .block:
             // Read per object (its size is in its descriptor): see ObjectReader.
-            return conservative(.block, from: 32, limit: .max, role: ObjectLayout.targetNamedCapture)
+            return conservative(
+                .block, from: 32, limit: .max, role: ObjectLayout.targetNamedCapture)
         }
     }
 
@@ -94,10 +95,20 @@ package final class LayoutCompiler<Source: MetadataSource>: @unchecked Sendable 
         return layout
     }
 
+    /// The standard library's string storage classes, named as the collections' storage is
+    /// (`[UInt8] storage`).
+    private static var storageNames: [String: String] {
+        [
+            "Swift.__StringStorage": "String storage",
+            "Swift.__SharedStringStorage": "String storage (shared)",
+        ]
+    }
+
     private func instanceLayout(_ metadata: UInt) -> ObjectLayout {
         let type = source.classType(ofMetadata: metadata)
         let typeName = type.flatMap(source.name(of:)) ?? "object"
-        var layout = ObjectLayout(kind: .instance, typeName: typeName)
+        var layout = ObjectLayout(
+            kind: .instance, typeName: Self.storageNames[typeName] ?? typeName)
         guard let (fields, problem) = source.classFields(ofMetadata: metadata) else {
             layout.problem = "stored properties not reflectable (no field metadata)"
             layout.problemKind = .missingMetadata

@@ -11,16 +11,19 @@ package struct CompiledLayout: Sendable {
         package var isFunctionContext: Bool
         /// Whether the target is a box holding a value out of line (``LayoutSlot/isBox``).
         package var isBox: Bool
+        /// Whether the word is a `String`'s object word (``LayoutSlot/isStringObject``).
+        package var isStringObject: Bool
 
         package init(
             offset: Int, ownership: Ownership, role: UInt32, isFunctionContext: Bool,
-            isBox: Bool = false
+            isBox: Bool = false, isStringObject: Bool = false
         ) {
             self.offset = offset
             self.ownership = ownership
             self.role = role
             self.isFunctionContext = isFunctionContext
             self.isBox = isBox
+            self.isStringObject = isStringObject
         }
     }
 
@@ -165,7 +168,8 @@ package final class LayoutTable<Source: MetadataSource>: @unchecked Sendable {
             value.slots.map {
                 .init(
                     offset: $0.offset, ownership: $0.ownership, role: roles.intern($0.role),
-                    isFunctionContext: $0.isFunctionContext, isBox: $0.isBox)
+                    isFunctionContext: $0.isFunctionContext, isBox: $0.isBox,
+                    isStringObject: $0.isStringObject)
             }
         }
         return CompiledLayout(

@@ -57,16 +57,20 @@ package struct LayoutSlot: Sendable, Equatable {
     /// enum case's payload, an existential's value too large for its buffer): its target is
     /// named as a box of its contents, not as the closure context its metadata looks like.
     package var isBox: Bool = false
+    /// Whether the word is a `String`'s object word: its target is
+    /// ``StringObject/storage(_:)`` of it, not the word itself.
+    package var isStringObject: Bool = false
 
     package init(
         offset: Int, ownership: Ownership, role: ReferenceRole, isFunctionContext: Bool = false,
-        isBox: Bool = false
+        isBox: Bool = false, isStringObject: Bool = false
     ) {
         self.offset = offset
         self.ownership = ownership
         self.role = role
         self.isFunctionContext = isFunctionContext
         self.isBox = isBox
+        self.isStringObject = isStringObject
     }
 }
 

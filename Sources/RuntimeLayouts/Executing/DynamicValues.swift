@@ -72,7 +72,8 @@ extension LayoutCompiler {
         for slot in layout.slots {
             var rebased = slot
             rebased.role = base.role(Self.joined(path, Self.propertyPath(slot.role)))
-            visit(copy.loadUnaligned(fromByteOffset: slot.offset, as: UInt.self), rebased)
+            let word = copy.loadUnaligned(fromByteOffset: slot.offset, as: UInt.self)
+            visit(slot.isStringObject ? StringObject.storage(word) : word, rebased)
         }
         for inner in layout.dynamics {
             var nested = inner

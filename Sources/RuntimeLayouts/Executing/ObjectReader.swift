@@ -127,6 +127,7 @@ package struct ObjectReader {
             let slot = slots[index]
             index += 1
             var word = load(base &+ UInt(bitPattern: slot.offset))
+            if slot.isStringObject { word = StringObject.storage(word) }
             guard word != 0 else { continue }
             if slot.ownership == .weak {
                 // A side table's first word is its object (null once the object died).

@@ -129,7 +129,9 @@ package final class ScanColumns {
         /// Appends a reference from object `source` to whatever `word` is (`kind`: the
         /// ownership's byte, with ``functionContextBit`` set for a function's context word).
         /// The caller checked the room.
-        package mutating func appendReference(from source: UInt32, word: UInt, kind: UInt8, role: UInt32) {
+        package mutating func appendReference(
+            from source: UInt32, word: UInt, kind: UInt8, role: UInt32
+        ) {
             let index = referenceCount
             sources.base[index] = source
             words.base[index] = word

@@ -38,7 +38,9 @@ extension RuntimeMetadata {
                 var shape = sized(.singlePayloadEnum)
                 shape.isOptional = true
                 shape.children = [
-                    TypeChild(name: "some", offset: 0, type: TypeHandle(UInt64(UInt(bitPattern: wrapped.address))))
+                    TypeChild(
+                        name: "some", offset: 0,
+                        type: TypeHandle(UInt64(UInt(bitPattern: wrapped.address))))
                 ]
                 return shape
             }
@@ -52,9 +54,14 @@ extension RuntimeMetadata {
             if Self.isRawLayoutCell(descriptor), let value = metadata.valueGenericArgument(0) {
                 var shape = sized(.rawLayout)
                 shape.children = [
-                    TypeChild(name: "", offset: 0, type: TypeHandle(UInt64(UInt(bitPattern: value.address))))
+                    TypeChild(
+                        name: "", offset: 0,
+                        type: TypeHandle(UInt64(UInt(bitPattern: value.address))))
                 ]
                 return shape
+            }
+            if Self.stringTypes.contains(UInt(bitPattern: metadata.address)) {
+                return sized(.string)
             }
             guard !RuntimeABI.valueLayout(of: metadata.type).isPOD else { return sized(.plain) }
             if StandardCollection(descriptor) != nil { return sized(.standardCollection) }
@@ -138,6 +145,12 @@ extension RuntimeMetadata {
     private static func isRawLayoutCell(_ descriptor: TypeDescriptor) -> Bool {
         descriptor.name == "_Cell" && descriptor.moduleName == "Synchronization"
     }
+
+    /// The metadata of `String` and `Character` (a `Character` is one `String`).
+    private static let stringTypes: Set<UInt> = [
+        UInt(bitPattern: unsafeBitCast(String.self as Any.Type, to: UnsafeRawPointer.self)),
+        UInt(bitPattern: unsafeBitCast(Character.self as Any.Type, to: UnsafeRawPointer.self)),
+    ]
 
     static func isStandardCollection(_ metadata: TypeMetadata) -> Bool {
         guard metadata.kind == .struct, let descriptor = metadata.nominalDescriptor else {

@@ -42,7 +42,8 @@ package final class RuntimeMetadata: MetadataSource, @unchecked Sendable {
     }
 
     package func superclass(ofClassMetadata metadata: UInt) -> UInt? {
-        guard let type = self.metadata(TypeHandle(UInt64(metadata))), let superclass = type.superclass
+        guard let type = self.metadata(TypeHandle(UInt64(metadata))),
+            let superclass = type.superclass
         else { return nil }
         return UInt(bitPattern: superclass.address)
     }
@@ -96,7 +97,8 @@ package final class RuntimeMetadata: MetadataSource, @unchecked Sendable {
         let descriptor = metadata.nominalDescriptor.map { UInt(bitPattern: $0.address) }
         var children: [TypeChild] = []
         for field in fields {
-            let name = descriptor.map { Self.isLookedThrough(field.name, of: $0) } == true
+            let name =
+                descriptor.map { Self.isLookedThrough(field.name, of: $0) } == true
                 ? "" : field.name
             var fieldType = TypeMetadata(field.type)
             if field.type == Void.self, let pointer = field.namePointer {

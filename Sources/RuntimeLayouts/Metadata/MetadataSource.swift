@@ -44,11 +44,14 @@ package enum ValueKind: Equatable, Sendable {
     case opaqueExistential
     /// A standard collection (`Array`, `Set`, `Dictionary`…): one word, its storage object.
     case standardCollection
+    /// A `String` (or a `Character`, which is one): two words, the second naming its storage
+    /// object when the string is large and native (``StringObject``).
+    case string
     /// A type laid out like another (Synchronization's `_Cell<Value>` inside a `Mutex`):
     /// ``TypeShape/children`` holds that type at offset 0.
     case rawLayout
-    /// A value that holds no reference the reader follows: numbers, `String`, metatypes, thin
-    /// functions, raw pointers, empty enums.
+    /// A value that holds no reference the reader follows: numbers, metatypes, thin functions,
+    /// raw pointers, empty enums, the standard library's other values.
     case plain
 }
 

@@ -1,7 +1,6 @@
 // The only Swift file that imports RuntimeLayouts' door to C (Sources/CProcessMemory): safe
 // and uninstrumented reads of this process's memory; and the names of its data symbols.
 internal import CProcessMemory
-
 import Locking
 import RetainGraphUtilities
 
@@ -41,8 +40,9 @@ package enum ImageSymbols {
         // Read outside the lock: reading the maps and mapping a file takes milliseconds.
         let process = getpid()
         let mappings = ProcessFiles.mappings(of: process) ?? []
-        guard let path = mappings.first(where: { $0.range.contains(address) && $0.isFile })?.path
-            ?? nearestImagePath(of: address, in: mappings),
+        guard
+            let path = mappings.first(where: { $0.range.contains(address) && $0.isFile })?.path
+                ?? nearestImagePath(of: address, in: mappings),
             let file = ELFFile(path: path),
             let image = LoadedImage(
                 path: path, file: file,
@@ -90,8 +90,7 @@ package enum RacyMemory {
     package static func load(_ address: UInt) -> UInt { rg_load_word(address) }
 
     /// Copies `count` bytes from `address`, which the caller knows are mapped.
-    package static func copy(from address: UInt, into buffer: UnsafeMutableRawPointer, count: Int)
-    {
+    package static func copy(from address: UInt, into buffer: UnsafeMutableRawPointer, count: Int) {
         rg_copy_bytes(buffer, address, count)
     }
 }

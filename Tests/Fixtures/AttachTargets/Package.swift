@@ -20,6 +20,8 @@
 //   attach-stop-target     busy, blocked and thread-creating threads and a progress counter;
 //                          forks and execs on command (the stop tests, issue 32)
 //   attach-mixed-holders   healthy and leaked watchers and leases mixed: who holds which (issue 31)
+//   attach-literal-names   N sleeping tasks, an AsyncStream, heap string keys, a thread named
+//                          before start(): names and counts taken literally (issue 31)
 import PackageDescription
 
 let package = Package(
@@ -40,5 +42,6 @@ let package = Package(
         .executableTarget(name: "attach-brk-blocked", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-stop-target", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-mixed-holders", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-literal-names", dependencies: ["FixtureSupport"]),
     ]
 )

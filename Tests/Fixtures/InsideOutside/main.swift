@@ -5,7 +5,7 @@
 //
 // Builds owners held each way a reader must get right: an array behind a `Mutex`, a closure
 // capture, a libdispatch block, a `Foundation.Timer` scheduled on a run loop, a running named
-// `Thread` and a `Task`. Then writes the census's snapshot to CENSUS-FILE, prints "ready PID",
+// `Thread` and a `Task`; and a dictionary whose keys are heap strings. Then writes the census's snapshot to CENSUS-FILE, prints "ready PID",
 // and waits for standard input to close (the attach happens meanwhile).
 import Dispatch
 import Foundation
@@ -34,9 +34,12 @@ final class Callbacks {
 
 nonisolated(unsafe) var registry = Registry()
 nonisolated(unsafe) var callbacks = Callbacks()
+/// Counters by name: each key longer than 15 bytes is a heap `String` storage object.
+nonisolated(unsafe) var countsByName: [String: Int] = [:]
 
 func build() {
     registry.entries.withLock { $0 = [Owner("mutex"), Owner("mutex")] }
+    for index in 0..<3 { countsByName["requests served by worker number \(index)"] = index }
     let captured = Owner("closure")
     callbacks.onChange = { captured.payload.count }
 
@@ -62,7 +65,10 @@ func build() {
     let worker = Thread {
         Thread.current.name = "named-worker"
         named.signal()
-        while true { sleep(3_600); _ = threadOwner.label }
+        while true {
+            sleep(3_600)
+            _ = threadOwner.label
+        }
     }
     worker.start()
     named.wait()

@@ -44,7 +44,7 @@ struct ProfiledServerAttachTests {
             #expect(lost.isEmpty, "types with fewer objects after the profiles: \(lost)")
             #expect(counts["SessionServer.Session"] == Self.sessions)
             for storage in [
-                "Swift.__StringStorage", "[UInt8] storage",
+                "String storage", "[UInt8] storage",
                 "[String: Logger.MetadataValue] storage",
             ] {
                 #expect((counts[storage] ?? 0) > 0, "\(storage) after the profiles")

@@ -11,13 +11,13 @@
 //   • Heap objects start with their metadata pointer, then the reference counts (16 bytes).
 //   • Swift images are never unloaded, so metadata and descriptors stay valid for the process.
 
+import RetainGraphUtilities
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-import RetainGraphUtilities
 
 /// Namespace for the private runtime layouts the walker depends on.
 enum RuntimeABI {

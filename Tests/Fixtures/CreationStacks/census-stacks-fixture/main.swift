@@ -1,5 +1,5 @@
 // The program the creation-stack tests run as a child process (HeapCensusTests:
-// LoaderLockDeadlockTests, CreationStackDeterminismTests):
+// LoaderLockDeadlockTests, CreationStackTests, ManyCreationStacksTests):
 //
 //   census-stacks-fixture site                 prints the line that made a Widget, as chosen by
 //                                              CreationSite.userFrame(excludingModules:)

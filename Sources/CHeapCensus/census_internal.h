@@ -12,7 +12,9 @@
 //   census_exit.c      the constructor and atexit handler of the at-exit leak check (SuiteLeaks)
 //   census_reading.c   reads of other objects' memory and of the loaded images
 //   census_table.c/.h  the table of live blocks (hot paths inline in the header)
-//   census_stacks.c/.h the stack depot (creation stacks read from frame pointers, 16-bit ids)
+//   census_stacks.c/.h the stack depot (creation stacks read from frame pointers, ids of
+//                      RG_SITE_BITS bits, tiers of shorter stacks past the whole stacks' ids)
+//   census_stack_stats.c  a measurement of distinct stacks, built with RG_STACK_STATS only
 //   census_sampling.c  the sampled mode's countdown, filter and slow paths
 //   census_samples.c   the sampled mode's tables (stacks, buckets, live samples)
 #ifndef RETAINGRAPH_CHEAPCENSUS_INTERNAL_H
@@ -98,7 +100,8 @@ RG_HIDDEN void rg_table_now_in_use(void);
 
 /// The depot id (1...RG_SITE_LIMIT - 1) of the creation stack above `frame`, a trusted frame
 /// record (the allocating function's: its return address is the allocating caller), adding it
-/// if new; 0 when the depot is full. Never calls malloc; lock-free unless the stack is new.
+/// if new (whole, or its innermost frames once the ids for whole stacks are taken); 0 when not
+/// even its innermost frame found room. Never calls malloc; lock-free unless the stack is new.
 RG_HIDDEN uint32_t rg_creation_stack(uintptr_t frame);
 
 /// Reads up to `capacity` return addresses from frame pointers, starting with `frame`'s (a

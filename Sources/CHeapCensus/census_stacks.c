@@ -1,7 +1,8 @@
 // The stack depot: where each recorded block was made, as its creation stack (up to
 // RG_STACK_DEPTH return addresses read from frame pointers inside malloc, no unwinder), each
-// distinct stack stored once (as the sanitizers' stack depot), under an id of 16 bits that
-// rides in the top bits of the block's table entry: no memory per block.
+// distinct stack stored once (as the sanitizers' stack depot), under an id that rides in the
+// top bits of the block's table entry (RG_SITE_BITS: 17 on x86_64, whose user addresses lie
+// below 2^47; 16 elsewhere): no memory per block.
 //
 // Which frames: the allocating function (swift_allocObject, or swift_task_create_common for a
 // task) returns into its caller, which is the allocating initializer (`__allocating_init`) in a
@@ -9,6 +10,21 @@
 // function that made a closure context or a box; then that function's caller, and so on
 // outwards. A reader symbolicates them only when asked (HeapCensus, through StackTraces), and
 // picks the frame a user would change (CreationSite.userFrame).
+//
+// Bounds: a long process makes more distinct 16-frame stacks than 16 bits number, and keeps
+// making them (the project's own test suite, its Swift Testing process: 103,063 in 19 minutes
+// on a loaded machine, about 10,000 every 100 s and still rising at the end; each new because
+// of frames far from the allocation: recursion depths, call paths), while their innermost
+// frames repeat more (53,356 distinct 8-frame prefixes, 16,183 of 4, 7,154 of 2, 974 of 1;
+// census_stack_stats.c measures them). So the ids come in tiers (`tiers` below): stacks are
+// kept whole while 3/4 of the ids are free; past that a new stack keeps its innermost 8 frames
+// (the same id as every other stack that shares them, once stored), past 7/8 its innermost 4,
+// past 15/16 its innermost 2, then 1. Every recorded block keeps at least the frame that
+// called the allocator, unless a process makes more distinct callers of it than the last
+// tier's ids (RG_SITE_LIMIT / 16): rg_census_stacks_dropped counts those lookups,
+// rg_census_stacks_shortened the others past the whole-stack tier. Memory: at most the tiers'
+// frames (13.375 words per id: 14.0 MB on x86_64, 7.0 MB elsewhere), 16 bytes of header and 8
+// of index per id (3.0 MB, 1.5 MB), all mapped at the first stack and touched as used.
 //
 // Reading past the first address means trusting each caller's frame record, which a function
 // built without frame pointers does not have (its frame pointer register holds any value):
@@ -20,9 +36,11 @@
 //
 // Called from inside malloc: never calls malloc, takes no lock the loader or a signal handler
 // could hold, and does bounded work (a walk of at most RG_STACK_DEPTH records, hashing as it
-// goes). Each thread remembers its recent stacks by hash (census_stacks.h); other lookups are a
-// lock-free probe of the depot's index, comparing every frame; a new stack takes a spin lock
-// for a copy of its frames (and, once, the mmap of the tables).
+// goes). Each thread remembers its recent stacks by hash (census_stacks.h), with the id the
+// depot gave them (a shortened stack's); other lookups are lock-free probes of the depot's
+// index (one per tier tried), comparing every frame; a new stack takes a spin lock for a copy
+// of its frames (and, once, the mmap of the tables). Ids are never reused, so a reader may copy
+// a stack without a lock.
 
 #define _GNU_SOURCE
 #include "census_stacks.h"
@@ -31,19 +49,34 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 
-/// Room for every id's stack at full depth: frames are appended, never moved.
-#define RG_FRAME_WORDS ((size_t)RG_SITE_LIMIT * RG_STACK_DEPTH)
+/// The tiers: a new stack is stored cut to `depth` frames while the ids taken are fewer than
+/// `ids` (the ids of a tier are those from the previous tier's bound to its own).
+static const struct {
+    uint32_t depth, ids;
+} tiers[] = {
+    {RG_STACK_DEPTH, RG_SITE_LIMIT / 4 * 3},
+    {8, RG_SITE_LIMIT / 8 * 7},
+    {4, RG_SITE_LIMIT / 16 * 15},
+    {2, RG_SITE_LIMIT},
+    {1, RG_SITE_LIMIT},
+};
+#define RG_TIERS (sizeof tiers / sizeof tiers[0])
+
+/// Room for every tier's ids at its depth: frames are appended, never moved.
+#define RG_FRAME_WORDS                                                                         \
+    ((size_t)RG_SITE_LIMIT / 4 * 3 * RG_STACK_DEPTH + (size_t)RG_SITE_LIMIT / 8 * 8 +          \
+     (size_t)RG_SITE_LIMIT / 16 * 4 + (size_t)RG_SITE_LIMIT / 16 * 2)
 
 RG_HIDDEN rg_stack_t *rg_stacks;
 RG_HIDDEN uintptr_t *rg_stack_frames;
-RG_HIDDEN _Atomic(uint16_t) *_Atomic rg_stack_index;
+RG_HIDDEN _Atomic(uint32_t) *_Atomic rg_stack_index;
 static _Atomic(uint32_t) stack_count;
 static size_t frame_words; // under the depot lock
-static _Atomic(size_t) dropped;
+static _Atomic(size_t) dropped, shortened;
 static _Atomic(int) depot_lock;
 
 __thread uintptr_t rg_stack_end __attribute__((tls_model("initial-exec")));
-__thread rg_recent_stack_t rg_recent_stacks[RG_RECENT_STACKS]
+__thread rg_recent_stack_t rg_recent_stacks[RG_RECENT_SETS][2]
     __attribute__((tls_model("initial-exec")));
 
 uintptr_t rg_find_stack_end(uintptr_t frame) {
@@ -88,7 +121,7 @@ static void *map(size_t bytes) {
 
 static const size_t stacks_bytes = RG_SITE_LIMIT * sizeof(rg_stack_t);
 static const size_t frames_bytes = RG_FRAME_WORDS * sizeof(uintptr_t);
-static const size_t index_bytes = ((size_t)1 << RG_STACK_INDEX_BITS) * sizeof(uint16_t);
+static const size_t index_bytes = ((size_t)1 << RG_STACK_INDEX_BITS) * sizeof(uint32_t);
 
 /// Maps the tables once (under the depot lock); false when memory is exhausted.
 static int map_depot(void) {
@@ -102,13 +135,13 @@ static int map_depot(void) {
     }
     rg_stacks = stacks;
     rg_stack_frames = frames;
-    atomic_store_explicit(&rg_stack_index, (_Atomic(uint16_t) *)index, memory_order_release);
+    atomic_store_explicit(&rg_stack_index, (_Atomic(uint32_t) *)index, memory_order_release);
     return 1;
 }
 
 /// Probes for the stack from its home slot; returns its id, or 0 with `*slot` the empty slot
 /// where it would go.
-static uint32_t find_stack(_Atomic(uint16_t) *index, const uintptr_t *frames, size_t depth,
+static uint32_t find_stack(_Atomic(uint32_t) *index, const uintptr_t *frames, size_t depth,
                            uint64_t hash, size_t *slot) {
     const size_t mask = ((size_t)1 << RG_STACK_INDEX_BITS) - 1;
     for (size_t at = rg_stack_slot(hash);; at = (at + 1) & mask) {
@@ -121,38 +154,69 @@ static uint32_t find_stack(_Atomic(uint16_t) *index, const uintptr_t *frames, si
     }
 }
 
-uint32_t rg_stack_lookup(const uintptr_t *frames, size_t depth, uint64_t hash) {
-    if (!depth || !frames[0]) return 0;
-    _Atomic(uint16_t) *index = atomic_load_explicit(&rg_stack_index, memory_order_acquire);
-    size_t slot;
-    if (__builtin_expect(index != NULL, 1)) {
-        uint32_t id = find_stack(index, frames, depth, hash, &slot);
-        if (id) return id;
-    }
-    return rg_stack_add(frames, depth, hash);
-}
-
-uint32_t rg_stack_add(const uintptr_t *frames, size_t depth, uint64_t hash) {
+/// Adds a stack the lookup did not find, under the depot's spin lock, if its id would be
+/// below `bound`; its id (another thread's, if it added the same stack meanwhile), or 0.
+static uint32_t add_stack(const uintptr_t *frames, size_t depth, uint64_t hash,
+                          uint32_t bound) {
     size_t slot;
     uint32_t id = 0;
     lock_depot();
     if (map_depot()) {
-        _Atomic(uint16_t) *index = atomic_load_explicit(&rg_stack_index, memory_order_relaxed);
+        _Atomic(uint32_t) *index = atomic_load_explicit(&rg_stack_index, memory_order_relaxed);
         id = find_stack(index, frames, depth, hash, &slot);
         uint32_t count = atomic_load_explicit(&stack_count, memory_order_relaxed);
-        if (!id && count + 1 < RG_SITE_LIMIT && frame_words + depth <= RG_FRAME_WORDS) {
+        if (!id && count + 1 < bound && frame_words + depth <= RG_FRAME_WORDS) {
             id = count + 1;
             memcpy(&rg_stack_frames[frame_words], frames, depth * sizeof(uintptr_t));
             rg_stacks[id] = (rg_stack_t){hash, (uint32_t)frame_words, (uint32_t)depth};
             frame_words += depth;
             // Readers check the id against the count (acquire) before reading the stack.
             atomic_store_explicit(&stack_count, id, memory_order_release);
-            atomic_store_explicit(&index[slot], (uint16_t)id, memory_order_release);
+            atomic_store_explicit(&index[slot], id, memory_order_release);
         }
     }
     unlock_depot();
-    if (!id) atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
     return id;
+}
+
+/// A stack the index does not have at full depth: added whole while the whole stacks' ids
+/// last, else the first tier whose cut of it is stored already or still has ids. Apart from
+/// rg_stack_lookup, which probes for a known stack, so that a probe costs no more than that.
+__attribute__((noinline)) static uint32_t add_new_stack(const uintptr_t *frames, size_t depth,
+                                                        uint64_t hash) {
+    size_t probed = depth; // the depth last probed for (the caller probed the whole stack)
+    for (size_t tier = 0; tier < RG_TIERS; tier++) {
+        size_t cut = depth < tiers[tier].depth ? depth : tiers[tier].depth;
+        uint64_t cut_hash = cut == depth ? hash : rg_stack_hash(frames, cut);
+        _Atomic(uint32_t) *index = atomic_load_explicit(&rg_stack_index, memory_order_acquire);
+        size_t slot;
+        uint32_t id = 0;
+        if (cut != probed && index) id = find_stack(index, frames, cut, cut_hash, &slot);
+        probed = cut;
+        if (!id &&
+            atomic_load_explicit(&stack_count, memory_order_relaxed) + 1 < tiers[tier].ids)
+            id = add_stack(frames, cut, cut_hash, tiers[tier].ids);
+        if (id) {
+            if (cut < depth) atomic_fetch_add_explicit(&shortened, 1, memory_order_relaxed);
+            return id;
+        }
+    }
+    atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+    return 0;
+}
+
+uint32_t rg_stack_lookup(const uintptr_t *frames, size_t depth, uint64_t hash) {
+    if (!depth || !frames[0]) return 0;
+#ifdef RG_STACK_STATS
+    rg_stack_stats_note(frames, depth);
+#endif
+    _Atomic(uint32_t) *index = atomic_load_explicit(&rg_stack_index, memory_order_acquire);
+    size_t slot;
+    if (__builtin_expect(index != NULL, 1)) {
+        uint32_t id = find_stack(index, frames, depth, hash, &slot);
+        if (id) return id;
+    }
+    return add_new_stack(frames, depth, hash);
 }
 
 size_t rg_census_stack(uint32_t id, uintptr_t *frames, size_t capacity) {
@@ -169,6 +233,10 @@ size_t rg_census_stack_count(void) {
 
 size_t rg_census_stacks_dropped(void) {
     return atomic_load_explicit(&dropped, memory_order_relaxed);
+}
+
+size_t rg_census_stacks_shortened(void) {
+    return atomic_load_explicit(&shortened, memory_order_relaxed);
 }
 
 size_t rg_census_stack_bytes(void) {

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-/// Index slots: twice the stacks, so probes stay short when the depot is full.
-#define RG_STACK_INDEX_BITS 17
+/// Index slots: twice the ids, so probes stay short when the depot is full.
+#define RG_STACK_INDEX_BITS (RG_SITE_BITS + 1)
 
 /// One stored stack: where its frames start in the frame arena, how many, and its hash.
 typedef struct {
@@ -25,10 +25,15 @@ typedef struct {
 /// All mapped at the first new stack; untouched pages cost nothing.
 extern RG_HIDDEN rg_stack_t *rg_stacks;
 extern RG_HIDDEN uintptr_t *rg_stack_frames;
-extern RG_HIDDEN _Atomic(uint16_t) *_Atomic rg_stack_index;
+extern RG_HIDDEN _Atomic(uint32_t) *_Atomic rg_stack_index;
 
-/// Adds a stack the lookup did not find (under the depot's spin lock); its id, or 0 when full.
-RG_HIDDEN uint32_t rg_stack_add(const uintptr_t *frames, size_t depth, uint64_t hash);
+/// The hash rg_walk_hashing gives the stack `frames[0..<depth]` (depth >= 1).
+static inline uint64_t rg_stack_hash(const uintptr_t *frames, size_t depth) {
+    uint64_t mixed = frames[0] * 0x9E3779B97F4A7C15ull;
+    for (size_t index = 1; index < depth; index++)
+        mixed = (mixed ^ frames[index]) * 0x9E3779B97F4A7C15ull;
+    return mixed ^ (mixed >> 29) ^ depth;
+}
 
 extern void *__libc_stack_end;
 
@@ -57,16 +62,20 @@ static inline __attribute__((always_inline)) size_t
 rg_walk_hashing(uintptr_t frame, uintptr_t *frames, size_t capacity, uint64_t *hash) {
     if (!capacity) return 0;
     uintptr_t end = rg_stack_end_above(frame);
+    // The highest address a frame record may start at: a record (16 bytes) below the stack's
+    // end; 0 (no record) when the thread has no end the walk trusts (1).
+    uintptr_t last = end >= 16 ? end - 16 : 0;
     uintptr_t address = ((const uintptr_t *)frame)[1];
     frames[0] = address;
     uint64_t mixed = address * 0x9E3779B97F4A7C15ull;
     size_t depth = 1;
     while (depth < capacity) {
         uintptr_t next = ((const uintptr_t *)frame)[0];
-        // Above this record and at least 16 bytes below the stack's end (written so that no
-        // garbage word can wrap around). Frame records are aligned and close together, but
-        // neither check adds safety, and each costs instructions on every recorded allocation.
-        if (next <= frame || next >= end || end - next < 16) break;
+        // Above this record and at least 16 bytes below the stack's end (`last` is computed
+        // once, so that no garbage word can wrap around: two compares per frame). Frame
+        // records are aligned and close together, but neither check adds safety, and each
+        // costs instructions on every recorded allocation.
+        if (next <= frame || next > last) break;
         address = ((const uintptr_t *)next)[1];
         if (!address) break;
         frames[depth++] = address;
@@ -95,38 +104,47 @@ static inline int rg_stack_equals(uint32_t id, const uintptr_t *frames, size_t d
            memcmp(&rg_stack_frames[stack->offset], frames, depth * sizeof(uintptr_t)) == 0;
 }
 
-/// The calling thread's recent stacks, a direct-mapped cache of RG_RECENT_STACKS entries by
-/// hash: a loop that allocates at a few places finds each stack's id without the depot. An
-/// entry matches on the whole 64-bit hash, the depth and the innermost address (two different
-/// stacks agreeing on all three is a chance of about 2^-64 per lookup); the depot itself
-/// compares every frame.
-#define RG_RECENT_STACKS 8
+/// The calling thread's recent stacks, a cache of RG_RECENT_SETS sets of two entries by hash
+/// (the newest first): a loop that allocates at a few places finds each stack's id without
+/// the depot, even when two of its stacks fall in the same set. An entry matches on the whole
+/// 64-bit hash, the depth and the innermost address (two different stacks agreeing on all
+/// three is a chance of about 2^-64 per lookup); the depot itself compares every frame.
+#define RG_RECENT_SETS 16
 typedef struct {
     uint64_t hash;
     uintptr_t innermost;
     uint32_t depth, id;
 } rg_recent_stack_t;
-extern __thread rg_recent_stack_t rg_recent_stacks[RG_RECENT_STACKS]
+extern __thread rg_recent_stack_t rg_recent_stacks[RG_RECENT_SETS][2]
     __attribute__((tls_model("initial-exec")));
 
 /// The id of a stack not in the thread's recent ones: a lock-free probe of the index for a
-/// known stack, rg_stack_add for a new one.
+/// known stack; a new one is added whole while the depot has room for whole stacks, else its
+/// innermost frames (census_stacks.c says how many); 0 when not even its innermost frame fits.
 RG_HIDDEN uint32_t rg_stack_lookup(const uintptr_t *frames, size_t depth, uint64_t hash);
+
+/// Counts a stack a thread's recent stacks did not have (census_stack_stats.c), in a build
+/// with RG_STACK_STATS defined.
+RG_HIDDEN void rg_stack_stats_note(const uintptr_t *frames, size_t depth);
 
 /// The depot id of the creation stack above `frame` (the frame record of the runtime's
 /// allocating function: its return address is the allocating caller): from the thread's
-/// recent stacks when the walk finds one, else rg_stack_lookup. 0 when the depot is full.
+/// recent stacks when the walk finds one, else rg_stack_lookup (which may keep the stack's
+/// innermost frames only). 0 when not even the innermost frame found room.
 static inline __attribute__((always_inline)) uint32_t rg_creation_stack_id(uintptr_t frame) {
     uintptr_t frames[RG_STACK_DEPTH];
     uint64_t hash;
     size_t depth = rg_walk_hashing(frame, frames, RG_STACK_DEPTH, &hash);
-    rg_recent_stack_t *recent = &rg_recent_stacks[hash & (RG_RECENT_STACKS - 1)];
-    if (__builtin_expect(recent->hash == hash && recent->depth == depth &&
-                             recent->innermost == frames[0],
+    rg_recent_stack_t *set = rg_recent_stacks[hash & (RG_RECENT_SETS - 1)];
+    if (__builtin_expect(set[0].hash == hash && set[0].depth == depth &&
+                             set[0].innermost == frames[0],
                          1))
-        return recent->id;
+        return set[0].id;
+    if (set[1].hash == hash && set[1].depth == depth && set[1].innermost == frames[0])
+        return set[1].id;
     uint32_t id = rg_stack_lookup(frames, depth, hash);
-    *recent = (rg_recent_stack_t){hash, frames[0], (uint32_t)depth, id};
+    set[1] = set[0];
+    set[0] = (rg_recent_stack_t){hash, frames[0], (uint32_t)depth, id};
     return id;
 }
 

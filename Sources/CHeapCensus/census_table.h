@@ -73,8 +73,9 @@ static inline void rg_stripe_unlock(rg_stripe_t *stripe, int taken) {
 /// address is replaced.
 static inline __attribute__((always_inline)) void rg_table_insert_inline(uintptr_t address,
                                                                           uintptr_t flags) {
-    // The top 16 bits of an entry hold the site: a block above 2^48 (not seen on Linux without
-    // memory tagging) is not recorded rather than recorded wrong.
+    // The bits from RG_ENTRY_SITE_SHIFT up hold the site: a block above 2^47 (x86_64; 2^48
+    // elsewhere: not seen on Linux without memory tagging) is not recorded rather than
+    // recorded wrong.
     if (__builtin_expect(address >> RG_ENTRY_SITE_SHIFT, 0)) return;
     uint64_t hash = rg_hash(address);
     rg_stripe_t *stripe = rg_stripe_for(hash);

@@ -178,6 +178,7 @@ enum CensusDoor {
     }
 
     static var stackCount: Int { rg_census_stack_count() }
+    static var stacksShortened: Int { rg_census_stacks_shortened() }
     static var stacksDropped: Int { rg_census_stacks_dropped() }
     static var stackBytes: Int { rg_census_stack_bytes() }
 

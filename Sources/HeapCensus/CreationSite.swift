@@ -9,7 +9,10 @@ import StackTraces
 /// initializer (release), or the function that made a closure context or a box. The second lies
 /// in that function's caller, and so on outwards, so the line of your code that made the object
 /// is there even when it called a library that called an initializer several calls deep. The
-/// census stores each distinct stack once and keeps a 16-bit number of it per object.
+/// census stores each distinct stack once and keeps its number in unused bits of its own entry
+/// for the object; once a long process has made more distinct stacks than the numbers for whole
+/// stacks, a new one is kept at its innermost frames (8, then fewer): see
+/// ``HeapCensus/creationSiteCount``.
 ///
 /// Nothing is looked up until you ask: ``frames()``, ``userFrame()`` and
 /// ``userFrame(excludingModules:)`` symbolicate through ``/StackTraces/StackTrace`` (cached

@@ -79,6 +79,62 @@ nonisolated(unsafe) var keptWidgets: [Widget] = []
     }
 }
 
+/// A long process makes more distinct creation stacks than the depot has numbers for (the
+/// project's own full test suite does): an object made after that still has a site, and the
+/// site still names the line that made it. Run in a child process
+/// (`census-stacks-fixture many-stacks COUNT`), whose depot starts empty: it allocates at COUNT
+/// distinct stacks (recursion along distinct call paths, to depths of 8 to 10 levels), then
+/// makes a `Widget` through the fixture library, three calls below its line.
+@Suite struct ManyCreationStacksTests {
+    /// The fixture's report: the making line, the chosen location, the site's depth, and the
+    /// depot's counts.
+    struct Report {
+        var line: String
+        var chosen: String
+        var depth: Int
+        var output: String
+    }
+
+    static func run(stacks: Int) throws -> Report? {
+        let outcome = try FixtureProgram.run(["many-stacks", "\(stacks)"], deadline: 300)
+        guard case .exited(let status, let output) = outcome else {
+            Issue.record("the many-stacks run hung")
+            return nil
+        }
+        #expect(status == 0, "\(output)")
+        let lines = output.split(separator: "\n").map(String.init)
+        func value(_ key: String) -> String? {
+            lines.first { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) }
+        }
+        return Report(
+            line: try #require(value("line"), "\(output)"),
+            chosen: try #require(value("chosen"), "\(output)"),
+            depth: Int(value("depth") ?? "") ?? 0, output: output)
+    }
+
+    @Test func anObjectMadeAfterMoreThan65535DistinctStacksNamesItsLine() throws {
+        // 80,000 distinct stacks: more than 16-bit numbers hold, fewer than the numbers for
+        // whole stacks on x86_64 (three quarters of 2^17), where every stack is kept whole.
+        let report = try #require(try Self.run(stacks: 80_000))
+        #expect(report.chosen == "ManyStacksRun.swift:\(report.line)", "\(report.output)")
+        #expect(report.depth >= 4, "\(report.output)")
+        #if arch(x86_64)
+        #expect(report.output.contains("shortened=0 dropped=0"), "\(report.output)")
+        #endif
+    }
+
+    @Test func pastEveryNumberForWholeStacksAnObjectKeepsTheInnermostFramesAndItsLine() throws {
+        // A million distinct stacks: more than the numbers for whole stacks on any
+        // architecture, so the widget's stack is kept shortened; its innermost frames still
+        // reach the line three calls below which the initializer ran.
+        let report = try #require(try Self.run(stacks: 1_000_000))
+        #expect(report.chosen == "ManyStacksRun.swift:\(report.line)", "\(report.output)")
+        #expect(report.output.contains("dropped=0"), "\(report.output)")
+        #expect(!report.output.contains("shortened=0 "), "\(report.output)")
+        #expect(report.depth >= 4, "\(report.output)")
+    }
+}
+
 /// The `Runtime` module's per-thread ELF image cache is not left on the symbolicating thread.
 @Suite struct SymbolicationCacheTests {
     @Test func aSymbolicationLeavesNoRuntimeImageSourceAlive() throws {

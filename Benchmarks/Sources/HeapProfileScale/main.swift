@@ -102,7 +102,8 @@ case "census":
     line("live census objects: \(live)")
     line(
         "creation sites: \(HeapCensus.creationSiteCount)"
-            + " (dropped: \(HeapCensus.creationSitesDropped))")
+            + " (shortened: \(HeapCensus.creationSitesShortened),"
+            + " dropped: \(HeapCensus.creationSitesDropped))")
     line("census table: \(table) bytes, site table: \(sites) bytes")
     line("census bytes per live object with sites: \(Double(table + sites) / Double(max(live, 1)))")
     let site = HeapCensus.creationSite(of: population.records[0])

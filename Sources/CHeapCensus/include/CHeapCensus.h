@@ -27,14 +27,22 @@ enum {
     RG_ENTRY_FLAGS = 15,
 };
 
-/// A table entry is `address | flags | site << RG_ENTRY_SITE_SHIFT`: heap addresses lie below
-/// 2^48 on Linux (x86_64 and aarch64 without memory tagging), so the top 16 bits hold the
-/// block's creation-stack id (0: unknown) at no cost in memory. Visits (rg_census_visit_stripe)
-/// hand out entries without the site bits.
+/// A table entry is `address | flags | site << RG_ENTRY_SITE_SHIFT`: user-space addresses lie
+/// below 2^47 on Linux x86_64 and below 2^48 on aarch64 (without memory tagging, or an mmap
+/// hint above them, which malloc never gives), so the bits above hold the block's
+/// creation-stack id (0: unknown) at no cost in memory: RG_SITE_BITS of them, 17 on x86_64 and
+/// 16 elsewhere. A block above that is not recorded. Visits (rg_census_visit_stripe) hand out
+/// entries without the site bits.
+#if defined(__x86_64__)
+#define RG_ENTRY_SITE_SHIFT 47
+#else
 #define RG_ENTRY_SITE_SHIFT 48
-#define RG_ENTRY_ADDRESS_MASK ((uintptr_t)0x0000FFFFFFFFFFF0ull)
-/// Creation-stack ids are 1..<RG_SITE_LIMIT.
-#define RG_SITE_LIMIT 65536u
+#endif
+#define RG_SITE_BITS (64 - RG_ENTRY_SITE_SHIFT)
+#define RG_ENTRY_ADDRESS_MASK                                                                  \
+    ((((uintptr_t)1 << RG_ENTRY_SITE_SHIFT) - 1) & ~(uintptr_t)RG_ENTRY_FLAGS)
+/// Creation-stack ids are 1..<RG_SITE_LIMIT (131,071 stacks on x86_64, 65,535 elsewhere).
+#define RG_SITE_LIMIT (1u << RG_SITE_BITS)
 
 /// How the census sees allocations in this build.
 enum {
@@ -99,17 +107,23 @@ bool rg_census_try_retain(uintptr_t address);
 /// The creation-stack id of the live census block at `address` (read under its stripe's lock),
 /// 0 when the census does not know the block or did not keep where it was made.
 uint32_t rg_census_site_if_live(uintptr_t address);
-/// The most frames a recorded block's creation stack keeps (census_stacks.c says why 16).
+/// The most frames a recorded block's creation stack keeps.
 #define RG_STACK_DEPTH 16
 /// Copies stack `id`'s return addresses, innermost first, into `frames`: the allocating
 /// function's caller (the allocating initializer, or the function that made a closure), its
 /// caller, and so on outwards. Returns how many were copied (at most `capacity`), 0 for an
 /// unknown id.
 size_t rg_census_stack(uint32_t id, uintptr_t *_Nonnull frames, size_t capacity);
-/// Distinct stacks so far, and allocations whose stack was not kept because the depot was full.
+/// Stacks the depot holds (at most RG_SITE_LIMIT - 1: whole ones, then innermost frames of
+/// others, census_stacks.c).
 size_t rg_census_stack_count(void);
+/// New stacks (each counted once per thread that met it, while that thread's recent stacks
+/// had it) kept at their innermost frames only, because the ids for whole stacks were taken;
+/// and those not kept at all, not even their innermost frame.
+size_t rg_census_stacks_shortened(void);
 size_t rg_census_stacks_dropped(void);
-/// The memory the stack depot uses now (its pages touched so far), in bytes.
+/// The memory the stack depot uses now (its pages touched so far), in bytes; at most about
+/// 17 MB on x86_64 (8.5 MB elsewhere), census_stacks.c says how.
 size_t rg_census_stack_bytes(void);
 
 /// Starts sampling allocations: one per `mean_interval` bytes on average (a Poisson process),

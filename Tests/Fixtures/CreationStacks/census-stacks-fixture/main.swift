@@ -1,5 +1,5 @@
 // The program the creation-stack tests run as a child process (HeapCensusTests:
-// LoaderLockDeadlockTests, CreationStackDeterminismTests):
+// LoaderLockDeadlockTests, CreationStackTests, ManyCreationStacksTests):
 //
 //   census-stacks-fixture site                 prints the line that made a Widget, as chosen by
 //                                              CreationSite.userFrame(excludingModules:)
@@ -11,6 +11,10 @@
 //                                              libunwind; exits 0 after ROUNDS rounds (or hangs:
 //                                              the test's watchdog then prints every thread's
 //                                              backtrace)
+//   census-stacks-fixture many-stacks COUNT    allocates at COUNT distinct creation stacks
+//                                              (recursion along distinct call paths, to
+//                                              distinct depths), then prints the line that made
+//                                              a Widget, as `site` does
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,9 +25,11 @@ case "site":
     SiteRun.run()
 case "images":
     ImagesRun.run()
+case "many-stacks":
+    ManyStacksRun.run(count: arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000)
 case "loader-lock":
     LoaderLockRun.run(rounds: arguments.count > 2 ? Int(arguments[2]) ?? 1000 : 1000)
 default:
-    print("usage: census-stacks-fixture site | images | loader-lock ROUNDS")
+    print("usage: census-stacks-fixture site | images | many-stacks COUNT | loader-lock ROUNDS")
     exit(2)
 }

@@ -125,7 +125,7 @@ struct Heap {
         guard let first = paths.path(to: node)?.first,
             case .heapHolder(let kind)? = graph.rootKind(of: first.from)
         else { return "unreached" }
-        return kind.rawValue
+        return kind.kind.rawValue
     }
 
     struct Pair: Hashable {

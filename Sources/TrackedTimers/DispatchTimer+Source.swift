@@ -26,9 +26,6 @@ import Musl
 extension DispatchTimer {
     /// The lock-protected state of one timer.
     struct State {
-        /// Where the timer is in its life.
-        enum Phase { case idle, scheduled, invalidated }
-
         /// What ``invalidate()`` hands back to be released outside the lock.
         struct Leftovers {
             /// The cancelled source (resumed first if it was suspended).
@@ -37,7 +34,7 @@ extension DispatchTimer {
             let action: Action?
         }
 
-        var phase: Phase = .idle
+        var phase = TimerPhase.idle
         /// The activated source, or `nil` before the timer first runs and after invalidation.
         ///
         /// Held as the class libdispatch's overlay makes, not as the `any DispatchSourceTimer`
@@ -139,14 +136,6 @@ extension DispatchTimer {
     /// The longest interval handed to libdispatch, in nanoseconds (about 146 years); longer
     /// ones are clamped, so huge finite intervals never overflow.
     static let maximumNanoseconds = Int(Int64.max / 2)
-
-    /// Throws ``TimerError/invalidInterval(_:)`` for NaN, ±∞, negative intervals and for a
-    /// repeating interval of 0.
-    static func validate(interval: TimeInterval, repeats: Bool) throws {
-        guard interval.isFinite, interval >= 0, !(repeats && interval == 0) else {
-            throw TimerError.invalidInterval(interval)
-        }
-    }
 
     /// A tolerance libdispatch accepts: NaN and negative values become 0.
     static func sanitizedTolerance(_ tolerance: TimeInterval) -> TimeInterval {

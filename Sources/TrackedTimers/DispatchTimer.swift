@@ -48,24 +48,7 @@ import RetainGraph
 /// be called from inside the action or from the timer's own queue without deadlocking.
 public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
     /// The action a fire runs.
-    enum Action: Sendable {
-        /// A closure or a strong target: the receiver is always alive.
-        case always(@Sendable (DispatchTimer) -> Void)
-        /// A weak target (or a registry task): returns whether the receiver was alive.
-        case reporting(@Sendable (DispatchTimer) -> Bool)
-
-        /// Runs the action; returns whether its receiver was alive.
-        @inline(__always)
-        func callAsFunction(_ timer: DispatchTimer) -> Bool {
-            switch self {
-            case .always(let body):
-                body(timer)
-                return true
-            case .reporting(let body):
-                return body(timer)
-            }
-        }
-    }
+    typealias Action = TimerAction<DispatchTimer>
 
     /// The interval between fires (or the delay before the single fire), in seconds.
     public let interval: TimeInterval
@@ -94,7 +77,7 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
         startDelay: TimeInterval? = nil,
         action: Action
     ) throws {
-        try Self.validate(interval: interval, repeats: repeats)
+        try RunLoopTiming.validate(interval: interval, repeats: repeats)
         if let startDelay, !startDelay.isFinite || startDelay < 0 {
             throw TimerError.invalidStart(startDelay)
         }

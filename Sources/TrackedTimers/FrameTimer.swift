@@ -61,9 +61,8 @@ public final class FrameTimer: TrackedTimer, RunLoopDriven, @unchecked Sendable 
     let tracker: TimerTracker?
 
     /// The lock-guarded state.
-    struct State {
-        enum Phase { case idle, scheduled, invalidated }
-        var phase = Phase.idle
+    struct State: RunLoopTimerState {
+        var phase = TimerPhase.idle
         var action: Action?
         var frameInterval: Int
         var isPaused = false
@@ -74,7 +73,6 @@ public final class FrameTimer: TrackedTimer, RunLoopDriven, @unchecked Sendable 
         var targetTimestamp: TimeInterval = 0
         /// When the next refresh is due while in a run loop (`.distantFuture` while paused).
         var refreshDate = Date.distantFuture
-        /// The run loop, modes and driver entries; the entries hold the timer while scheduled.
         var placement = RunLoopPlacement()
     }
 

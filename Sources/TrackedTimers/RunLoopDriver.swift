@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import RetainGraph
 
 /// A timer that a ``RunLoopDriver`` fires: a ``RunLoopTimer`` or a ``FrameTimer``.
 protocol RunLoopDriven: AnyObject, Sendable {
@@ -9,6 +10,31 @@ protocol RunLoopDriven: AnyObject, Sendable {
     ///   - entry: The entry that came due (out of its driver's queue until rescheduled).
     ///   - now: The driver's reading of the time, in seconds since the reference date.
     func driverFired(_ entry: RunLoopDriverEntry, now: TimeInterval)
+}
+
+/// What the lock-guarded states of ``RunLoopTimer`` and ``FrameTimer`` share.
+protocol RunLoopTimerState {
+    associatedtype Timer: AnyObject
+    var phase: TimerPhase { get set }
+    var action: TimerAction<Timer>? { get set }
+    /// The run loop, modes and driver entries; the entries hold the timer while scheduled.
+    var placement: RunLoopPlacement { get set }
+}
+
+extension Locked where Value: RunLoopTimerState {
+    /// Invalidates the timer this is the state of, once: takes it out of its drivers and
+    /// releases its action (and what the action captured) outside the lock.
+    func invalidate(recordingInto tracker: TimerTracker?) {
+        var leftovers: (TimerAction<Value.Timer>?, RunLoopPlacement)?
+        withLock { state in
+            guard state.phase != .invalidated else { return }
+            state.phase = .invalidated
+            tracker?.recordInvalidated()
+            leftovers = (state.action.take(), state.placement.clear())
+        }
+        // The driver entries held the timer; the caller keeps it alive until this returns.
+        withExtendedLifetime(leftovers) {}
+    }
 }
 
 /// One instrumented timer's place in one ``RunLoopDriver``'s queue.

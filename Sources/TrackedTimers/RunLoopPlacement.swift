@@ -149,7 +149,7 @@ func runLoopRoot(for runLoop: RunLoop) -> RootKind {
     return .runLoop(thread: RunLoopThreads.addressName(of: runLoop))
 }
 
-/// Input checks shared by the run-loop-driven timers.
+/// Input checks shared by the timers.
 enum RunLoopTiming {
     /// Checks a timer interval: finite, not negative, and above 0 when repeating.
     static func validate(interval: TimeInterval, repeats: Bool) throws(TimerError) {

@@ -72,13 +72,11 @@ public final class RunLoopTimer: TrackedTimer, RunLoopDriven, @unchecked Sendabl
     let tracker: TimerTracker?
 
     /// The lock-guarded state.
-    struct State {
-        enum Phase { case idle, scheduled, invalidated }
-        var phase = Phase.idle
+    struct State: RunLoopTimerState {
+        var phase = TimerPhase.idle
         var action: Action?
         var fireDate: Date
         var tolerance: TimeInterval = 0
-        /// The run loop, modes and driver entries; the entries hold the timer while scheduled.
         var placement = RunLoopPlacement()
     }
 

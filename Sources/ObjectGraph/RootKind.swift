@@ -49,12 +49,7 @@ public enum RootKind: Hashable, Sendable {
     /// from outside the Swift heap that nothing names (C code, an object made before a census
     /// started), or a word on a thread's stack (which may be a stale local). The path finder
     /// visits such roots last.
-    public var isUnattributed: Bool {
-        switch self {
-        case .heapHolder(let holder): return holder.kind.isUnattributed
-        default: return false
-        }
-    }
+    public var isUnattributed: Bool { pathPriority == .unattributed }
 
     /// The path finder's priority of paths from this root (see
     /// ``CompactGraph/PathTree``): 0 for roots the program declared (run loops, queues,

@@ -87,10 +87,8 @@ extension DispatchTimer {
         return source
     }
 
-    /// Records `queue[root] ⇒ timer` (`.resumed`). Call with the state lock held, so edges are
-    /// recorded in the order the transitions happen.
-    ///
-    /// - Parameter delay: Seconds until the next fire.
+    /// Records `queue[root] ⇒ timer` (`.resumed`), the next fire `delay` seconds away. Call
+    /// with the state lock held, so edges are recorded in the order the transitions happen.
     func recordResumed(nextFireIn delay: TimeInterval) {
         // Optional chaining, not `guard let`: the binding would retain the tracker.
         tracker?.recordScheduled(
@@ -99,10 +97,8 @@ extension DispatchTimer {
     }
 
     /// Runs one fire, from the source or from ``fire()``: calls the action outside the lock,
-    /// records the fire, and invalidates a one-shot timer or one whose weak target died.
-    ///
-    /// - Parameter fromSource: Whether the source fired (then a paused timer skips the fire,
-    ///   even one libdispatch had already queued before the pause).
+    /// records the fire, and invalidates a one-shot timer or one whose weak target died. A
+    /// paused timer skips a fire `fromSource`, even one libdispatch queued before the pause.
     func performFire(fromSource: Bool) {
         let action = state.withLock { state -> Action? in
             guard state.phase != .invalidated, !(fromSource && state.isPaused) else { return nil }
@@ -142,11 +138,8 @@ extension DispatchTimer {
         tolerance.isNaN || tolerance < 0 ? 0 : tolerance
     }
 
-    /// Converts seconds to a clamped nanosecond interval that never traps.
-    ///
-    /// - Parameters:
-    ///   - seconds: A validated, non-negative value (infinity is clamped).
-    ///   - atLeastOne: Round values below 1 ns up to 1 ns (for repeating intervals).
+    /// Converts validated, non-negative seconds (infinity clamped) to a nanosecond interval that
+    /// never traps; `atLeastOne` rounds values below 1 ns up (for repeating intervals).
     static func dispatchInterval(_ seconds: TimeInterval, atLeastOne: Bool = false)
         -> DispatchTimeInterval
     {

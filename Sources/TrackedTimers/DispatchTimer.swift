@@ -64,13 +64,11 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
 
     let state: Locked<State>
     /// The graph recorder; `nil` when the graph was disabled at creation (then nothing is
-    /// recorded and nothing extra is paid). A `let`: reading it needs no retain.
+    /// recorded and nothing extra is paid).
     let tracker: TimerTracker?
 
-    /// The designated initialiser every public one funnels into.
-    ///
-    /// The label and graph are borrowed: a timer on a disabled graph keeps neither, and an
-    /// initialiser's parameters are otherwise retained by the caller and released here.
+    /// The designated initialiser every public one funnels into (label and graph borrowed: see
+    /// the tracker's initialiser).
     init(
         interval: TimeInterval, tolerance: TimeInterval, repeats: Bool, queue: DispatchQueue,
         label: borrowing String?, graph: borrowing LiveGraph, stopsWhenTargetDies: Bool,
@@ -87,15 +85,11 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
         self.queue = queue
         self.stopsWhenTargetDies = stopsWhenTargetDies
         state = Locked(State(tolerance: Self.sanitizedTolerance(tolerance), action: action))
-        tracker =
-            graph.isEnabled
-            ? TimerTracker(
-                kind: .timer, label: copy label,
-                timer: TimerInfo(
-                    repeats: repeats, interval: interval,
-                    stopsWhenTargetDies: stopsWhenTargetDies),
-                graph: copy graph, traceSkipping: 2)
-            : nil
+        tracker = TimerTracker(
+            kind: .timer, label: label,
+            timer: TimerInfo(
+                repeats: repeats, interval: interval, stopsWhenTargetDies: stopsWhenTargetDies),
+            graph: graph, traceSkipping: 2)
         tracker?.attach(identifier: ObjectIdentifier(self), type: DispatchTimer.self)
     }
 
@@ -215,12 +209,8 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
         withExtendedLifetime(leftovers) {}
     }
 
-    /// Records that `owner` holds this timer in `property` (`owner ⇒ timer`).
-    ///
-    /// - Parameters:
-    ///   - owner: The object storing the timer.
-    ///   - property: The stored property's name.
-    ///   - ownership: How the property holds the timer.
+    /// Records that `owner` holds this timer in `property` (`owner ⇒ timer`); see
+    /// ``TrackedTimer/held(by:as:ownership:)``.
     public func recordHeld(by owner: AnyObject, property: String, ownership: Ownership) {
         tracker?.recordOwner(owner, property: property, ownership: ownership)
     }

@@ -29,13 +29,9 @@ struct RunLoopPlacement {
     var isPlaced: Bool { firstEntry != nil }
 
     /// Validates a scheduling request and, unless the timer is already in `mode`, queues it
-    /// at `due` in the drivers of the Foundation modes `mode` stands for.
+    /// at `due` (seconds since the reference date) in the drivers of the Foundation modes
+    /// `mode` stands for (`.common` stands for several).
     ///
-    /// - Parameters:
-    ///   - runLoop: The run loop.
-    ///   - mode: The requested mode (`.common` stands for several Foundation modes).
-    ///   - timer: The timer the drivers call.
-    ///   - due: The first fire, in seconds since the reference date.
     /// - Returns: Whether the timer was added in a new mode.
     /// - Throws: ``TimerError/scheduledOnAnotherRunLoop`` when already on a different run loop.
     mutating func place(

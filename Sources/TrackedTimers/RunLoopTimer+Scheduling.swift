@@ -80,12 +80,8 @@ extension RunLoopTimer {
     ///   mode.
     public func invalidate() { state.invalidate(recordingInto: tracker) }
 
-    /// Records that `owner` holds this timer in `property` (`owner ⇒ timer`).
-    ///
-    /// - Parameters:
-    ///   - owner: The object storing the timer.
-    ///   - property: The stored property's name.
-    ///   - ownership: How the property holds the timer.
+    /// Records that `owner` holds this timer in `property` (`owner ⇒ timer`); see
+    /// ``TrackedTimer/held(by:as:ownership:)``.
     public func recordHeld(by owner: AnyObject, property: String, ownership: Ownership) {
         tracker?.recordOwner(owner, property: property, ownership: ownership)
     }

@@ -135,11 +135,11 @@ extension RunLoop.Mode {
 func runLoopRoot(for runLoop: RunLoop) -> RootKind {
     let isCurrent = runLoop === RunLoop.current
     let threadName = isCurrent ? RunLoopThreads.nameCurrentThread(owning: runLoop) : nil
-    if let name = RunLoopNames.name(for: runLoop) { return .runLoop(thread: name) }
+    if let name = RunLoopNames.names.withLock({ $0[runLoop] }) { return .runLoop(thread: name) }
     if runLoop === RunLoop.main || (isCurrent && Thread.isMainThread) {
         return .runLoop(thread: "main")
     }
-    if let name = threadName ?? RunLoopThreads.knownName(of: runLoop) {
+    if let name = threadName ?? RunLoopThreads.seen.withLock({ $0[runLoop] }) {
         return .runLoop(thread: name)
     }
     return .runLoop(thread: RunLoopThreads.addressName(of: runLoop))

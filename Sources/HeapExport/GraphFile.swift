@@ -51,12 +51,11 @@ public enum GraphFile {
         return try output.finish()
     }
 
-    /// Reads a graph written by ``write(_:attributes:toFile:)``.
+    /// Reads a graph written by ``write(_:attributes:toFile:)``: the graph of
+    /// ``contents(ofFile:)``, which says what it throws.
     ///
     /// - Parameter path: The file.
     /// - Returns: The graph, its nodes numbered as they were written.
-    /// - Throws: ``GraphFileError`` when the file cannot be read, is not a graph file, or names
-    ///   a node, string or role that does not exist.
     public static func read(fromFile path: String) throws(GraphFileError) -> CompactGraph {
         try contents(ofFile: path).graph
     }

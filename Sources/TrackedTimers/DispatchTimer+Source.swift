@@ -26,14 +26,6 @@ import Musl
 extension DispatchTimer {
     /// The lock-protected state of one timer.
     struct State {
-        /// What ``invalidate()`` hands back to be released outside the lock.
-        struct Leftovers {
-            /// The cancelled source (resumed first if it was suspended).
-            let source: DispatchSource?
-            /// The action, with everything it captures.
-            let action: Action?
-        }
-
         var phase = TimerPhase.idle
         /// The activated source, or `nil` before the timer first runs and after invalidation.
         ///
@@ -56,8 +48,9 @@ extension DispatchTimer {
         }
 
         /// Moves to `.invalidated`: resumes a suspended source, cancels it, and hands back the
-        /// source and action for release outside the lock. Idempotent.
-        mutating func invalidate() -> Leftovers {
+        /// source and the action (with what it captures) for release outside the lock.
+        /// Idempotent.
+        mutating func invalidate() -> (source: DispatchSource?, action: Action?) {
             phase = .invalidated
             let source = self.source.take()
             if let source {
@@ -67,7 +60,7 @@ extension DispatchTimer {
                 }
                 source.cancel()
             }
-            return Leftovers(source: source, action: action.take())
+            return (source, action.take())
         }
     }
 

@@ -199,7 +199,7 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
     /// paused timer (the suspended source is resumed before it is cancelled). See the type's
     /// discussion for what it guarantees about a fire running on another thread.
     public func invalidate() {
-        let leftovers = state.withLock { state -> State.Leftovers? in
+        let leftovers = state.withLock { state -> (DispatchSource?, Action?)? in
             guard state.phase != .invalidated else { return nil }
             let leftovers = state.invalidate()
             tracker?.recordInvalidated()

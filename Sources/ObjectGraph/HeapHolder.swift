@@ -58,7 +58,8 @@ public enum HeapHolder: Hashable, Sendable {
         switch self {
         case .globalVariable(let name): return "global variable \(name)"
         case .thread(let name?): return "a running Thread named \"\(name)\""
-        case .threadStack(let id, let name): return "the stack or registers of thread \(id) \"\(name)\""
+        case .threadStack(let id, let name):
+            return "the stack or registers of thread \(id) \"\(name)\""
         case .outside(let references): return references.description
         default: return kind.holderDescription
         }
@@ -99,10 +100,12 @@ public struct UnattributedReferences: Hashable, Sendable {
     public var description: String {
         var text: String
         if stacksWereRead {
-            text = "held from outside the Swift heap (C code or the runtime: strong references "
+            text =
+                "held from outside the Swift heap (C code or the runtime: strong references "
                 + "its retain count has and nothing read holds)"
         } else if earlierObjectsUnknown {
-            text = "held from outside the Swift heap, or by an object made before "
+            text =
+                "held from outside the Swift heap, or by an object made before "
                 + "HeapCensus.start() (the census does not know it)"
         } else {
             text = "held from outside the Swift heap (a thread's stack, C code or the runtime)"

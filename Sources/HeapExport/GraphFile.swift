@@ -51,12 +51,11 @@ public enum GraphFile {
         return try output.finish()
     }
 
-    /// Reads a graph written by ``write(_:attributes:toFile:)``.
+    /// Reads a graph written by ``write(_:attributes:toFile:)``: the graph of
+    /// ``contents(ofFile:)``, which says what it throws.
     ///
     /// - Parameter path: The file.
     /// - Returns: The graph, its nodes numbered as they were written.
-    /// - Throws: ``GraphFileError`` when the file cannot be read, is not a graph file, or names
-    ///   a node, string or role that does not exist.
     public static func read(fromFile path: String) throws(GraphFileError) -> CompactGraph {
         try contents(ofFile: path).graph
     }
@@ -107,89 +106,69 @@ public enum GraphFile {
         _ graph: CompactGraph, attributes: [String: String] = [:], into output: inout JSONOutput
     ) {
         // Strings (type names and labels) and roles, numbered as first met.
-        var strings: [String] = [""]
-        var stringNumbers: [String: UInt64] = ["": 0]
-        func number(_ string: String) -> UInt64 {
-            if let known = stringNumbers[string] { return known }
-            let number = UInt64(strings.count)
-            strings.append(string)
-            stringNumbers[string] = number
-            return number
-        }
+        var strings = InternedStrings()
         var roles: [ReferenceRole] = []
         var roleNumbers: [UInt32: UInt64] = [:]
         let nodes = UInt32(graph.nodeCount)
+        /// `"name":[…]` per column, one value per node (or, `perEdge`, per edge of each node).
+        func write(
+            _ columns: [(String, (CompactGraph.NodeID, CompactGraph.EdgeID) -> UInt64)],
+            perEdge: Bool
+        ) {
+            for (index, (name, value)) in columns.enumerated() {
+                if index > 0 { output.append(",\n") }
+                output.append(string: name)
+                output.append(":[")
+                var first = true
+                for node in 0..<nodes {
+                    for edge in perEdge ? graph.outEdges(of: node) : 0..<1 {
+                        if !first { output.append(byte: 0x2C) }
+                        first = false
+                        output.append(value(node, CompactGraph.EdgeID(edge)))
+                        output.flushIfFull()
+                    }
+                }
+                output.append(byte: 0x5D)
+            }
+        }
         output.append("{\"format\":")
         output.append(string: format)
         output.append(",\"version\":")
         output.append(UInt64(version))
-        output.append(",\n\"nodes\":{\"kind\":[")
-        for node in 0..<nodes {
-            if node > 0 { output.append(byte: 0x2C) }
-            output.append(UInt64(graph.kind(of: node).rawValue))
-            output.flushIfFull()
-        }
-        output.append("],\n\"type\":[")
-        for node in 0..<nodes {
-            if node > 0 { output.append(byte: 0x2C) }
-            output.append(number(graph.typeName(of: node)))
-            output.flushIfFull()
-        }
-        output.append("],\n\"label\":[")
-        for node in 0..<nodes {
-            if node > 0 { output.append(byte: 0x2C) }
-            output.append(graph.label(of: node).map(number) ?? 0)
-            output.flushIfFull()
-        }
-        output.append("],\n\"address\":[")
-        for node in 0..<nodes {
-            if node > 0 { output.append(byte: 0x2C) }
-            output.append(UInt64(graph.address(of: node) ?? 0))
-            output.flushIfFull()
-        }
-        output.append("],\n\"size\":[")
-        for node in 0..<nodes {
-            if node > 0 { output.append(byte: 0x2C) }
-            output.append(UInt64(graph.size(of: node)))
-            output.flushIfFull()
-        }
-        output.append("]},\n\"edges\":{")
-        let columns: [(String, (CompactGraph.NodeID, CompactGraph.EdgeID) -> UInt64)] = [
-            ("from", { node, _ in UInt64(node) }),
-            ("to", { UInt64(graph.target(of: $1)) }),
-            ("ownership", { UInt64(graph.ownership(ofEdge: $1).byte) }),
-            ("origin", { UInt64(graph.origin(ofEdge: $1).rawValue) }),
-            ("lowPriority", { graph.isLowPriority($1) ? 1 : 0 }),
-            (
-                "role",
-                { _, edge in
-                    let role = graph.roleNumber(ofEdge: edge)
-                    if let known = roleNumbers[role] { return known }
-                    let number = UInt64(roles.count)
-                    roles.append(graph.role(ofEdge: edge))
-                    roleNumbers[role] = number
-                    return number
-                }
-            ),
-        ]
-        for (index, (name, value)) in columns.enumerated() {
-            if index > 0 { output.append(",\n") }
-            output.append(string: name)
-            output.append(":[")
-            var first = true
-            for node in 0..<nodes {
-                for edge in graph.outEdges(of: node) {
-                    if !first { output.append(byte: 0x2C) }
-                    first = false
-                    output.append(value(node, CompactGraph.EdgeID(edge)))
-                    output.flushIfFull()
-                }
-            }
-            output.append(byte: 0x5D)
-        }
+        output.append(",\n\"nodes\":{")
+        write(
+            [
+                ("kind", { node, _ in UInt64(graph.kind(of: node).rawValue) }),
+                ("type", { node, _ in UInt64(strings.intern(graph.typeName(of: node))) }),
+                (
+                    "label",
+                    { node, _ in graph.label(of: node).map { UInt64(strings.intern($0)) } ?? 0 }
+                ),
+                ("address", { node, _ in UInt64(graph.address(of: node) ?? 0) }),
+                ("size", { node, _ in UInt64(graph.size(of: node)) }),
+            ], perEdge: false)
+        output.append("},\n\"edges\":{")
+        write(
+            [
+                ("from", { node, _ in UInt64(node) }),
+                ("to", { UInt64(graph.target(of: $1)) }),
+                ("ownership", { UInt64(graph.ownership(ofEdge: $1).byte) }),
+                ("origin", { UInt64(graph.origin(ofEdge: $1).rawValue) }),
+                ("lowPriority", { graph.isLowPriority($1) ? 1 : 0 }),
+                (
+                    "role",
+                    { _, edge in
+                        let role = graph.roleNumber(ofEdge: edge)
+                        if let known = roleNumbers[role] { return known }
+                        let number = UInt64(roles.count)
+                        roles.append(graph.role(ofEdge: edge))
+                        roleNumbers[role] = number
+                        return number
+                    }
+                ),
+            ], perEdge: true)
         output.append("},\n\"roots\":[")
-        for (index, root) in graph.roots.enumerated() {
-            if index > 0 { output.append(",\n") }
+        output.append(lines: graph.roots) { output, root in
             let (kind, name, holder) = RootColumns.encode(root.kind)
             output.append("{\"node\":")
             output.append(UInt64(root.node))
@@ -204,36 +183,24 @@ public enum GraphFile {
             output.append(byte: 0x7D)
         }
         output.append("],\n\"roles\":[")
-        for (index, role) in roles.enumerated() {
-            if index > 0 { output.append(",\n") }
+        output.append(lines: roles) { output, role in
             output.append(byte: 0x5B)
             output.append(string: role.name)
-            output.append(byte: 0x2C)
-            if let detail = role.detail {
-                output.append(string: detail)
-            } else {
-                output.append("null")
+            for part in [role.detail, role.path] {
+                output.append(byte: 0x2C)
+                if let part { output.append(string: part) } else { output.append("null") }
             }
-            output.append(byte: 0x2C)
-            if let path = role.path { output.append(string: path) } else { output.append("null") }
             output.append(byte: 0x5D)
-            output.flushIfFull()
         }
         output.append("],\n\"strings\":[")
-        for (index, string) in strings.enumerated() {
-            if index > 0 { output.append(",\n") }
-            output.append(string: string)
-            output.flushIfFull()
-        }
+        output.append(lines: 0..<UInt32(strings.count)) { $0.append(string: strings[$1]) }
         output.append(byte: 0x5D)
         if !attributes.isEmpty {
             output.append(",\n\"attributes\":{")
-            for (index, name) in attributes.keys.sorted().enumerated() {
-                if index > 0 { output.append(",\n") }
+            output.append(lines: attributes.keys.sorted()) { output, name in
                 output.append(string: name)
                 output.append(byte: 0x3A)
                 output.append(string: attributes[name] ?? "")
-                output.flushIfFull()
             }
             output.append(byte: 0x7D)
         }

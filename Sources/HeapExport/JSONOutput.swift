@@ -100,6 +100,17 @@ struct JSONOutput {
         flushIfFull()
     }
 
+    /// Appends `items` one per line, separated by commas, each written by `body`.
+    mutating func append<Items: Sequence>(
+        lines items: Items, _ body: (inout JSONOutput, Items.Element) -> Void
+    ) {
+        for (index, item) in items.enumerated() {
+            if index > 0 { append(",\n") }
+            body(&self, item)
+            flushIfFull()
+        }
+    }
+
     /// Writes the buffer to the file once it holds a block.
     mutating func flushIfFull() {
         if descriptor >= 0, buffer.count >= Self.blockSize { flush() }

@@ -59,29 +59,22 @@ extension V8HeapSnapshot {
         }
         // Objects, in node order: index[node] is the V8 node of an object.
         var index = [Int](repeating: -1, count: Int(nodes))
-        var names: [UInt32: UInt32] = [:]
-        var typeHashes: [UInt32: Int] = [:]
+        // The interned name and the type name's hash, by type name number and node kind.
+        var names: [UInt32: (index: UInt32, typeHash: Int)] = [:]
         var traces: [[Frame]: UInt32] = [:]
         numbering.reserveCapacity(numbering.count + Int(nodes))
         for node in 0..<nodes where !isHolder[Int(node)] {
-            let typeNumber = graph.typeNameNumber(of: node)
             let kind = graph.kind(of: node)
-            let key = typeNumber << 3 | UInt32(kind.rawValue & 7)
-            let name: UInt32
+            let key = graph.typeNameNumber(of: node) << 3 | UInt32(kind.rawValue & 7)
+            let name: (index: UInt32, typeHash: Int)
             if let known = names[key] {
                 name = known
             } else {
-                name = intern(Self.objectName(graph.typeName(of: node), kind: kind))
+                let typeName = graph.typeName(of: node)
+                name = (intern(Self.objectName(typeName, kind: kind)), typeName.hashValue)
                 names[key] = name
             }
-            let typeHash =
-                typeHashes[typeNumber]
-                ?? {
-                    let hash = graph.typeName(of: node).hashValue
-                    typeHashes[typeNumber] = hash
-                    return hash
-                }()
-            let number = numbering.number(forAddress: graph.address(of: node), type: typeHash)
+            let number = numbering.number(forAddress: graph.address(of: node), type: name.typeHash)
             var trace: UInt32 = 0
             if let frames = creationTrace(node), !frames.isEmpty {
                 if let known = traces[frames] {
@@ -92,7 +85,7 @@ extension V8HeapSnapshot {
                 }
             }
             index[Int(node)] = addNode(
-                type: .object, nameIndex: name, id: Self.objectID(number),
+                type: .object, nameIndex: name.index, id: Self.objectID(number),
                 selfSize: UInt32(clamping: graph.size(of: node)), trace: trace)
         }
         // Groups hold their roots (or, for holders, what the holders hold).

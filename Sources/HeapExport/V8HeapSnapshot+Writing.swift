@@ -84,10 +84,7 @@ extension V8HeapSnapshot {
         output.append("],\n")
         writeTraces(into: &output)
         output.append("\"samples\":[],\n\"locations\":[],\n\"strings\":[")
-        for (index, string) in strings.enumerated() {
-            if index > 0 { output.append(",\n") }
-            output.append(string: string)
-        }
+        output.append(lines: 0..<UInt32(strings.count)) { $0.append(string: strings[$1]) }
         output.append("]}\n")
     }
 
@@ -122,8 +119,8 @@ extension V8HeapSnapshot {
     /// from the nodes that name it. Written without recursion.
     private func writeTraces(into output: inout JSONOutput) {
         output.append("\"trace_function_infos\":[")
-        for (index, function) in traces.functions.enumerated() {
-            if index > 0 { output.append(",\n") }
+        output.append(lines: traces.functions.indices) { output, index in
+            let function = traces.functions[index]
             for (column, value) in [
                 UInt64(index), UInt64(function.name), UInt64(function.script), 0,
                 UInt64(max(function.line, 0)), UInt64(max(function.column, 0)),

@@ -1,3 +1,5 @@
+import ObjectGraph
+
 /// A heap graph in the terms of V8's heap snapshot format (`.heapsnapshot`), the file Chrome
 /// DevTools' Memory panel loads and Meta's memlab reads.
 ///
@@ -97,9 +99,8 @@ public struct V8HeapSnapshot: Sendable {
     var edgeTypes: [UInt8] = []
     var edgeNames: [UInt32] = []
     var edgeTargets: [UInt32] = []
-    // Strings, by index; index 0 is "".
-    var strings: [String] = [""]
-    var stringIndex: [String: UInt32] = ["": 0]
+    /// Strings, by index; index 0 is "".
+    var strings = InternedStrings()
     /// The creation-trace tree and the functions it names.
     var traces = TraceTree()
     var nextSyntheticID: UInt64 = 2
@@ -119,7 +120,7 @@ public struct V8HeapSnapshot: Sendable {
         edgeTypes.reserveCapacity(expectedEdges)
         edgeNames.reserveCapacity(expectedEdges)
         edgeTargets.reserveCapacity(expectedEdges)
-        _ = appendNode(type: .synthetic, name: 0, id: 0, selfSize: 0, trace: 0)
+        addNode(type: .synthetic, nameIndex: 0, id: 0, selfSize: 0)
     }
 
     /// The number of nodes, the synthetic root and root groups included.
@@ -134,13 +135,7 @@ public struct V8HeapSnapshot: Sendable {
     public static func objectID(_ number: UInt64) -> UInt64 { number &* 2 &+ 1 }
 
     /// The index of `string` in the string table, adding it if new.
-    public mutating func intern(_ string: String) -> UInt32 {
-        if let index = stringIndex[string] { return index }
-        let index = UInt32(strings.count)
-        strings.append(string)
-        stringIndex[string] = index
-        return index
-    }
+    public mutating func intern(_ string: String) -> UInt32 { strings.intern(string) }
 
     /// Adds a node.
     ///
@@ -156,7 +151,7 @@ public struct V8HeapSnapshot: Sendable {
     public mutating func addNode(
         type: NodeType, name: String, id: UInt64, selfSize: UInt32, trace: UInt32 = 0
     ) -> Int {
-        appendNode(type: type, name: intern(name), id: id, selfSize: selfSize, trace: trace)
+        addNode(type: type, nameIndex: intern(name), id: id, selfSize: selfSize, trace: trace)
     }
 
     /// Adds a node whose name is already interned (``intern(_:)``).
@@ -164,14 +159,8 @@ public struct V8HeapSnapshot: Sendable {
     public mutating func addNode(
         type: NodeType, nameIndex: UInt32, id: UInt64, selfSize: UInt32, trace: UInt32 = 0
     ) -> Int {
-        appendNode(type: type, name: nameIndex, id: id, selfSize: selfSize, trace: trace)
-    }
-
-    private mutating func appendNode(
-        type: NodeType, name: UInt32, id: UInt64, selfSize: UInt32, trace: UInt32
-    ) -> Int {
         nodeTypes.append(type.rawValue)
-        nodeNames.append(name)
+        nodeNames.append(nameIndex)
         nodeIDs.append(id)
         nodeSizes.append(selfSize)
         nodeTraces.append(trace)
@@ -192,8 +181,8 @@ public struct V8HeapSnapshot: Sendable {
     public mutating func addRootGroup(named name: String, through edge: EdgeType = .shortcut)
         -> Int
     {
-        let group = appendNode(
-            type: .synthetic, name: intern(name), id: nextSyntheticID, selfSize: 0, trace: 0)
+        let group = addNode(
+            type: .synthetic, nameIndex: intern(name), id: nextSyntheticID, selfSize: 0)
         nextSyntheticID += 2
         if edge.isIndexed {
             addEdge(from: Self.root, type: edge, index: UInt32(nodeCount - 1), to: group)

@@ -70,63 +70,43 @@ struct PprofProfile {
     /// The profile in the protocol buffers wire format (not compressed).
     func encoded() -> [UInt8] {
         var out = ProtobufWriter()
-        for type in sampleTypes { out.message(1) { Self.write(type, &$0) } }
+        for type in sampleTypes { out.message(1) { $0.fields(type.type, type.unit) } }
         for sample in samples {
             out.message(2) { message in
                 message.packed(1, sample.locations)
                 message.packed(2, sample.values.map { UInt64(bitPattern: $0) })
                 for label in sample.labels {
-                    message.message(3) { fields in
-                        fields.int(1, label.key)
-                        fields.int(2, label.string)
-                        fields.int(3, label.number)
-                        fields.int(4, label.numberUnit)
+                    message.message(3) {
+                        $0.fields(label.key, label.string, label.number, label.numberUnit)
                     }
                 }
             }
         }
         for mapping in mappings {
             out.message(3) { fields in
-                fields.uint(1, mapping.id)
-                fields.uint(2, mapping.start)
-                fields.uint(3, mapping.limit)
-                fields.uint(4, mapping.fileOffset)
-                fields.int(5, mapping.filename)
+                fields.fields(
+                    mapping.id, mapping.start, mapping.limit, mapping.fileOffset, mapping.filename)
                 for flag in 7...10 { fields.bool(flag, true) }  // functions, files, lines, inlines
             }
         }
         for location in locations {
             out.message(4) { fields in
-                fields.uint(1, location.id)
-                fields.uint(2, location.mapping)
-                fields.uint(3, location.address)
+                fields.fields(location.id, location.mapping, location.address)
                 for line in location.lines {
-                    fields.message(4) { entry in
-                        entry.uint(1, line.function)
-                        entry.int(2, line.line)
-                        entry.int(3, line.column)
-                    }
+                    fields.message(4) { $0.fields(line.function, line.line, line.column) }
                 }
             }
         }
         for function in functions {
-            out.message(5) { fields in
-                fields.uint(1, function.id)
-                fields.int(2, function.name)
-                fields.int(3, function.systemName)
-                fields.int(4, function.filename)
+            out.message(5) {
+                $0.fields(function.id, function.name, function.systemName, function.filename)
             }
         }
         for string in strings { out.string(6, string) }
         out.int(9, timeNanoseconds)
-        out.message(11) { Self.write(periodType, &$0) }
+        out.message(11) { $0.fields(periodType.type, periodType.unit) }
         out.int(12, period)
         out.int(14, defaultSampleType)
         return out.bytes
-    }
-
-    private static func write(_ type: ValueType, _ out: inout ProtobufWriter) {
-        out.int(1, type.type)
-        out.int(2, type.unit)
     }
 }

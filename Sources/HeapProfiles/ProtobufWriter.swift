@@ -37,6 +37,16 @@ struct ProtobufWriter {
         varint(value)
     }
 
+    /// Appends varint fields numbered 1, 2, … in the order given, as most of `profile.proto`'s
+    /// messages are laid out (zeros left out; a negative value as its two's complement).
+    mutating func fields<each Value: BinaryInteger>(_ values: repeat each Value) {
+        var field = 0
+        for value in repeat each values {
+            field += 1
+            uint(field, UInt64(truncatingIfNeeded: value))
+        }
+    }
+
     /// Appends a `bool` field; false is left out.
     mutating func bool(_ field: Int, _ value: Bool) {
         if value { uint(field, 1) }

@@ -47,23 +47,20 @@ extension CompactGraph.Builder {
 
         // Nodes, permuted into their new numbers (moved as they are when the numbering is the
         // identity).
-        let newKinds = isIdentity ? kinds : Self.permuted(kinds, by: number, filler: .object)
-        kinds = []
-        let newTypeNames = isIdentity ? typeNames : Self.permuted(typeNames, by: number, filler: 0)
-        typeNames = []
-        let newLabels = isIdentity ? labels : Self.permuted(labels, by: number, filler: 0)
-        labels = []
-        let newAddresses =
-            isIdentity ? addresses : Self.permuted(addresses, by: number, filler: 0)
-        addresses = []
-        let newKeys = isIdentity ? keys : Self.permuted(keys, by: number, filler: 0)
-        keys = []
+        func take<Value>(_ column: inout [Value], filler: Value) -> [Value] {
+            defer { column = [] }
+            return isIdentity || column.isEmpty
+                ? column : Self.permuted(column, by: number, filler: filler)
+        }
         if !sizes.isEmpty, sizes.count < nodeCount {
             sizes.append(contentsOf: Array(repeating: 0, count: nodeCount - sizes.count))
         }
-        let newSizes =
-            isIdentity || sizes.isEmpty ? sizes : Self.permuted(sizes, by: number, filler: 0)
-        sizes = []
+        let newKinds = take(&kinds, filler: .object)
+        let newTypeNames = take(&typeNames, filler: 0)
+        let newLabels = take(&labels, filler: 0)
+        let newAddresses = take(&addresses, filler: 0)
+        let newKeys = take(&keys, filler: 0)
+        let newSizes = take(&sizes, filler: 0)
 
         // Roots: renumbered, first kind wins, ascending.
         var rootKind: [CompactGraph.NodeID: RootKind] = [:]

@@ -30,16 +30,7 @@ extension CompactGraph.Builder {
         let first = CompactGraph.NodeID(kinds.count)
         var count = min(newKinds.count, typeNameNumbers.count, newAddresses.count)
         if !newSizes.isEmpty { count = min(count, newSizes.count) }
-        if !newSizes.isEmpty || !sizes.isEmpty {
-            if sizes.count < kinds.count {
-                sizes.append(contentsOf: Array(repeating: 0, count: kinds.count - sizes.count))
-            }
-            if newSizes.isEmpty {
-                sizes.append(contentsOf: Array(repeating: 0, count: count))
-            } else {
-                sizes.adoptOrAppend(newSizes, count: count)
-            }
-        }
+        sizes.appendOptional(newSizes, count: count, after: kinds.count)
         kinds.adoptOrAppend(newKinds, count: count)
         typeNames.adoptOrAppend(typeNameNumbers, count: count)
         addresses.adoptOrAppend(newAddresses, count: count)
@@ -87,17 +78,7 @@ extension CompactGraph.Builder {
         roles newRoles: [UInt32], tags: [UInt32]
     ) {
         let count = newSources.count
-        if !tags.isEmpty || !edgeTags.isEmpty {
-            if edgeTags.count < targets.count {
-                edgeTags.append(
-                    contentsOf: Array(repeating: 0, count: targets.count - edgeTags.count))
-            }
-            if tags.isEmpty {
-                edgeTags.append(contentsOf: Array(repeating: 0, count: count))
-            } else {
-                edgeTags.adoptOrAppend(tags, count: count)
-            }
-        }
+        edgeTags.appendOptional(tags, count: count, after: targets.count)
         sources.adoptOrAppend(newSources, count: count)
         targets.adoptOrAppend(newTargets, count: count)
         edgeFlags.adoptOrAppend(flags, count: count)
@@ -123,6 +104,21 @@ extension Array {
             self = new
         } else {
             append(contentsOf: new.prefix(count))
+        }
+    }
+}
+
+extension Array where Element: FixedWidthInteger {
+    /// Appends `count` values to a column that stays empty until some row has one (sizes, edge
+    /// tags): the first `count` of `new`, or zeros when `new` is empty; the `rows` rows before
+    /// get zeros first. Does nothing while both are empty.
+    mutating func appendOptional(_ new: [Element], count: Int, after rows: Int) {
+        guard !new.isEmpty || !isEmpty else { return }
+        if self.count < rows { append(contentsOf: Array(repeating: 0, count: rows - self.count)) }
+        if new.isEmpty {
+            append(contentsOf: Array(repeating: 0, count: count))
+        } else {
+            adoptOrAppend(new, count: count)
         }
     }
 }

@@ -124,6 +124,6 @@ extension CompactGraph {
             kinds.count * (1 + 4 + 4 + MemoryLayout<UInt>.size + 8) + sizes.count * 4
             + numberOfAdded.count * 4 + outStart.count * 4 + strongOutEnd.count * 4
         let perEdge = targets.count * (4 + 1 + 4) + edgeTags.count * 4
-        return perNode + perEdge + rootNodes.count * 4 + (inEdgeIndex.builtRows?.bytes ?? 0)
+        return perNode + perEdge + rootNodes.count * 4 + (inEdgeIndex.madeValue?.bytes ?? 0)
     }
 }

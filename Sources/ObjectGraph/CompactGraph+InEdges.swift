@@ -13,36 +13,36 @@ extension CompactGraph {
         var bytes: Int { (inStart.count + strongInEnd.count + inSources.count + inEdges.count) * 4 }
     }
 
-    /// The in-edge rows of one graph, built the first time a question needs them.
+    /// The graph's in-edge rows, built the first time a question needs them.
     ///
     /// Detection (components, root paths) reads only out-edges; only "who holds it" questions
     /// (``CompactGraph/strongPathFromRoot(to:)``, ``CompactGraph/incoming(to:)``) read in-edges.
     /// Building the rows scatters every edge to a random target's row: measured on the 1M-node
     /// random graph of `GraphScale`, about a third of a live graph's snapshot. A snapshot that is
-    /// only analysed never pays it. Copies of a graph share one index, so the rows are built at
-    /// most once per graph, under a lock (the build calls no user code).
-    package final class InEdgeIndex: Sendable {
-        private let rows = Locked<InEdgeRows?>(nil)
+    /// only analysed never pays it; copies of a graph share the rows.
+    var inEdgeRows: InEdgeRows {
+        inEdgeIndex.value { InEdgeRows(outStart: outStart, targets: targets, edgeFlags: edgeFlags) }
+    }
+
+    /// A value a graph computes the first time it is asked for and shares with its copies,
+    /// under a lock (the computation calls no user code).
+    package final class Computed<Value: Sendable>: Sendable {
+        private let stored = Locked<Value?>(nil)
 
         package init() {}
 
-        /// The rows, built from the graph's out-edges on first use.
-        func rows(outStart: [UInt32], targets: [NodeID], edgeFlags: [UInt8]) -> InEdgeRows {
-            rows.withLock { rows in
-                if let rows { return rows }
-                let built = InEdgeRows(outStart: outStart, targets: targets, edgeFlags: edgeFlags)
-                rows = built
-                return built
+        /// The value, made with `make` on first use.
+        func value(_ make: () -> Value) -> Value {
+            stored.withLock { stored in
+                if let stored { return stored }
+                let value = make()
+                stored = value
+                return value
             }
         }
 
-        /// The rows if they were built, without building them.
-        var builtRows: InEdgeRows? { rows.withLock { $0 } }
-    }
-
-    /// The graph's in-edge rows (built on first use).
-    var inEdgeRows: InEdgeRows {
-        inEdgeIndex.rows(outStart: outStart, targets: targets, edgeFlags: edgeFlags)
+        /// The value if it was made, without making it.
+        var madeValue: Value? { stored.withLock { $0 } }
     }
 }
 

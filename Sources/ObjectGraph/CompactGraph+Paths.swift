@@ -1,5 +1,3 @@
-import Locking
-
 extension CompactGraph {
     /// For every node a root reaches through retaining edges, the path a person should read:
     /// the project's one path finder.
@@ -112,7 +110,7 @@ extension CompactGraph {
     ///
     /// - Complexity: O(*n* + *e*) time and 9 bytes per node, once per graph; O(1) afterwards.
     public func paths() -> PathTree {
-        pathIndex.tree { findPaths(excluding: []) }
+        pathIndex.value { findPaths(excluding: []) }
     }
 
     /// A path tree that never passes through `excluded` (for example a collection of the
@@ -162,22 +160,5 @@ extension CompactGraph {
             count = nodeCount
         }
         return PathTree(parentEdge: parentEdge, parentNode: parentNode, priority: priority)
-    }
-
-    /// A graph's path tree, found once and shared by its copies.
-    package final class PathIndex: Sendable {
-        private let built = Locked<PathTree?>(nil)
-
-        package init() {}
-
-        /// The tree, found with `find` on first use (under a lock: `find` calls no user code).
-        func tree(_ find: () -> PathTree) -> PathTree {
-            built.withLock { built in
-                if let built { return built }
-                let tree = find()
-                built = tree
-                return tree
-            }
-        }
     }
 }

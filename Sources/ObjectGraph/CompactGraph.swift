@@ -62,9 +62,9 @@ public struct CompactGraph: Sendable {
     package let edgeTags: [UInt32]
 
     /// In-edges, grouped by target, retaining ones first: built on first use.
-    package let inEdgeIndex: InEdgeIndex
+    package let inEdgeIndex = Computed<InEdgeRows>()
     /// Root paths, found once per graph on first use.
-    package let pathIndex: PathIndex
+    package let pathIndex = Computed<PathTree>()
 
     /// The type names and labels, by number.
     public let strings: InternedStrings
@@ -93,8 +93,6 @@ public struct CompactGraph: Sendable {
         self.edgeFlags = edgeFlags
         self.edgeRoles = edgeRoles
         self.edgeTags = edgeTags
-        self.inEdgeIndex = InEdgeIndex()
-        self.pathIndex = PathIndex()
         self.strings = strings
         self.roles = roles
     }

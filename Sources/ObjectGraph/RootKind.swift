@@ -45,22 +45,16 @@ public enum RootKind: Hashable, Sendable {
         }
     }
 
-    /// Whether a path from this root explains less than a path from a named one: references
-    /// from outside the Swift heap that nothing names (C code, an object made before a census
-    /// started), or a word on a thread's stack (which may be a stale local). The path finder
-    /// visits such roots last.
-    public var isUnattributed: Bool {
-        switch self {
-        case .heapHolder(let holder): return holder.kind.isUnattributed
-        default: return false
-        }
-    }
+    /// Whether a path from this root explains less than a path from a named one (its
+    /// ``pathPriority`` is ``PathPriority/unattributed``): the path finder visits such roots
+    /// last.
+    public var isUnattributed: Bool { pathPriority == .unattributed }
 
-    /// The path finder's priority of paths from this root (see
-    /// ``CompactGraph/PathTree``): 0 for roots the program declared (run loops, queues,
-    /// custom roots), 1 for holders a heap census names, 3 for references nothing names and
-    /// for a thread's stack (a word there may be a stale local: a path from a thread is taken
-    /// only when no named holder reaches the object).
+    /// The path finder's priority of paths from this root (see ``CompactGraph/PathTree``):
+    /// ``PathPriority/declared`` for roots the program declared (run loops, queues, custom
+    /// roots), ``PathPriority/namedHolder`` for holders a heap census names, and
+    /// ``PathPriority/unattributed`` for references nothing names and for a thread's stack (a
+    /// word there may be a stale local).
     public var pathPriority: PathPriority {
         switch self {
         case .heapHolder(let holder):

@@ -31,7 +31,7 @@ public struct ReferenceWalker: Sendable {
     public let limits: WalkLimits
 
     /// The first identity given to objects the live graph does not know (2⁶²).
-    public static var discoveredIDBase: UInt64 { DiscoveredIDs.base }
+    public static var discoveredIDBase: UInt64 { ObjectID.discoveredBase }
 
     /// Whether this platform and runtime support reflection walks (Linux, 64-bit, with the
     /// runtime entry points the walker uses). When `false`, walks return only their roots and
@@ -95,7 +95,7 @@ public struct ReferenceWalker: Sendable {
     private func unsupportedResult(_ roots: [AnyObject]) -> WalkResult {
         var nodes: [Node] = []
         for root in roots {
-            let id = graph?.id(of: root) ?? DiscoveredIDs.next()
+            let id = graph?.id(of: root) ?? ObjectID.nextDiscovered()
             nodes.append(Node(id: id, typeName: _typeName(type(of: root), qualified: true)))
         }
         let diagnostic = WalkDiagnostic(

@@ -33,13 +33,9 @@ public struct WalkResult: Sendable {
         nodes: [Node], references: [Reference], diagnostics: [WalkDiagnostic],
         rootIDs: [ObjectID], objectsRead: Int, isComplete: Bool
     ) {
-        self.nodes = nodes
-        self.references = references
-        self.diagnostics = diagnostics
-        self.rootIDs = rootIDs
-        self.objectsRead = objectsRead
-        self.isComplete = isComplete
-        self.lockStorages = []
+        self.init(
+            nodes: nodes, references: references, diagnostics: diagnostics, rootIDs: rootIDs,
+            objectsRead: objectsRead, isComplete: isComplete, lockStorages: [])
     }
 
     init(

@@ -26,18 +26,7 @@ import Musl
 extension DispatchTimer {
     /// The lock-protected state of one timer.
     struct State {
-        /// Where the timer is in its life.
-        enum Phase { case idle, scheduled, invalidated }
-
-        /// What ``invalidate()`` hands back to be released outside the lock.
-        struct Leftovers {
-            /// The cancelled source (resumed first if it was suspended).
-            let source: DispatchSource?
-            /// The action, with everything it captures.
-            let action: Action?
-        }
-
-        var phase: Phase = .idle
+        var phase = TimerPhase.idle
         /// The activated source, or `nil` before the timer first runs and after invalidation.
         ///
         /// Held as the class libdispatch's overlay makes, not as the `any DispatchSourceTimer`
@@ -59,8 +48,9 @@ extension DispatchTimer {
         }
 
         /// Moves to `.invalidated`: resumes a suspended source, cancels it, and hands back the
-        /// source and action for release outside the lock. Idempotent.
-        mutating func invalidate() -> Leftovers {
+        /// source and the action (with what it captures) for release outside the lock.
+        /// Idempotent.
+        mutating func invalidate() -> (source: DispatchSource?, action: Action?) {
             phase = .invalidated
             let source = self.source.take()
             if let source {
@@ -70,7 +60,7 @@ extension DispatchTimer {
                 }
                 source.cancel()
             }
-            return Leftovers(source: source, action: action.take())
+            return (source, action.take())
         }
     }
 
@@ -90,10 +80,8 @@ extension DispatchTimer {
         return source
     }
 
-    /// Records `queue[root] ⇒ timer` (`.resumed`). Call with the state lock held, so edges are
-    /// recorded in the order the transitions happen.
-    ///
-    /// - Parameter delay: Seconds until the next fire.
+    /// Records `queue[root] ⇒ timer` (`.resumed`), the next fire `delay` seconds away. Call
+    /// with the state lock held, so edges are recorded in the order the transitions happen.
     func recordResumed(nextFireIn delay: TimeInterval) {
         // Optional chaining, not `guard let`: the binding would retain the tracker.
         tracker?.recordScheduled(
@@ -102,10 +90,8 @@ extension DispatchTimer {
     }
 
     /// Runs one fire, from the source or from ``fire()``: calls the action outside the lock,
-    /// records the fire, and invalidates a one-shot timer or one whose weak target died.
-    ///
-    /// - Parameter fromSource: Whether the source fired (then a paused timer skips the fire,
-    ///   even one libdispatch had already queued before the pause).
+    /// records the fire, and invalidates a one-shot timer or one whose weak target died. A
+    /// paused timer skips a fire `fromSource`, even one libdispatch queued before the pause.
     func performFire(fromSource: Bool) {
         let action = state.withLock { state -> Action? in
             guard state.phase != .invalidated, !(fromSource && state.isPaused) else { return nil }
@@ -140,24 +126,13 @@ extension DispatchTimer {
     /// ones are clamped, so huge finite intervals never overflow.
     static let maximumNanoseconds = Int(Int64.max / 2)
 
-    /// Throws ``TimerError/invalidInterval(_:)`` for NaN, ±∞, negative intervals and for a
-    /// repeating interval of 0.
-    static func validate(interval: TimeInterval, repeats: Bool) throws {
-        guard interval.isFinite, interval >= 0, !(repeats && interval == 0) else {
-            throw TimerError.invalidInterval(interval)
-        }
-    }
-
     /// A tolerance libdispatch accepts: NaN and negative values become 0.
     static func sanitizedTolerance(_ tolerance: TimeInterval) -> TimeInterval {
         tolerance.isNaN || tolerance < 0 ? 0 : tolerance
     }
 
-    /// Converts seconds to a clamped nanosecond interval that never traps.
-    ///
-    /// - Parameters:
-    ///   - seconds: A validated, non-negative value (infinity is clamped).
-    ///   - atLeastOne: Round values below 1 ns up to 1 ns (for repeating intervals).
+    /// Converts validated, non-negative seconds (infinity clamped) to a nanosecond interval that
+    /// never traps; `atLeastOne` rounds values below 1 ns up (for repeating intervals).
     static func dispatchInterval(_ seconds: TimeInterval, atLeastOne: Bool = false)
         -> DispatchTimeInterval
     {

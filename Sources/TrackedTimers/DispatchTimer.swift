@@ -48,24 +48,7 @@ import RetainGraph
 /// be called from inside the action or from the timer's own queue without deadlocking.
 public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
     /// The action a fire runs.
-    enum Action: Sendable {
-        /// A closure or a strong target: the receiver is always alive.
-        case always(@Sendable (DispatchTimer) -> Void)
-        /// A weak target (or a registry task): returns whether the receiver was alive.
-        case reporting(@Sendable (DispatchTimer) -> Bool)
-
-        /// Runs the action; returns whether its receiver was alive.
-        @inline(__always)
-        func callAsFunction(_ timer: DispatchTimer) -> Bool {
-            switch self {
-            case .always(let body):
-                body(timer)
-                return true
-            case .reporting(let body):
-                return body(timer)
-            }
-        }
-    }
+    typealias Action = TimerAction<DispatchTimer>
 
     /// The interval between fires (or the delay before the single fire), in seconds.
     public let interval: TimeInterval
@@ -81,20 +64,18 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
 
     let state: Locked<State>
     /// The graph recorder; `nil` when the graph was disabled at creation (then nothing is
-    /// recorded and nothing extra is paid). A `let`: reading it needs no retain.
+    /// recorded and nothing extra is paid).
     let tracker: TimerTracker?
 
-    /// The designated initialiser every public one funnels into.
-    ///
-    /// The label and graph are borrowed: a timer on a disabled graph keeps neither, and an
-    /// initialiser's parameters are otherwise retained by the caller and released here.
+    /// The designated initialiser every public one funnels into (label and graph borrowed: see
+    /// the tracker's initialiser).
     init(
         interval: TimeInterval, tolerance: TimeInterval, repeats: Bool, queue: DispatchQueue,
         label: borrowing String?, graph: borrowing LiveGraph, stopsWhenTargetDies: Bool,
         startDelay: TimeInterval? = nil,
         action: Action
     ) throws {
-        try Self.validate(interval: interval, repeats: repeats)
+        try RunLoopTiming.validate(interval: interval, repeats: repeats)
         if let startDelay, !startDelay.isFinite || startDelay < 0 {
             throw TimerError.invalidStart(startDelay)
         }
@@ -104,15 +85,11 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
         self.queue = queue
         self.stopsWhenTargetDies = stopsWhenTargetDies
         state = Locked(State(tolerance: Self.sanitizedTolerance(tolerance), action: action))
-        tracker =
-            graph.isEnabled
-            ? TimerTracker(
-                kind: .timer, label: copy label,
-                timer: TimerInfo(
-                    repeats: repeats, interval: interval,
-                    stopsWhenTargetDies: stopsWhenTargetDies),
-                graph: copy graph, traceSkipping: 2)
-            : nil
+        tracker = TimerTracker(
+            kind: .timer, label: label,
+            timer: TimerInfo(
+                repeats: repeats, interval: interval, stopsWhenTargetDies: stopsWhenTargetDies),
+            graph: graph, traceSkipping: 2)
         tracker?.attach(identifier: ObjectIdentifier(self), type: DispatchTimer.self)
     }
 
@@ -222,7 +199,7 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
     /// paused timer (the suspended source is resumed before it is cancelled). See the type's
     /// discussion for what it guarantees about a fire running on another thread.
     public func invalidate() {
-        let leftovers = state.withLock { state -> State.Leftovers? in
+        let leftovers = state.withLock { state -> (DispatchSource?, Action?)? in
             guard state.phase != .invalidated else { return nil }
             let leftovers = state.invalidate()
             tracker?.recordInvalidated()
@@ -232,12 +209,8 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
         withExtendedLifetime(leftovers) {}
     }
 
-    /// Records that `owner` holds this timer in `property` (`owner ⇒ timer`).
-    ///
-    /// - Parameters:
-    ///   - owner: The object storing the timer.
-    ///   - property: The stored property's name.
-    ///   - ownership: How the property holds the timer.
+    /// Records that `owner` holds this timer in `property` (`owner ⇒ timer`); see
+    /// ``TrackedTimer/held(by:as:ownership:)``.
     public func recordHeld(by owner: AnyObject, property: String, ownership: Ownership) {
         tracker?.recordOwner(owner, property: property, ownership: ownership)
     }

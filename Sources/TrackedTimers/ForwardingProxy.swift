@@ -53,10 +53,8 @@ public final class ForwardingProxy: @unchecked Sendable {
     ///   - label: A label for reports.
     ///   - graph: The graph to record into; ``/RetainGraph/LiveGraph/shared`` by default.
     public init(label: String? = nil, graph: LiveGraph = .shared) {
-        tracker =
-            graph.isEnabled
-            ? TimerTracker(kind: .proxy, label: label, timer: nil, graph: graph, traceSkipping: 1)
-            : nil
+        tracker = TimerTracker(
+            kind: .proxy, label: label, timer: nil, graph: graph, traceSkipping: 1)
         tracker?.attach(identifier: ObjectIdentifier(self), type: ForwardingProxy.self)
     }
 

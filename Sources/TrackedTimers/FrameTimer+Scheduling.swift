@@ -65,26 +65,10 @@ extension FrameTimer {
     /// and action, as `CADisplayLink.invalidate()`.
     ///
     /// Safe from any thread, more than once, before scheduling and from inside the action.
-    public func invalidate() {
-        var action: Action?
-        var placement: RunLoopPlacement?
-        state.withLock { state in
-            guard state.phase != .invalidated else { return }
-            state.phase = .invalidated
-            tracker?.recordInvalidated()
-            action = state.action.take()
-            placement = state.placement.clear()
-        }
-        // The driver entries held `self`; the caller keeps it alive until this returns.
-        withExtendedLifetime((action, placement)) {}
-    }
+    public func invalidate() { state.invalidate(recordingInto: tracker) }
 
-    /// Records that `owner` holds this timer in `property` (`owner ⇒ timer`).
-    ///
-    /// - Parameters:
-    ///   - owner: The object storing the timer.
-    ///   - property: The stored property's name.
-    ///   - ownership: How the property holds the timer.
+    /// Records that `owner` holds this timer in `property` (`owner ⇒ timer`); see
+    /// ``TrackedTimer/held(by:as:ownership:)``.
     public func recordHeld(by owner: AnyObject, property: String, ownership: Ownership) {
         tracker?.recordOwner(owner, property: property, ownership: ownership)
     }

@@ -56,14 +56,12 @@ public final class FrameTimer: TrackedTimer, RunLoopDriven, @unchecked Sendable 
     /// The timer's state and lock, in one box.
     let state: Locked<State>
     let frames = Atomic<Int>(0)
-    /// The graph recorder; `nil` when the graph was disabled at creation. Written once, in the
-    /// initialiser, before the timer is shared: reads need no exclusivity check.
+    /// The graph recorder; `nil` when the graph was disabled at creation.
     let tracker: TimerTracker?
 
     /// The lock-guarded state.
-    struct State {
-        enum Phase { case idle, scheduled, invalidated }
-        var phase = Phase.idle
+    struct State: RunLoopTimerState {
+        var phase = TimerPhase.idle
         var action: Action?
         var frameInterval: Int
         var isPaused = false
@@ -74,14 +72,11 @@ public final class FrameTimer: TrackedTimer, RunLoopDriven, @unchecked Sendable 
         var targetTimestamp: TimeInterval = 0
         /// When the next refresh is due while in a run loop (`.distantFuture` while paused).
         var refreshDate = Date.distantFuture
-        /// The run loop, modes and driver entries; the entries hold the timer while scheduled.
         var placement = RunLoopPlacement()
     }
 
-    /// The designated initialiser every public one funnels into.
-    ///
-    /// The label and graph are borrowed: a timer on a disabled graph keeps neither, and an
-    /// initialiser's parameters are otherwise retained by the caller and released here.
+    /// The designated initialiser every public one funnels into (label and graph borrowed: see
+    /// the tracker's initialiser).
     init(
         refreshRate: Double, preferredFramesPerSecond: Int, clock: FrameClock,
         label: borrowing String?, graph: borrowing LiveGraph, stopsWhenTargetDies: Bool,
@@ -101,15 +96,11 @@ public final class FrameTimer: TrackedTimer, RunLoopDriven, @unchecked Sendable 
                 action: action,
                 frameInterval: Self.frameInterval(
                     for: preferredFramesPerSecond, refreshRate: refreshRate)))
-        tracker =
-            graph.isEnabled
-            ? TimerTracker(
-                kind: .timer, label: copy label,
-                timer: TimerInfo(
-                    repeats: true, interval: 1 / refreshRate,
-                    stopsWhenTargetDies: stopsWhenTargetDies),
-                graph: copy graph, traceSkipping: 3)
-            : nil
+        tracker = TimerTracker(
+            kind: .timer, label: label,
+            timer: TimerInfo(
+                repeats: true, interval: 1 / refreshRate, stopsWhenTargetDies: stopsWhenTargetDies),
+            graph: graph, traceSkipping: 3)
         tracker?.attach(identifier: ObjectIdentifier(self), type: FrameTimer.self)
     }
 

@@ -1,14 +1,37 @@
 import Foundation
 import Locking
+import RetainGraph
 
 /// A timer that a ``RunLoopDriver`` fires: a ``RunLoopTimer`` or a ``FrameTimer``.
 protocol RunLoopDriven: AnyObject, Sendable {
-    /// Called on the run loop's thread, with no lock held, when `entry` came due.
-    ///
-    /// - Parameters:
-    ///   - entry: The entry that came due (out of its driver's queue until rescheduled).
-    ///   - now: The driver's reading of the time, in seconds since the reference date.
+    /// Called on the run loop's thread, with no lock held, when `entry` came due (it is out of
+    /// its driver's queue until rescheduled); `now` is in seconds since the reference date.
     func driverFired(_ entry: RunLoopDriverEntry, now: TimeInterval)
+}
+
+/// What the lock-guarded states of ``RunLoopTimer`` and ``FrameTimer`` share.
+protocol RunLoopTimerState {
+    associatedtype Timer: AnyObject
+    var phase: TimerPhase { get set }
+    var action: TimerAction<Timer>? { get set }
+    /// The run loop, modes and driver entries; the entries hold the timer while scheduled.
+    var placement: RunLoopPlacement { get set }
+}
+
+extension Locked where Value: RunLoopTimerState {
+    /// Invalidates the timer this is the state of, once: takes it out of its drivers and
+    /// releases its action (and what the action captured) outside the lock.
+    func invalidate(recordingInto tracker: TimerTracker?) {
+        var leftovers: (TimerAction<Value.Timer>?, RunLoopPlacement)?
+        withLock { state in
+            guard state.phase != .invalidated else { return }
+            state.phase = .invalidated
+            tracker?.recordInvalidated()
+            leftovers = (state.action.take(), state.placement.clear())
+        }
+        // The driver entries held the timer; the caller keeps it alive until this returns.
+        withExtendedLifetime(leftovers) {}
+    }
 }
 
 /// One instrumented timer's place in one ``RunLoopDriver``'s queue.
@@ -43,15 +66,9 @@ final class RunLoopDriverEntry: @unchecked Sendable {
 }
 
 /// Fires every instrumented timer of one run loop and one Foundation mode with a single
-/// Foundation `Timer` that is never invalidated.
-///
-/// ## Why
-/// swift-corelibs-foundation never frees a `Timer` (its initialiser retains it for the CF
-/// context, which has no release callback). One Foundation timer per instrumented timer leaked
-/// a few hundred bytes per timer, forever. A driver's Foundation timer is made once per run
-/// loop and mode, and re-armed through its `fireDate` (which works on Linux) to the earliest
-/// due time of the timers it drives; `.distantFuture` parks it. What stays allocated is one
-/// Foundation timer and one driver per run loop and mode that ever ran an instrumented timer.
+/// Foundation `Timer` that is never invalidated (corelibs Foundation never frees a `Timer`: see
+/// ``RunLoopTimer``'s "No Foundation timer per timer"), re-armed through its `fireDate` (which
+/// works on Linux) to the earliest due time of the timers it drives; `.distantFuture` parks it.
 ///
 /// ## How
 /// The driver keeps a binary min-heap of ``RunLoopDriverEntry`` by due time. Adding an entry

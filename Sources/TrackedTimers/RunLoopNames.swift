@@ -24,12 +24,8 @@ import Locking
 /// The graph keys a run-loop root by its `RunLoop` object, so name a run loop before the first
 /// timer is scheduled on it.
 public enum RunLoopNames {
-    private struct Entry {
-        weak var runLoop: RunLoop?
-        var name: String
-    }
-
-    private static let names = Locked<[ObjectIdentifier: Entry]>([:])
+    /// The names given.
+    static let names = Locked(RunLoopNameTable())
 
     /// Gives `runLoop` a name for the roots recorded for it from now on.
     ///
@@ -38,20 +34,32 @@ public enum RunLoopNames {
     ///   - runLoop: The run loop; the current thread's by default.
     /// - Complexity: Amortised O(1); entries of dead run loops are dropped as new ones are added.
     public static func setName(_ name: String, for runLoop: RunLoop = .current) {
-        names.withLock { names in
-            names = names.filter { $0.value.runLoop != nil }
-            names[ObjectIdentifier(runLoop)] = Entry(runLoop: runLoop, name: name)
-        }
+        names.withLock { $0.set(name, for: runLoop) }
         if runLoop === RunLoop.current { RunLoopThreads.watchExit(of: runLoop) }
     }
+}
 
-    /// The name given to `runLoop`, if any (and if it is that same, living run loop).
-    static func name(for runLoop: RunLoop) -> String? {
-        names.withLock { names in
-            guard let entry = names[ObjectIdentifier(runLoop)], entry.runLoop === runLoop else {
-                return nil
-            }
-            return entry.name
+/// Names of run loops, each kept only while its run loop lives: the names given
+/// (``RunLoopNames``) and the names of the threads run loops were seen on (`RunLoopThreads`).
+struct RunLoopNameTable {
+    private struct Entry {
+        weak var runLoop: RunLoop?
+        var name: String
+    }
+
+    private var entries: [ObjectIdentifier: Entry] = [:]
+
+    /// Names `runLoop`, forgetting the run loops that died.
+    mutating func set(_ name: String, for runLoop: RunLoop) {
+        entries = entries.filter { $0.value.runLoop != nil }
+        entries[ObjectIdentifier(runLoop)] = Entry(runLoop: runLoop, name: name)
+    }
+
+    /// The name of `runLoop`, if it is that same, living run loop.
+    subscript(runLoop: RunLoop) -> String? {
+        guard let entry = entries[ObjectIdentifier(runLoop)], entry.runLoop === runLoop else {
+            return nil
         }
+        return entry.name
     }
 }

@@ -29,13 +29,9 @@ struct RunLoopPlacement {
     var isPlaced: Bool { firstEntry != nil }
 
     /// Validates a scheduling request and, unless the timer is already in `mode`, queues it
-    /// at `due` in the drivers of the Foundation modes `mode` stands for.
+    /// at `due` (seconds since the reference date) in the drivers of the Foundation modes
+    /// `mode` stands for (`.common` stands for several).
     ///
-    /// - Parameters:
-    ///   - runLoop: The run loop.
-    ///   - mode: The requested mode (`.common` stands for several Foundation modes).
-    ///   - timer: The timer the drivers call.
-    ///   - due: The first fire, in seconds since the reference date.
     /// - Returns: Whether the timer was added in a new mode.
     /// - Throws: ``TimerError/scheduledOnAnotherRunLoop`` when already on a different run loop.
     mutating func place(
@@ -139,17 +135,17 @@ extension RunLoop.Mode {
 func runLoopRoot(for runLoop: RunLoop) -> RootKind {
     let isCurrent = runLoop === RunLoop.current
     let threadName = isCurrent ? RunLoopThreads.nameCurrentThread(owning: runLoop) : nil
-    if let name = RunLoopNames.name(for: runLoop) { return .runLoop(thread: name) }
+    if let name = RunLoopNames.names.withLock({ $0[runLoop] }) { return .runLoop(thread: name) }
     if runLoop === RunLoop.main || (isCurrent && Thread.isMainThread) {
         return .runLoop(thread: "main")
     }
-    if let name = threadName ?? RunLoopThreads.knownName(of: runLoop) {
+    if let name = threadName ?? RunLoopThreads.seen.withLock({ $0[runLoop] }) {
         return .runLoop(thread: name)
     }
     return .runLoop(thread: RunLoopThreads.addressName(of: runLoop))
 }
 
-/// Input checks shared by the run-loop-driven timers.
+/// Input checks shared by the timers.
 enum RunLoopTiming {
     /// Checks a timer interval: finite, not negative, and above 0 when repeating.
     static func validate(interval: TimeInterval, repeats: Bool) throws(TimerError) {

@@ -17,12 +17,8 @@ import RetainGraph
 /// carries the note `its thread has exited` (a pthread key destructor sets it): its timers will
 /// never fire again, and nothing will release what they hold.
 enum RunLoopThreads {
-    private struct Seen {
-        weak var runLoop: RunLoop?
-        var name: String
-    }
-
-    private static let seen = Locked<[ObjectIdentifier: Seen]>([:])
+    /// The names of the threads run loops were seen on.
+    static let seen = Locked(RunLoopNameTable())
 
     /// The note a run loop's root carries once its thread has exited.
     static let exitedNote = "its thread has exited"
@@ -31,10 +27,7 @@ enum RunLoopThreads {
     /// and arranges for the exit note. Call on `runLoop`'s own thread.
     static func nameCurrentThread(owning runLoop: RunLoop) -> String {
         let name = currentThreadName()
-        seen.withLock { seen in
-            seen = seen.filter { $0.value.runLoop != nil }
-            seen[ObjectIdentifier(runLoop)] = Seen(runLoop: runLoop, name: name)
-        }
+        seen.withLock { $0.set(name, for: runLoop) }
         watchExit(of: runLoop)
         return name
     }
@@ -42,16 +35,6 @@ enum RunLoopThreads {
     /// Arranges for the exit note on the current thread, whose run loop is `runLoop`.
     static func watchExit(of runLoop: RunLoop) {
         if !Thread.isMainThread { ExitWatch.install(for: runLoop) }
-    }
-
-    /// The name recorded for `runLoop` on its own thread, if it was ever seen there.
-    static func knownName(of runLoop: RunLoop) -> String? {
-        seen.withLock { seen in
-            guard let entry = seen[ObjectIdentifier(runLoop)], entry.runLoop === runLoop else {
-                return nil
-            }
-            return entry.name
-        }
     }
 
     /// The current thread's own pthread name, or `tid N (unnamed)` when it has none of its own.

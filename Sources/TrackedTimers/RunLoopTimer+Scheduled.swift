@@ -15,13 +15,8 @@ extension RunLoopTimer {
     /// }
     /// ```
     ///
-    /// - Parameters:
-    ///   - interval: Seconds between fires; finite, not negative, above 0 when repeating.
-    ///   - repeats: Whether the timer repeats.
-    ///   - target: Retained until ``invalidate()``.
-    ///   - label: A label for reports.
-    ///   - graph: The graph to record into.
-    ///   - action: Called with the target and the timer.
+    /// Its parameters are those of ``init(interval:repeats:target:label:graph:action:)``.
+    ///
     /// - Returns: The scheduled timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public static func scheduled<Target: AnyObject>(
@@ -37,13 +32,8 @@ extension RunLoopTimer {
     /// Creates a timer with a **weak** target and adds it to the current thread's run loop in
     /// `.default`; it invalidates itself at the first fire after the target died.
     ///
-    /// - Parameters:
-    ///   - interval: Seconds between fires; finite, not negative, above 0 when repeating.
-    ///   - repeats: Whether the timer repeats.
-    ///   - weakTarget: Not retained.
-    ///   - label: A label for reports.
-    ///   - graph: The graph to record into.
-    ///   - action: Called with the living target and the timer.
+    /// Its parameters are those of ``init(interval:repeats:weakTarget:label:graph:action:)``.
+    ///
     /// - Returns: The scheduled timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public static func scheduled<Target: AnyObject>(
@@ -65,14 +55,9 @@ extension RunLoopTimer {
     /// }
     /// ```
     ///
-    /// - Parameters:
-    ///   - interval: Seconds between fires; finite, not negative, above 0 when repeating.
-    ///   - repeats: Whether the timer repeats.
-    ///   - captured: The object the closure captures, to show in the graph. Not retained.
-    ///   - kind: How the closure captures it.
-    ///   - label: A label for reports.
-    ///   - graph: The graph to record into.
-    ///   - action: The closure, released on ``invalidate()``.
+    /// Its parameters are those of
+    /// ``init(interval:repeats:capturing:as:captureName:label:graph:action:)``.
+    ///
     /// - Returns: The scheduled timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public static func scheduled(

@@ -78,28 +78,10 @@ extension RunLoopTimer {
     ///
     /// - Complexity: O(log *n*) per mode, for the *n* instrumented timers on that run loop and
     ///   mode.
-    public func invalidate() {
-        var action: Action?
-        var placement: RunLoopPlacement?
-        state.withLock { state in
-            guard state.phase != .invalidated else { return }
-            state.phase = .invalidated
-            tracker?.recordInvalidated()
-            action = state.action.take()
-            placement = state.placement.clear()
-        }
-        // Dropping the driver entries' strong references may release `self`'s last owner; the
-        // caller keeps `self` alive until this method returns. User captures die here,
-        // lock-free.
-        withExtendedLifetime((action, placement)) {}
-    }
+    public func invalidate() { state.invalidate(recordingInto: tracker) }
 
-    /// Records that `owner` holds this timer in `property` (`owner ⇒ timer`).
-    ///
-    /// - Parameters:
-    ///   - owner: The object storing the timer.
-    ///   - property: The stored property's name.
-    ///   - ownership: How the property holds the timer.
+    /// Records that `owner` holds this timer in `property` (`owner ⇒ timer`); see
+    /// ``TrackedTimer/held(by:as:ownership:)``.
     public func recordHeld(by owner: AnyObject, property: String, ownership: Ownership) {
         tracker?.recordOwner(owner, property: property, ownership: ownership)
     }

@@ -72,20 +72,16 @@ public final class RunLoopTimer: TrackedTimer, RunLoopDriven, @unchecked Sendabl
     let tracker: TimerTracker?
 
     /// The lock-guarded state.
-    struct State {
-        enum Phase { case idle, scheduled, invalidated }
-        var phase = Phase.idle
+    struct State: RunLoopTimerState {
+        var phase = TimerPhase.idle
         var action: Action?
         var fireDate: Date
         var tolerance: TimeInterval = 0
-        /// The run loop, modes and driver entries; the entries hold the timer while scheduled.
         var placement = RunLoopPlacement()
     }
 
-    /// The designated initialiser every public one funnels into.
-    ///
-    /// The label and graph are borrowed: a timer on a disabled graph keeps neither, and an
-    /// initialiser's parameters are otherwise retained by the caller and released here.
+    /// The designated initialiser every public one funnels into (label and graph borrowed: see
+    /// the tracker's initialiser).
     init(
         interval: TimeInterval, repeats: Bool, label: borrowing String?,
         graph: borrowing LiveGraph, stopsWhenTargetDies: Bool, action: consuming Action
@@ -95,15 +91,11 @@ public final class RunLoopTimer: TrackedTimer, RunLoopDriven, @unchecked Sendabl
         self.repeats = repeats
         self.stopsWhenTargetDies = stopsWhenTargetDies
         state = Locked(State(action: action, fireDate: Date(timeIntervalSinceNow: interval)))
-        tracker =
-            graph.isEnabled
-            ? TimerTracker(
-                kind: .timer, label: copy label,
-                timer: TimerInfo(
-                    repeats: repeats, interval: interval,
-                    stopsWhenTargetDies: stopsWhenTargetDies),
-                graph: copy graph, traceSkipping: 3)
-            : nil
+        tracker = TimerTracker(
+            kind: .timer, label: label,
+            timer: TimerInfo(
+                repeats: repeats, interval: interval, stopsWhenTargetDies: stopsWhenTargetDies),
+            graph: graph, traceSkipping: 3)
         tracker?.attach(identifier: ObjectIdentifier(self), type: RunLoopTimer.self)
     }
 

@@ -1,12 +1,12 @@
-/// What a run-loop-driven timer (``RunLoopTimer``, ``FrameTimer``) runs when it fires, stored
-/// as the closure itself rather than wrapped in another.
+/// What a timer runs when it fires, stored as the closure itself rather than wrapped in another.
 ///
-/// ``DispatchTimer`` has its own `Sendable` variant: its actions run on a queue of the user's
-/// choice, so its closures must be `@Sendable`.
+/// A ``DispatchTimer``'s actions come from `@Sendable` closures (they run on a queue of the
+/// user's choice) and are stored as these.
 enum TimerAction<Timer: AnyObject> {
     /// A closure or a strong target: the receiver is always alive.
     case always((Timer) -> Void)
-    /// A weak target, a proxy or a forwarder: returns whether the receiver was alive.
+    /// A weak target, a proxy, a forwarder or a registry task: returns whether the receiver was
+    /// alive.
     case reporting((Timer) -> Bool)
 
     /// Runs the action; returns whether its receiver was alive.
@@ -21,3 +21,6 @@ enum TimerAction<Timer: AnyObject> {
         }
     }
 }
+
+/// Where a timer is in its life: made, scheduled, or invalidated for good.
+enum TimerPhase { case idle, scheduled, invalidated }

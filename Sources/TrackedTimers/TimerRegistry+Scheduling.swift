@@ -46,9 +46,7 @@ extension TimerRegistry {
     ) throws -> String {
         guard let task else { throw TimerError.missingAction }
         guard start.isFinite, start >= 0 else { throw TimerError.invalidStart(start) }
-        guard interval.isFinite, interval >= 0, !(repeats && interval == 0) else {
-            throw TimerError.invalidInterval(interval)
-        }
+        try RunLoopTiming.validate(interval: interval, repeats: repeats)
         if let name, contains(name) { throw TimerError.nameInUse(name) }
 
         // The timer's action finds its name and registry late: the name is settled under the

@@ -86,11 +86,7 @@ public final class TimerRegistry: @unchecked Sendable {
     }
 
     deinit {
-        let doomed = entries.withLock { state in
-            defer { state.live.removeAll() }
-            return state.live.values.map(\.timer)
-        }
-        for timer in doomed { timer.invalidate() }
+        cancelAll()
         graph.removeNode(nodeID)
     }
 

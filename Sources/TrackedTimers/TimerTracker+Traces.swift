@@ -4,23 +4,22 @@ import Synchronization
 
 extension TimerTracker {
     /// Makes the tracker of a timer or proxy being initialised, with a creation stack trace
-    /// when ``TimerTracking/capturesCreationTraces`` is on; the object calls `attach(identifier:type:)` at
-    /// the end of its initialiser.
+    /// when ``TimerTracking/capturesCreationTraces`` is on (without the library's own
+    /// `traceSkipping` frames), or `nil` on a disabled graph; the object calls
+    /// `attach(identifier:type:)` at the end of its initialiser.
     ///
-    /// - Parameters:
-    ///   - kind: `.timer` or `.proxy`.
-    ///   - label: A label for reports.
-    ///   - timer: Initial timer state, for timers.
-    ///   - graph: The graph; nothing is recorded (not even a trace captured) when it is disabled.
-    ///   - traceSkipping: Frames of the library's own to drop from the creation trace.
-    convenience init(
-        kind: NodeKind, label: String?, timer: TimerInfo?, graph: LiveGraph,
-        traceSkipping: Int = 1
+    /// The label and graph are borrowed: a timer on a disabled graph keeps neither, and an
+    /// initialiser's parameters are otherwise retained by the caller and released here.
+    convenience init?(
+        kind: NodeKind, label: borrowing String?, timer: TimerInfo?, graph: borrowing LiveGraph,
+        traceSkipping: Int
     ) {
+        guard graph.isEnabled else { return nil }
         let trace =
-            graph.isEnabled && TimerTracking.capturesCreationTraces
+            TimerTracking.capturesCreationTraces
             ? StackTrace.capture(skipping: traceSkipping + 1) : nil
-        self.init(kind: kind, label: label, timer: timer, creationTrace: trace, graph: graph)
+        self.init(
+            kind: kind, label: copy label, timer: timer, creationTrace: trace, graph: copy graph)
     }
 }
 

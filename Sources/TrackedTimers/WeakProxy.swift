@@ -54,10 +54,8 @@ public final class WeakProxy<Target: AnyObject>: @unchecked Sendable {
     ///   - graph: The graph to record into; ``/RetainGraph/LiveGraph/shared`` by default.
     public init(_ target: Target, label: String? = nil, graph: LiveGraph = .shared) {
         pin = ObjectPin(target)
-        tracker =
-            graph.isEnabled
-            ? TimerTracker(kind: .proxy, label: label, timer: nil, graph: graph, traceSkipping: 1)
-            : nil
+        tracker = TimerTracker(
+            kind: .proxy, label: label, timer: nil, graph: graph, traceSkipping: 1)
         tracker?.attach(identifier: ObjectIdentifier(self), type: WeakProxy<Target>.self)
         tracker?.recordTarget(target, ownership: .weak, role: .proxyTarget)
     }

@@ -48,9 +48,7 @@ extension WalkSession {
                 let pointer = UnsafeRawPointer(bitPattern: word),
                 let kind = ObjectMemory.kind(ofObjectAt: pointer)
             else {
-                report(
-                    .unrecognisedMetadata, typeName: "",
-                    "\(role.description): not a Swift object; skipped")
+                report(.unrecognisedMetadata, "\(role.description): not a Swift object; skipped")
                 return
             }
             // The holder's strong reference keeps the target alive until this retain.
@@ -74,7 +72,7 @@ extension WalkSession {
                 isBox: slot.isBox)
         case .weak:
             guard ObjectMemory.canLoadWeakAndUnowned else {
-                report(.runtimeUnsupported, typeName: "", "swift_weakLoadStrong not found")
+                report(.runtimeUnsupported, "swift_weakLoadStrong not found")
                 return
             }
             guard let pointer = ObjectMemory.loadWeakRetained(at: address) else { return }
@@ -84,14 +82,12 @@ extension WalkSession {
             guard ObjectMemory.canLoadWeakAndUnowned, ObjectMemory.isPlausiblePointer(word),
                 let pointer = UnsafeRawPointer(bitPattern: word)
             else {
-                report(
-                    .unresolvedTarget, typeName: "",
-                    "\(role.description): unowned target unreadable")
+                report(.unresolvedTarget, "\(role.description): unowned target unreadable")
                 return
             }
             guard ObjectMemory.retainUnownedTarget(pointer) else {
                 report(
-                    .deallocatedTarget, typeName: "",
+                    .deallocatedTarget,
                     "\(role.description): unowned reference to an object already deinitialised")
                 return
             }
@@ -148,10 +144,8 @@ extension WalkSession {
         var visited = 0
         func element(at start: UnsafeRawPointer) -> Bool {
             guard visited < limits.maxCollectionElements else {
-                report(
-                    .limitReached, typeName: "",
+                truncate(
                     "only the first \(limits.maxCollectionElements) elements of a collection read")
-                isTruncated = true
                 return false
             }
             visited += 1
@@ -215,7 +209,7 @@ extension WalkSession {
                 addReference(from: holder, to: target.id, ownership: ownership, role: named)
             } else if ownership == .unownedUnsafe {
                 report(
-                    .unresolvedTarget, typeName: "",
+                    .unresolvedTarget,
                     "\(role.description): unowned(unsafe) target not reached by the walk; not dereferenced"
                 )
             }

@@ -2,15 +2,6 @@ import Locking
 import RetainGraph
 import RuntimeLayouts
 
-/// Fresh node identities for objects the live graph does not know, in a range live graphs
-/// never reach (they count up from 1); shared with every discoverer (`ObjectID.nextDiscovered`).
-enum DiscoveredIDs {
-    /// The first identity handed out to discovered nodes: 2⁶².
-    static var base: UInt64 { ObjectID.discoveredBase }
-
-    static func next() -> ObjectID { ObjectID.nextDiscovered() }
-}
-
 /// The mutable state of one walk. It retains every object it reaches and releases all of them
 /// when it is discarded at the end of ``ReferenceWalker/walk(from:)``.
 ///
@@ -80,7 +71,7 @@ final class WalkSession {
         let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
         var typeName = layout?.typeName ?? _typeName(type(of: object), qualified: true)
         if isBox, let layout { typeName = layout.boxName }
-        let id = identify?(object) ?? graph?.id(of: object) ?? DiscoveredIDs.next()
+        let id = identify?(object) ?? graph?.id(of: object) ?? ObjectID.nextDiscovered()
         let kind: NodeKind
         switch layout?.kind {
         case .closureContext? where !isBox: kind = .closure
@@ -97,8 +88,7 @@ final class WalkSession {
         let key = ObjectIdentifier(object)
         guard !expanded.contains(key) else { return }
         guard depth <= limits.maxDepth else {
-            report(.limitReached, typeName: "", "depth limit \(limits.maxDepth) reached")
-            isTruncated = true
+            truncate("depth limit \(limits.maxDepth) reached")
             return
         }
         expanded.insert(key)
@@ -114,24 +104,27 @@ final class WalkSession {
     }
 
     /// Records a diagnostic once per kind, type and detail.
-    func report(_ kind: WalkDiagnostic.Kind, typeName: String, _ detail: String) {
+    func report(_ kind: WalkDiagnostic.Kind, typeName: String = "", _ detail: String) {
         let diagnostic = WalkDiagnostic(kind: kind, typeName: typeName, detail: detail)
         if diagnosticKeys.insert(diagnostic).inserted { diagnostics.append(diagnostic) }
+    }
+
+    /// Marks the walk as cut short by a limit, and says which.
+    func truncate(_ detail: String) {
+        report(.limitReached, detail)
+        isTruncated = true
     }
 
     /// Whether the time or object budget is spent (and says so once).
     func budgetExhausted() -> Bool {
         if expandedCount >= limits.maxObjects {
-            report(.limitReached, typeName: "", "object limit \(limits.maxObjects) reached")
-            isTruncated = true
-            return true
+            truncate("object limit \(limits.maxObjects) reached")
+        } else if clock.now >= deadline {
+            truncate("time limit \(limits.maxDuration) reached")
+        } else {
+            return false
         }
-        if clock.now >= deadline {
-            report(.limitReached, typeName: "", "time limit \(limits.maxDuration) reached")
-            isTruncated = true
-            return true
-        }
-        return false
+        return true
     }
 
     // MARK: Running
@@ -142,7 +135,7 @@ final class WalkSession {
         for root in roots {
             let pointer = UnsafeRawPointer(Unmanaged.passUnretained(root).toOpaque())
             guard ObjectMemory.kind(ofObjectAt: pointer) == .instance else {
-                report(.unrecognisedMetadata, typeName: "", "a root is not a Swift class instance")
+                report(.unrecognisedMetadata, "a root is not a Swift class instance")
                 continue
             }
             let id = node(for: root, layout: layout(of: root))

@@ -23,8 +23,10 @@
 // rg_suite_leaks_hand_over and tells it whether it has the check itself. With SuiteLeaks
 // linked, the linked copy runs the check (it reads the heap) and the preloaded one steps aside;
 // without, the preloaded copy fails the process at exit with a message saying why, rather than
-// read no object and call it clean. The preloaded copy also checks that the process's malloc is
-// its own: any other allocator (jemalloc, another interposer) is the same failure.
+// read no object and call it clean (which is what such a process did: the linked copy's weak
+// reference to the check bound to the preloaded library's, whose census had seen nothing). The
+// preloaded copy also checks that the process's malloc is its own: any other allocator
+// (jemalloc, another interposer) is the same failure.
 
 #define _GNU_SOURCE
 #include "CHeapCensus.h"
@@ -132,16 +134,20 @@ __attribute__((constructor)) static void install_exit_check(void) {
         atexit(run_preloaded_check);
         return;
     }
-    // A linked copy: is there a preloaded one (the at-exit check's library) to hand over to?
+    // A linked copy. Its weak reference to the check may have been bound to the preloaded
+    // library's (whose census sees nothing here): only a check in this image is its own.
+    int has_check = rg_suite_leaks_at_exit &&
+                    same_image((void *)rg_suite_leaks_at_exit, (void *)&is_preloaded);
+    // Is there a preloaded copy (the at-exit check's library) to hand over to?
     int (*hand_over)(int, const char *) =
         (int (*)(int, const char *))dlsym(RTLD_DEFAULT, "rg_suite_leaks_hand_over");
     int beside_preload = hand_over && !same_image((void *)hand_over, (void *)&is_preloaded);
     if (beside_preload) {
         Dl_info info;
         int named = dladdr((void *)&is_preloaded, &info) && info.dli_fname && *info.dli_fname;
-        hand_over(rg_suite_leaks_at_exit != NULL, named ? info.dli_fname : "the executable");
+        hand_over(has_check, named ? info.dli_fname : "the executable");
     }
-    if (!rg_suite_leaks_at_exit || off) return;
+    if (!has_check || off) return;
     int wanted = setting ? rg_is_yes(setting) : beside_preload && rg_is_test_process();
     if (!wanted) return;
     rg_census_set_recording(true);

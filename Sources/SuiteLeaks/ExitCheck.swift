@@ -127,6 +127,7 @@ public enum ExitCheck {
     public static func run(settings: Settings = Settings()) -> Outcome {
         ThreadActivity.waitUntilOthersSleep(atMost: settings.settleSeconds)
         let started = Date()
+        let (threadStart, childrenStart) = (CPUTime.thread(), CPUTime.children())
         var times = LeakedCycles.Times()
         let leaks = LeakedCycles.check(confirming: true, accepting: settings.allowed, times: &times)
         let reports = leaks.groups.map(\.report)
@@ -156,9 +157,12 @@ public enum ExitCheck {
         var text = leaks.text(allowing: settings.allowed, stacks: settings.showsStacks)
         func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
         let readings = times.readings.map { "\(rounded($0))" }.joined(separator: " + ")
+        let cpu = rounded(CPUTime.thread() - threadStart)
+        let symbolizer = rounded(CPUTime.children() - childrenStart)
         text +=
             "\n(checked in \(rounded(Date().timeIntervalSince(started))) s: heap read in "
-            + "\(readings) s, analysis and reports \(rounded(times.analysis)) s"
+            + "\(readings) s, analysis and reports \(rounded(times.analysis)) s; processor "
+            + "\(cpu) s, symbolizer \(symbolizer) s"
         if let jsonFile { text += "; report: \(jsonFile)" }
         text += ")"
         if !leaks.isEmpty, settings.baselinePath != nil || settings.failsOnNewLeaks {

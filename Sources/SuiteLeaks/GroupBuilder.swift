@@ -22,7 +22,7 @@ struct GroupBuilder {
     let accepted: [TypePattern]
     private var order: [String] = []
     private var shapes: [String: [Found]] = [:]
-    /// Names of anonymous closure contexts, by node (see ``name(of:)``).
+    /// Names of anonymous closure contexts, by node (see ``name(of:within:)``).
     private var contextNames: [CompactGraph.NodeID: String] = [:]
 
     /// One leaked cycle: its shortest loop in the heap's graph, its figures and objects.
@@ -47,7 +47,8 @@ struct GroupBuilder {
     mutating func add(_ localMembers: [CompactGraph.NodeID], retainedBytes: UInt64) {
         let graph = heap.graph
         let members = localMembers.map { unheld.nodes[Int($0)] }
-        let names = members.map { name(of: $0) }
+        let memberSet = Set(members)
+        let names = members.map { name(of: $0, within: memberSet) }
         // The shortest cycle through the member whose type name sorts first: the whole cycle
         // for a simple one, the same shape whichever member a search starts from.
         guard let first = names.indices.min(by: { names[$0] < names[$1] }),
@@ -66,7 +67,7 @@ struct GroupBuilder {
         // and every type of the cycle.
         let key =
             steps.map { step in
-                "\(name(of: step.from))\u{1}\(graph.ownership(ofEdge: step.edge))\u{1}"
+                "\(name(of: step.from, within: memberSet))\u{1}\(graph.ownership(ofEdge: step.edge))\u{1}"
                     + graph.role(ofEdge: step.edge).description
             }.sorted().joined(separator: "\u{2}") + "\u{3}" + types.joined(separator: "\u{2}")
         let objects = zip(members, names).map { node, name in
@@ -138,8 +139,12 @@ struct GroupBuilder {
     }
 
     /// A node's type name; for a closure context whose captures the layout could not name,
-    /// `closure context (captures A, B)` after the types it references.
-    private mutating func name(of node: CompactGraph.NodeID) -> String {
+    /// `closure context (captures A, B)` after the types it holds in its cycle (`cycle`, its
+    /// members; a context's undecoded words can also point at unrelated objects, stale copies
+    /// read conservatively).
+    private mutating func name(
+        of node: CompactGraph.NodeID, within cycle: Set<CompactGraph.NodeID>? = nil
+    ) -> String {
         let graph = heap.graph
         let typeName = graph.typeName(of: node)
         guard typeName == "closure context" else { return typeName }
@@ -147,6 +152,7 @@ struct GroupBuilder {
         var captured: [String] = []
         for edge in graph.strongOutEdges(of: node) {
             let target = graph.target(of: CompactGraph.EdgeID(edge))
+            guard cycle?.contains(target) ?? true else { continue }
             let name = TypeNames.withoutModule(graph.typeName(of: target))
             if !captured.contains(name) { captured.append(name) }
         }

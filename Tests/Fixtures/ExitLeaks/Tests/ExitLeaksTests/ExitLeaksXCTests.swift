@@ -15,8 +15,8 @@ final class ExitLeaksXCTests: XCTestCase {
     }
 
     func testLeavesARecorderBehind() {
-        let recorder = Recorder()
-        recorder.onEvent = { recorder.events += 1 }  // RECORDER-LINE
+        let recorder = Recorder()  // RECORDER-LINE
+        recorder.onEvent = { recorder.events += 1 }
         recorder.onEvent?()
         XCTAssertEqual(recorder.events, 1)
     }

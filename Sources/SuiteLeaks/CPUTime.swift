@@ -5,11 +5,11 @@ import Glibc
 /// Processor time, which a loaded machine does not inflate the way it inflates wall time: the
 /// at-exit check reports its own beside its wall time.
 enum CPUTime {
-    /// The calling thread's processor time so far, in seconds (`clock_gettime` with
-    /// `CLOCK_THREAD_CPUTIME_ID`).
-    static func thread() -> Double {
+    /// The process's processor time so far, all threads, in seconds (`clock_gettime` with
+    /// `CLOCK_PROCESS_CPUTIME_ID`): while the check runs, the process's other threads sleep.
+    static func process() -> Double {
         var time = timespec()
-        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return 0 }
+        guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time) == 0 else { return 0 }
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
@@ -17,7 +17,7 @@ enum CPUTime {
     /// user and system, in seconds (`getrusage` with `RUSAGE_CHILDREN`).
     static func children() -> Double {
         var usage = rusage()
-        guard getrusage(RUSAGE_CHILDREN, &usage) == 0 else { return 0 }
+        guard getrusage(RUSAGE_CHILDREN.rawValue, &usage) == 0 else { return 0 }
         func seconds(_ value: timeval) -> Double {
             Double(value.tv_sec) + Double(value.tv_usec) / 1e6
         }

@@ -127,7 +127,7 @@ public enum ExitCheck {
     public static func run(settings: Settings = Settings()) -> Outcome {
         ThreadActivity.waitUntilOthersSleep(atMost: settings.settleSeconds)
         let started = Date()
-        let (threadStart, childrenStart) = (CPUTime.thread(), CPUTime.children())
+        let (threadStart, childrenStart) = (CPUTime.process(), CPUTime.children())
         var times = LeakedCycles.Times()
         let leaks = LeakedCycles.check(confirming: true, accepting: settings.allowed, times: &times)
         let reports = leaks.groups.map(\.report)
@@ -157,7 +157,7 @@ public enum ExitCheck {
         var text = leaks.text(allowing: settings.allowed, stacks: settings.showsStacks)
         func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
         let readings = times.readings.map { "\(rounded($0))" }.joined(separator: " + ")
-        let cpu = rounded(CPUTime.thread() - threadStart)
+        let cpu = rounded(CPUTime.process() - threadStart)
         let symbolizer = rounded(CPUTime.children() - childrenStart)
         text +=
             "\n(checked in \(rounded(Date().timeIntervalSince(started))) s: heap read in "

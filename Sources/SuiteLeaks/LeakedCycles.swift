@@ -118,18 +118,21 @@ public struct LeakedCycles: Sendable {
                 Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             )
         }
-        let (heap, reading) = timed { HeapCensus.snapshot() }
-        times.readings.append(reading)
-        let (groups, analysis) = timed { CycleAnalysis(heap: heap, accepted: accepted).groups() }
-        times.analysis += analysis
-        let first = LeakedCycles(groups: groups, heapObjectCount: heap.objectCount)
+        // Each reading lives in a function of its own, so that the first snapshot is freed
+        // before the second is taken: the second reuses its memory (the process's peak RSS).
+        func read<T>(_ analyse: (HeapSnapshot) -> T) -> (T, objects: Int) {
+            let (heap, reading) = timed { HeapCensus.snapshot() }
+            times.readings.append(reading)
+            let (result, analysis) = timed { analyse(heap) }
+            times.analysis += analysis
+            return (result, heap.objectCount)
+        }
+        let (groups, objects) = read { CycleAnalysis(heap: $0, accepted: accepted).groups() }
+        let first = LeakedCycles(groups: groups, heapObjectCount: objects)
         guard confirming, !first.isEmpty else { return first }
         // The second reading only needs to know which cycles it finds.
-        let (again, second) = timed { HeapCensus.snapshot() }
-        times.readings.append(second)
-        let (seen, confirming) = timed { Set(CycleAnalysis(heap: again).cycleSignatures()) }
-        times.analysis += confirming
-        return first.confirmed(by: seen, heapObjectCount: again.objectCount)
+        let (seen, again) = read { Set(CycleAnalysis(heap: $0).cycleSignatures()) }
+        return first.confirmed(by: seen, heapObjectCount: again)
     }
 
     /// The groups of `self` whose cycles a second reading found too (`seen`: their objects'

@@ -21,22 +21,12 @@ shopt -s inherit_errexit
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$(dirname "$here")")"
-runs="${1:-5}"
-case "$runs" in -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}"; exit 0 ;; esac
-shift || true
-suites=("$@")
-[[ ${#suites[@]} -gt 0 ]] || suites=(hummingbird async-algorithms)
-work="${SUITES_DIR:-$root/.build-suites}"
-configuration="${PRELOAD_CONFIGURATION:-release}"
-mkdir -p "$work"
-load() { cut -d' ' -f1-3 /proc/loadavg; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
-echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC'); machine: $(nproc) cores, $(uname -srm);" \
-  "swift: $(swift --version 2>/dev/null | head -1); load: $(load)"
+median() {
+  sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 # shellcheck source=suite-sources.sh
 source "$here/suite-sources.sh"
-build_preload "$root" "${PRELOAD_SCRATCH:-$root/.build-preload}" "$configuration"
+suite_setup 5 2,19 "$@"
 echo "preload: $preload_library ($configuration)"
 
 for suite in "${suites[@]}"; do

@@ -20,24 +20,9 @@ shopt -s inherit_errexit
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$(dirname "$here")")"
-runs="${1:-3}"
-case "$runs" in -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}"; exit 0 ;; esac
-shift || true
-suites=("$@")
-[[ ${#suites[@]} -gt 0 ]] || suites=(async-algorithms hummingbird)
-work="${SUITES_DIR:-$root/.build-suites}"
-preload_scratch="${PRELOAD_SCRATCH:-$root/.build-preload}"
-configuration="${PRELOAD_CONFIGURATION:-release}"
-mkdir -p "$work"
-
-load() { cut -d' ' -f1-3 /proc/loadavg; }
-
-echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC'); machine: $(nproc) cores, $(uname -srm);" \
-  "swift: $(swift --version 2>/dev/null | head -1); load: $(load)"
-
 # shellcheck source=suite-sources.sh
 source "$here/suite-sources.sh"
-build_preload "$root" "$preload_scratch" "$configuration"
+suite_setup 3 2,17 "$@"
 library="$preload_library"
 
 # The counts a test run prints last: XCTest's "Executed N tests, with F failures" and Swift

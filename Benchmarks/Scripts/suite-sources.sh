@@ -1,6 +1,12 @@
 # Sourced by suite-leaks.sh and exit-check-suite.sh: the two real third-party test suites, from
 # the package mirror, and the preloaded check.
 #
+#   suite_setup RUNS HELP "$@"  reads the script's arguments ([RUNS] [SUITE...]; -h prints the
+#                              script's lines HELP, such as 2,17), sets runs, suites, work
+#                              (SUITES_DIR, default .build-suites), configuration
+#                              (PRELOAD_CONFIGURATION, default release), defines load, prints
+#                              the machine and builds the preload (PRELOAD_SCRATCH, default
+#                              .build-preload)
 #   prepare_suite SUITE WORK   clones SUITE into WORK/SUITE once, builds its tests (debug, as
 #                              `swift test` builds them), sets suite_source, suite_tag and
 #                              suite_bundle (the test bundle), prints the build time
@@ -46,4 +52,22 @@ build_preload() {
     --product SuiteLeaksPreload >&2
   preload_library="$scratch/$configuration/libSuiteLeaksPreload.so"
   [[ -f "$preload_library" ]] || { echo "no $preload_library" >&2; return 2; }
+}
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+suite_setup() {
+  local default_runs="$1" help="$2"
+  shift 2
+  runs="${1:-$default_runs}"
+  case "$runs" in -h|--help) sed -n "${help}p" "$0"; exit 0 ;; esac
+  shift || true
+  suites=("$@")
+  [[ ${#suites[@]} -gt 0 ]] || suites=(async-algorithms hummingbird)
+  work="${SUITES_DIR:-$root/.build-suites}"
+  configuration="${PRELOAD_CONFIGURATION:-release}"
+  mkdir -p "$work"
+  echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC'); machine: $(nproc) cores, $(uname -srm);" \
+    "swift: $(swift --version 2>/dev/null | head -1); load: $(load)"
+  build_preload "$root" "${PRELOAD_SCRATCH:-$root/.build-preload}" "$configuration"
 }

@@ -3,7 +3,8 @@ import LeakTracking
 import ObjectGraph
 
 /// The strong reference cycles of a heap that are leaked for certain: nothing can reach them any
-/// more, and nothing outside the heap holds them. Grouped by shape, biggest first.
+/// more, and nothing outside the heap holds them. Grouped by shape and by the lines that made
+/// them (``CycleGroup``), biggest first.
 ///
 /// A cycle is reported when all of these hold, so that what is reported cannot be in use:
 /// - it is a strong cycle of the census's graph (a strongly connected component of more than

@@ -12,7 +12,21 @@ enum FixtureRun {
         .deletingLastPathComponent().deletingLastPathComponent()
     static let package = root.appendingPathComponent("Tests/Fixtures/ExitLeaks")
     static let scratch = root.appendingPathComponent(".build-fixtures-exit")
-    static var library: URL { scratch.appendingPathComponent("debug/libSuiteLeaksPreload.so") }
+    /// The preloaded library: the fixture's build of it, or the one `RETAINGRAPH_FIXTURE_PRELOAD`
+    /// names (another build of the check, such as the one before a change, to see these tests
+    /// fail on it).
+    static var library: URL {
+        override("RETAINGRAPH_FIXTURE_PRELOAD")
+            ?? scratch.appendingPathComponent("debug/libSuiteLeaksPreload.so")
+    }
+
+    /// The file an environment variable names, if it is set.
+    static func override(_ variable: String) -> URL? {
+        guard let path = ProcessInfo.processInfo.environment[variable], !path.isEmpty else {
+            return nil
+        }
+        return URL(fileURLWithPath: path)
+    }
 
     /// What a command printed (standard output and error together) and its exit status.
     struct Output {
@@ -113,9 +127,11 @@ enum FixtureRun {
         return try run([copy.path], environment: ["LD_PRELOAD": library.path])
     }
 
-    /// The built `retain-graph`, beside this test bundle.
+    /// The built `retain-graph`, beside this test bundle (or the one `RETAINGRAPH_FIXTURE_TOOL`
+    /// names).
     static var tool: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        override("RETAINGRAPH_FIXTURE_TOOL")
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("retain-graph")
     }
 

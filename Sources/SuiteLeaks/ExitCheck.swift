@@ -127,9 +127,10 @@ public enum ExitCheck {
     public static func run(settings: Settings = Settings()) -> Outcome {
         ThreadActivity.waitUntilOthersSleep(atMost: settings.settleSeconds)
         let started = Date()
-        let (threadStart, childrenStart) = (CPUTime.process(), CPUTime.children())
+        let (threadStart, childrenStart) = (ProcessResources.processorTime(), ProcessResources.childrenProcessorTime())
         var times = LeakedCycles.Times()
-        let leaks = LeakedCycles.check(confirming: true, accepting: settings.allowed, times: &times)
+        let leaks = LeakedCycles.check(
+            confirming: true, accepting: settings.allowed, releasingMemory: true, times: &times)
         let reports = leaks.groups.map(\.report)
         var baseline: [LeakReport] = []
         var notes: [String] = []
@@ -157,8 +158,8 @@ public enum ExitCheck {
         var text = leaks.text(allowing: settings.allowed, stacks: settings.showsStacks)
         func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
         let readings = times.readings.map { "\(rounded($0))" }.joined(separator: " + ")
-        let cpu = rounded(CPUTime.process() - threadStart)
-        let symbolizer = rounded(CPUTime.children() - childrenStart)
+        let cpu = rounded(ProcessResources.processorTime() - threadStart)
+        let symbolizer = rounded(ProcessResources.childrenProcessorTime() - childrenStart)
         text +=
             "\n(checked in \(rounded(Date().timeIntervalSince(started))) s: heap read in "
             + "\(readings) s, analysis and reports \(rounded(times.analysis)) s; processor "

@@ -95,7 +95,8 @@ public struct LeakedCycles: Sendable {
     /// creation traces (nothing of theirs is symbolicated).
     static func check(confirming: Bool, accepting accepted: [TypePattern]) -> LeakedCycles {
         var times = Times()
-        return check(confirming: confirming, accepting: accepted, times: &times)
+        return check(
+            confirming: confirming, accepting: accepted, releasingMemory: false, times: &times)
     }
 
     /// How long each part of a check took, in seconds.
@@ -106,10 +107,13 @@ public struct LeakedCycles: Sendable {
         var analysis = 0.0
     }
 
-    /// ``check(confirming:accepting:)``, timing its parts.
-    static func check(confirming: Bool, accepting accepted: [TypePattern], times: inout Times)
-        -> LeakedCycles
-    {
+    /// ``check(confirming:accepting:)``, timing its parts; with `releasingMemory`, giving the
+    /// C library's free memory back to the system before each reading (at exit:
+    /// ``ProcessResources/releaseFreeMemory()``).
+    static func check(
+        confirming: Bool, accepting accepted: [TypePattern], releasingMemory: Bool,
+        times: inout Times
+    ) -> LeakedCycles {
         func timed<T>(_ body: () -> T) -> (T, Double) {
             let start = ContinuousClock.now
             let value = body()
@@ -120,8 +124,10 @@ public struct LeakedCycles: Sendable {
             )
         }
         // Each reading lives in a function of its own, so that the first snapshot is freed
-        // before the second is taken: the second reuses its memory (the process's peak RSS).
+        // before the second is taken (and given back to the system when asked): the peak RSS
+        // is one reading's.
         func read<T>(_ analyse: (HeapSnapshot) -> T) -> (T, objects: Int) {
+            if releasingMemory { ProcessResources.releaseFreeMemory() }
             let (heap, reading) = timed { HeapCensus.snapshot() }
             times.readings.append(reading)
             let (result, analysis) = timed { analyse(heap) }

@@ -52,7 +52,8 @@ struct ExitLeaksProcessesTests {
         let read = headline.split(separator: ";").last.flatMap {
             Int($0.split(separator: " ").first ?? "")
         }
-        #expect((read ?? 0) > 100, "objects read: \(headline)")
+        // A small program: its heap at exit is the leaked session and a few more objects.
+        #expect((read ?? 0) >= 2, "objects read: \(headline)")
         #expect(output.text.contains("Connection ⇄ Session") || output.text.contains("Session ⇄ Connection"), "\(output.text)")
         let line = try FixtureRun.line(
             of: "LINKED-SESSION-LINE", in: "Sources/exit-leaks-linked/main.swift")

@@ -291,7 +291,8 @@ let package = Package(
         .testTarget(
             name: "SuiteLeaksTests",
             dependencies: [
-                "SuiteLeaks", "HeapCensus", "LeakTracking", "ObjectGraph", "retain-graph",
+                "SuiteLeaks", "HeapCensus", "LeakTracking", "ObjectGraph", "StackTraces",
+                "retain-graph",
             ]
         ),
     ]

@@ -139,6 +139,7 @@ let package = Package(
             name: "SuiteLeaks",
             dependencies: [
                 "HeapCensus", "LeakTracking", "ObjectGraph", "RetainGraph", "RetainGraphUtilities",
+                "StackTraces",
             ]),
         .target(
             name: "LeakTracking",
@@ -296,7 +297,8 @@ let package = Package(
         .testTarget(
             name: "SuiteLeaksTests",
             dependencies: [
-                "SuiteLeaks", "HeapCensus", "LeakTracking", "ObjectGraph", "retain-graph",
+                "SuiteLeaks", "HeapCensus", "LeakTracking", "ObjectGraph", "StackTraces",
+                "retain-graph",
             ]
         ),
     ]

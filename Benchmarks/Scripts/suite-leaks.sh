@@ -20,26 +20,10 @@ shopt -s inherit_errexit
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$(dirname "$here")")"
-runs="${1:-3}"
-case "$runs" in -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}"; exit 0 ;; esac
-shift || true
-suites=("$@")
-[[ ${#suites[@]} -gt 0 ]] || suites=(async-algorithms hummingbird)
-work="${SUITES_DIR:-$root/.build-suites}"
-preload_scratch="${PRELOAD_SCRATCH:-$root/.build-preload}"
-configuration="${PRELOAD_CONFIGURATION:-release}"
-mkdir -p "$work"
-
-load() { cut -d' ' -f1-3 /proc/loadavg; }
-
-echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC'); machine: $(nproc) cores, $(uname -srm);" \
-  "swift: $(swift --version 2>/dev/null | head -1); load: $(load)"
-
-echo "building SuiteLeaksPreload ($configuration) ..." >&2
-swift build --package-path "$root" --scratch-path "$preload_scratch" -c "$configuration" \
-  --product SuiteLeaksPreload >&2
-library="$preload_scratch/$configuration/libSuiteLeaksPreload.so"
-[[ -f "$library" ]] || { echo "no $library" >&2; exit 2; }
+# shellcheck source=suite-sources.sh
+source "$here/suite-sources.sh"
+suite_setup 3 2,17 "$@"
+library="$preload_library"
 
 # The counts a test run prints last: XCTest's "Executed N tests, with F failures" and Swift
 # Testing's "Test run with N tests ... passed/failed".
@@ -53,30 +37,11 @@ counts() {
 }
 
 for suite in "${suites[@]}"; do
-  case "$suite" in
-    async-algorithms) url=https://github.com/apple/swift-async-algorithms.git; tag=1.1.4 ;;
-    hummingbird) url=https://github.com/hummingbird-project/hummingbird.git; tag=2.28.1 ;;
-    *) echo "unknown suite $suite" >&2; exit 2 ;;
-  esac
-  source="$work/$suite"
-  if [[ ! -d "$source/.git" ]]; then
-    git -c advice.detachedHead=false clone --quiet --depth 1 --branch "$tag" "$url" "$source" >&2
-  fi
-  if [[ $suite == async-algorithms ]]; then
-    # The mirror's copy lacks upstream's two symbolic links to Locking.swift (git keeps no
-    # symlinks there): without them neither AsyncSequenceValidation nor the tests build.
-    [[ -e "$source/Sources/AsyncSequenceValidation/Locking.swift" ]] ||
-      ln -s ../AsyncAlgorithms/Locking.swift "$source/Sources/AsyncSequenceValidation/Locking.swift"
-    [[ -e "$source/Tests/AsyncAlgorithmsTests/Support/Locking.swift" ]] ||
-      ln -s ../../../Sources/AsyncAlgorithms/Locking.swift \
-        "$source/Tests/AsyncAlgorithmsTests/Support/Locking.swift"
-  fi
   echo
-  echo "== $suite $tag ($(git -C "$source" rev-parse --short HEAD)), load: $(load)"
-  start=$(date +%s.%N)
-  swift build --package-path "$source" --build-tests >"$work/$suite-build.log" 2>&1 ||
-    { echo "build failed: $work/$suite-build.log" >&2; exit 2; }
-  echo "build (debug, tests): $(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $start }") s"
+  echo "== $suite, load: $(load)"
+  prepare_suite "$suite" "$work"
+  source="$suite_source"
+  echo "$suite $suite_tag ($(git -C "$source" rev-parse --short HEAD))"
   results=()
   for run in $(seq 1 "$runs"); do
     for mode in off on; do

@@ -39,21 +39,31 @@ extension LeakReport {
     }
 
     /// Where an annotation points: the first creation frame in the user's code, else the
-    /// watch's location (relative to `workspace` when inside it, as written otherwise).
+    /// watch's location (relative to `workspace` when inside it, as written otherwise), else
+    /// the first creation trace's own line as written (an at-exit report's "made at", read
+    /// with a workspace that does not hold it).
     ///
     /// - Parameter workspace: The repository's root.
-    /// - Returns: The file and the 1-based line; `nil` only for a report with neither (one
-    ///   written before version 2 whose traces have no frame in `workspace`).
+    /// - Returns: The file and the 1-based line; `nil` only for a report with none of them.
     public func annotationLocation(workspace: String) -> (file: String, line: Int)? {
         if let location = userSourceLocation(workspace: workspace) { return location }
-        guard let watch = watchLocation, watch.line > 0, !watch.filePath.isEmpty else {
-            return nil
+        if let watch = watchLocation, watch.line > 0, !watch.filePath.isEmpty {
+            return (
+                GitHubCommand.relative(watch.filePath, to: workspace) ?? watch.filePath, watch.line
+            )
         }
-        return (GitHubCommand.relative(watch.filePath, to: workspace) ?? watch.filePath, watch.line)
+        for trace in creationTraces {
+            if let file = trace.file, !file.isEmpty, !GitHubCommand.isDependency(file),
+                let line = trace.line, line > 0
+            {
+                return (file, line)
+            }
+        }
+        return nil
     }
 
     /// The first creation-trace frame in the user's code: a file inside `workspace` (relative to
-    /// it) and outside `.build/`, with its line.
+    /// it) and outside SwiftPM's `.build/` and any package's `checkouts/`, with its line.
     ///
     /// The traces are tried in the order that points nearest the fix: the suspect reference's
     /// holder (the timer, task or session that keeps the object), then the leaked object, then
@@ -79,7 +89,7 @@ extension LeakReport {
             candidates += trace.frames.compactMap(GitHubCommand.fileAndLine(of:))
             for (file, line) in candidates {
                 guard let relative = GitHubCommand.relative(file, to: workspace),
-                    !relative.hasPrefix(".build"), !relative.contains("/.build")
+                    !GitHubCommand.isDependency(relative)
                 else { continue }
                 return (relative, line)
             }
@@ -115,6 +125,12 @@ enum GitHubCommand {
             }
         }
         return result
+    }
+
+    /// Whether a path lies in SwiftPM's `.build/` or in a package's `checkouts/`: built or
+    /// another package's code, never the user's.
+    static func isDependency(_ path: String) -> Bool {
+        path.split(separator: "/").contains { $0 == ".build" || $0 == "checkouts" }
     }
 
     /// `file` relative to `workspace`, or nil when it lies outside.

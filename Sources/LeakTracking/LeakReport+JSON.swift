@@ -56,6 +56,55 @@ public enum LeakReportError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 }
 
+/// Where objects of a leak were made, and how many: one entry of a report's
+/// ``LeakReport/creationSites``.
+///
+/// The at-exit check (SuiteLeaks) writes one per type and "made at" line of a group of leaked
+/// cycles, so a group made at several places keeps every one of them, with its count, even
+/// when the text shows the first few. `file` and `line` are the line a person would change
+/// (the first frame outside the leaked types' modules, the runtime and the test frameworks);
+/// `frames` is the whole creation stack of the place's most frequent stack, innermost first.
+///
+/// ```json
+/// {"typeName": "SessionKit.Session", "count": 12, "file": "/src/Tests/LoginTests.swift",
+///  "line": 31, "function": "LoginTests.testLogin()", "frames": ["…", "…"]}
+/// ```
+public struct CreationSiteCount: Sendable, Hashable, Codable {
+    /// The type of the objects made there.
+    public var typeName: String
+    /// How many of the report's objects were made there.
+    public var count: Int
+    /// The source file of the line that made them, when the binary has one.
+    public var file: String?
+    /// Its 1-based line.
+    public var line: Int?
+    /// The function of that line, demangled.
+    public var function: String?
+    /// The whole creation stack, symbolicated, innermost first.
+    public var frames: [String]
+
+    /// Creates a site count.
+    ///
+    /// - Parameters:
+    ///   - typeName: The objects' type.
+    ///   - count: How many objects were made there.
+    ///   - file: The source file of the line that made them.
+    ///   - line: Its line.
+    ///   - function: Its function.
+    ///   - frames: The creation stack, innermost first.
+    public init(
+        typeName: String, count: Int, file: String? = nil, line: Int? = nil,
+        function: String? = nil, frames: [String] = []
+    ) {
+        self.typeName = typeName
+        self.count = count
+        self.file = file
+        self.line = line
+        self.function = function
+        self.frames = frames
+    }
+}
+
 /// Several reports in one JSON document: `{"schemaVersion": 2, "reports": [ … ]}`.
 ///
 /// Reading also accepts a single report object, so a file written by ``LeakReport/jsonData()``
@@ -65,13 +114,20 @@ public struct LeakReportCollection: Sendable, Hashable, Codable {
     public var schemaVersion: Int
     /// The reports.
     public var reports: [LeakReport]
+    /// The process that wrote them, when one test process among several did (the at-exit
+    /// check: its executable, and its testing library when it is not XCTest, such as
+    /// `MyPackageTests.xctest` and `MyPackageTests.xctest swift-testing`); nil otherwise.
+    public var process: String?
 
     /// Creates a collection.
     ///
-    /// - Parameter reports: The reports.
-    public init(reports: [LeakReport]) {
+    /// - Parameters:
+    ///   - reports: The reports.
+    ///   - process: The process that wrote them, if they are one process's.
+    public init(reports: [LeakReport], process: String? = nil) {
         self.schemaVersion = LeakReport.currentSchemaVersion
         self.reports = reports
+        self.process = process
     }
 
     /// The collection as sorted, pretty-printed JSON.
@@ -112,6 +168,24 @@ public struct LeakReportCollection: Sendable, Hashable, Codable {
     /// - Returns: The reports, in file order.
     /// - Throws: ``LeakReportError`` or a decoding error naming what failed.
     public static func read(contentsOf path: String) throws -> LeakReportCollection {
+        try read(contentsOf: path, process: nil)
+    }
+
+    /// Reads the reports of one process in a file, or in every `.json` file of a directory: the
+    /// collections written by `process` and those that name no process.
+    ///
+    /// A baseline directory of a whole `swift test` run holds a file per test process (XCTest's
+    /// and Swift Testing's, of each package): each process compares itself with its own, so
+    /// one never calls another's leaks fixed.
+    ///
+    /// - Parameters:
+    ///   - path: A report file, a collection file, or a directory of them.
+    ///   - process: The process whose reports to read (``process``); nil reads every report.
+    /// - Returns: The reports, in file order, with `process` as their process.
+    /// - Throws: ``LeakReportError`` or a decoding error naming what failed.
+    public static func read(contentsOf path: String, process: String?) throws
+        -> LeakReportCollection
+    {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw LeakReportError.unreadable(path: path, reason: "no such file or directory")
@@ -128,13 +202,16 @@ public struct LeakReportCollection: Sendable, Hashable, Codable {
                 throw LeakReportError.unreadable(path: file, reason: "cannot open")
             }
             do {
-                reports += try decode(from: data).reports
+                let collection = try decode(from: data)
+                guard process == nil || collection.process == nil || collection.process == process
+                else { continue }
+                reports += collection.reports
             } catch let error as LeakReportError {
                 throw error
             } catch {
                 throw LeakReportError.unreadable(path: file, reason: "\(error)")
             }
         }
-        return LeakReportCollection(reports: reports)
+        return LeakReportCollection(reports: reports, process: process)
     }
 }

@@ -80,6 +80,9 @@ public struct LeakReport: Sendable, Hashable, Codable {
     /// dominates in the heap's dominator tree. Present when the check read the whole heap (the
     /// heap census); absent otherwise, and in reports written before it existed.
     public var retainedCount: Int?
+    /// Where the objects of a group of leaked cycles were made, every site with its count (the
+    /// at-exit check's reports, SuiteLeaks); absent in other reports.
+    public var creationSites: [CreationSiteCount]? = nil
 
     /// What keeps an object alive, as written in reports.
     public enum RetentionKind: String, Sendable, Hashable, Codable {

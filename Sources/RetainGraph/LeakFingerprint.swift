@@ -11,7 +11,19 @@ public struct LeakFingerprint: Hashable, Sendable, Codable, CustomStringConverti
     public var description: String { rawValue }
 
     /// The 64-bit FNV-1a hash of a signature, as sixteen hexadecimal digits.
-    static func hashing(_ signature: String) -> LeakFingerprint {
+    ///
+    /// The same signature gives the same fingerprint in every process and on every machine, so
+    /// a tool that names a leak by more than its shape (the at-exit check adds where the leak
+    /// was made) can hash its own signature the same way.
+    ///
+    /// ```swift
+    /// LeakFingerprint.hashing("leak:MyApp.Owner").rawValue   // sixteen hexadecimal digits
+    /// ```
+    ///
+    /// - Parameter signature: Text naming the leak, with no address or identity in it.
+    /// - Returns: The fingerprint.
+    /// - Complexity: O(*n*) in the signature's length in UTF-8.
+    public static func hashing(_ signature: String) -> LeakFingerprint {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in signature.utf8 {
             hash ^= UInt64(byte)

@@ -33,7 +33,8 @@ struct CycleAnalysis {
         var graph = CompactGraph.Builder().build()
     }
 
-    /// The leaked cycles, grouped by shape, by retained bytes (largest first).
+    /// The leaked cycles, grouped by shape and by the lines that made them, by retained bytes
+    /// (largest first).
     func groups() -> [CycleGroup] {
         guard let (unheld, leaked, components, cycles) = leakedCycles() else { return [] }
         let retained = retainedBytes(of: cycles, unheld: unheld, leaked: leaked)

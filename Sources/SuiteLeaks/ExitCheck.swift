@@ -22,7 +22,8 @@ import LeakTracking
 /// | --- | --- |
 /// | `RETAINGRAPH_LEAKS_AT_EXIT` | `0` turns the check off; `1` turns it on in a process that links SuiteLeaks (with the preloaded library, test processes get it without this) |
 /// | `RETAINGRAPH_LEAKS_JSON` | write the report there: a file, or a directory (ending in `/`, or existing) that gets `leaks-<process>-<pid>.json` |
-/// | `RETAINGRAPH_LEAKS_BASELINE` | reports of known leaks (a file or directory, as `retain-graph compare` reads them) |
+/// | `RETAINGRAPH_LEAKS_BASELINE` | reports of known leaks (a file or directory, as `retain-graph compare` reads them); each test process compares itself with its own reports only (``Settings/process``) |
+/// | `RETAINGRAPH_LEAKS_STACKS` | `1`: print the whole creation stack of every site under each group (the JSON report always has them) |
 /// | `RETAINGRAPH_LEAKS_ALLOW` | comma-separated type patterns of accepted leaks, such as `NIOPosix.*` (``platformLeaks`` are accepted too) |
 /// | `RETAINGRAPH_LEAKS_FAIL` | `1`: exit with status 1 when a leak is neither in the baseline nor allowed |
 /// | `RETAINGRAPH_LEAKS_SETTLE_SECONDS` | how long to wait for other threads to stop running (default 1) |
@@ -39,11 +40,23 @@ public enum ExitCheck {
         public var failsOnNewLeaks: Bool
         /// The longest wait for other threads to stop running, in seconds.
         public var settleSeconds: Double
+        /// Whether the summary shows every site's whole creation stack.
+        public var showsStacks: Bool
+        /// The test process the reports belong to: its executable's name, and its testing
+        /// library when it is not XCTest (`MyPackageTests.xctest`,
+        /// `MyPackageTests.xctest swift-testing`). Written into the JSON report; a baseline's
+        /// reports of other processes are not compared with this one's.
+        public var process: String
 
         /// Settings read from `environment` (see ``ExitCheck`` for the variables).
         ///
-        /// - Parameter environment: Variables and values, by default the process's.
-        public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        /// - Parameters:
+        ///   - environment: Variables and values, by default the process's.
+        ///   - arguments: The process's arguments (for its testing library), by default its own.
+        public init(
+            environment: [String: String] = ProcessInfo.processInfo.environment,
+            arguments: [String] = ProcessInfo.processInfo.arguments
+        ) {
             func value(_ name: String) -> String? {
                 environment[name].flatMap { $0.isEmpty ? nil : $0 }
             }
@@ -55,7 +68,27 @@ public enum ExitCheck {
             failsOnNewLeaks = ["1", "on", "yes", "true"].contains(
                 value("RETAINGRAPH_LEAKS_FAIL")?.lowercased() ?? "")
             settleSeconds = value("RETAINGRAPH_LEAKS_SETTLE_SECONDS").flatMap(Double.init) ?? 1
+            showsStacks = ["1", "on", "yes", "true"].contains(
+                value("RETAINGRAPH_LEAKS_STACKS")?.lowercased() ?? "")
+            process = ExitCheck.process(
+                named: ProcessInfo.processInfo.processName, arguments: arguments)
         }
+    }
+
+    /// A test process's name for its reports: the executable's name, then the testing library
+    /// it runs when its arguments name one other than XCTest (`swift test` runs one bundle
+    /// twice: XCTest's tests, then `--testing-library swift-testing`).
+    ///
+    /// - Parameters:
+    ///   - name: The executable's name.
+    ///   - arguments: Its arguments.
+    /// - Returns: `MyPackageTests.xctest` or `MyPackageTests.xctest swift-testing`.
+    static func process(named name: String, arguments: [String]) -> String {
+        guard let index = arguments.firstIndex(of: "--testing-library"),
+            index + 1 < arguments.count
+        else { return name }
+        let library = arguments[index + 1]
+        return library.isEmpty || library == "xctest" ? name : "\(name) \(library)"
     }
 
     /// Leaks of the platform that every test process has, accepted by default (they are still
@@ -94,14 +127,18 @@ public enum ExitCheck {
     public static func run(settings: Settings = Settings()) -> Outcome {
         ThreadActivity.waitUntilOthersSleep(atMost: settings.settleSeconds)
         let started = Date()
+        let (threadStart, childrenStart) = (ProcessResources.processorTime(), ProcessResources.childrenProcessorTime())
         var times = LeakedCycles.Times()
-        let leaks = LeakedCycles.check(confirming: true, accepting: settings.allowed, times: &times)
+        let leaks = LeakedCycles.check(
+            confirming: true, accepting: settings.allowed, releasingMemory: true, times: &times)
         let reports = leaks.groups.map(\.report)
         var baseline: [LeakReport] = []
         var notes: [String] = []
         if let path = settings.baselinePath {
             do {
-                baseline = try LeakReportCollection.read(contentsOf: path).reports
+                baseline =
+                    try LeakReportCollection.read(contentsOf: path, process: settings.process)
+                    .reports
             } catch {
                 notes.append("RetainGraph: cannot read the baseline \(path): \(error)")
             }
@@ -111,18 +148,22 @@ public enum ExitCheck {
         var jsonFile: String?
         if let path = settings.jsonPath {
             do {
-                jsonFile = try write(LeakReportCollection(reports: reports), to: path)
+                jsonFile = try write(
+                    LeakReportCollection(reports: reports, process: settings.process), to: path)
             } catch {
                 notes.append("RetainGraph: cannot write \(path): \(error)")
             }
         }
         let status: Int32 = settings.failsOnNewLeaks && comparison.hasNewLeaks ? 1 : 0
-        var text = leaks.text(allowing: settings.allowed)
+        var text = leaks.text(allowing: settings.allowed, stacks: settings.showsStacks)
         func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
         let readings = times.readings.map { "\(rounded($0))" }.joined(separator: " + ")
+        let cpu = rounded(ProcessResources.processorTime() - threadStart)
+        let symbolizer = rounded(ProcessResources.childrenProcessorTime() - childrenStart)
         text +=
             "\n(checked in \(rounded(Date().timeIntervalSince(started))) s: heap read in "
-            + "\(readings) s, analysis and reports \(rounded(times.analysis)) s"
+            + "\(readings) s, analysis and reports \(rounded(times.analysis)) s; processor "
+            + "\(cpu) s, symbolizer \(symbolizer) s"
         if let jsonFile { text += "; report: \(jsonFile)" }
         text += ")"
         if !leaks.isEmpty, settings.baselinePath != nil || settings.failsOnNewLeaks {
@@ -146,7 +187,8 @@ public enum ExitCheck {
         if path.hasSuffix("/") || (exists && isDirectory.boolValue) {
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: true)
-            let process = ProcessInfo.processInfo.processName
+            let process = collection.process?.replacingOccurrences(of: " ", with: "-")
+                ?? ProcessInfo.processInfo.processName
             file = (path as NSString).appendingPathComponent(
                 "leaks-\(process)-\(ProcessInfo.processInfo.processIdentifier).json")
         }

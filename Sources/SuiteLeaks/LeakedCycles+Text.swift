@@ -3,29 +3,33 @@ import LeakTracking
 import RetainGraphUtilities
 
 extension LeakedCycles {
-    /// The groups as a person reads them: a headline, then per group its shape and counts, its
-    /// sample cycle with each reference named, and where its objects were made.
+    /// The groups as a person reads them: a headline, then per group every type of its cycles,
+    /// its counts, its sample cycle with each reference named and the line that made each
+    /// holder, and where its objects were made.
     ///
     /// ```text
-    /// RetainGraph: 2 leaked reference cycles at exit, 1 shape (4 objects, 160 B retained)
+    /// RetainGraph: 2 leaked reference cycles at exit, 1 shape (4 objects, 160 B retained); …
     ///
     /// 1. Parent ⇄ Child: 2 cycles, 4 objects, 160 B (160 B retained)   fingerprint 3f2a…
-    ///      Parent ─(.child)⇒ Child
-    ///      Child ─(.parent)⇒ Parent
-    ///    created at: LeakTests.swift:14 (2 Parent), LeakTests.swift:15 (2 Child)
+    ///      Parent ─(.child)⇒ Child   made at LoginTests.swift:14
+    ///      Child ─(.parent)⇒ Parent   made at LoginTests.swift:14
+    ///    created at: LoginTests.swift:14 (2 Parent, 2 Child)
     /// ```
     ///
-    /// Creation sites are symbolicated here, once per address for the process (see
-    /// `StackTrace.symbolicated()` for the cost: one symbolizer run per image and batch).
+    /// A reference read conservatively (a word equal to an object's address in memory whose
+    /// layout is unknown) is drawn `⇢` and says so; a strong one `⇒`.
     public var text: String { text(allowing: []) }
 
     /// The groups as ``text`` shows them, except those a pattern accepts (a library's leaks):
     /// one line each at the end, under their own heading, so that your own leaks come first.
     ///
-    /// - Parameter patterns: Type patterns of accepted leaks
-    ///   (``/LeakTracking/TypePattern/matches(_:)-(LeakReport)``).
+    /// - Parameters:
+    ///   - patterns: Type patterns of accepted leaks
+    ///     (``/LeakTracking/TypePattern/matches(_:)-(LeakReport)``).
+    ///   - stacks: Whether to print, under each group, the whole creation stack of each of its
+    ///     sites (`RETAINGRAPH_LEAKS_STACKS=1` at exit).
     /// - Returns: The text.
-    public func text(allowing patterns: [TypePattern]) -> String {
+    public func text(allowing patterns: [TypePattern], stacks: Bool = false) -> String {
         guard !isEmpty else {
             return "RetainGraph: no leaked reference cycle at exit "
                 + "(\(heapObjectCount) objects read)"
@@ -42,7 +46,7 @@ extension LeakedCycles {
             headline =
                 "RetainGraph: \(Self.counted(shownCycles, "leaked reference cycle")) at exit, "
                 + "\(Self.counted(shown.count, "shape")) "
-                + "(\(shown.reduce(0) { $0 + $1.objectCount }) objects, "
+                + "(\(Self.counted(shown.reduce(0) { $0 + $1.objectCount }, "object")), "
                 + "\(ByteCount.description(shown.reduce(0) { $0 + $1.retainedBytes })) retained)"
             if !accepted.isEmpty {
                 headline += ", and \(Self.counted(cycleCount - shownCycles, "cycle")) allowed"
@@ -55,7 +59,7 @@ extension LeakedCycles {
         var lines = [headline]
         for (number, group) in shown.enumerated() {
             lines.append("")
-            lines += group.textLines(number: number + 1)
+            lines += group.textLines(number: number + 1, stacks: stacks)
         }
         if !accepted.isEmpty {
             let cycles = accepted.reduce(0) { $0 + $1.cycleCount }
@@ -83,34 +87,52 @@ extension LeakedCycles {
 }
 
 extension CycleGroup {
-    /// The group's lines in ``LeakedCycles/text``.
-    /// The shape in a line: `Parent ⇄ Child`, `A ⇒ B ⇒ C`, `Node` for an object holding
-    /// itself.
+    /// The group's title: every type of its cycles without their modules. A cycle of two
+    /// objects reads `Parent ⇄ Child`, a longer loop through all its types `A ⇒ B ⇒ C`, an
+    /// object holding itself `Node`; a cycle through more objects than its sample loop names
+    /// every type once: `ChannelHandlerContext ⇄ ChannelPipeline ⇄ EmbeddedChannel`.
     var shapeText: String {
         let names = sample.map { TypeNames.withoutModule($0.typeName) }
+        let all = types.map(TypeNames.withoutModule)
+        guard Set(names).count == Set(all).count else { return all.joined(separator: " ⇄ ") }
         return names.count == 2 ? "\(names[0]) ⇄ \(names[1])" : names.joined(separator: " ⇒ ")
     }
 
-    func textLines(number: Int) -> [String] {
+    /// The group's lines in ``LeakedCycles/text``.
+    func textLines(number: Int, stacks: Bool = false) -> [String] {
         let names = sample.map { TypeNames.withoutModule($0.typeName) }
         var lines = [
             "\(number). \(shapeText): \(LeakedCycles.counted(cycleCount, "cycle")), "
-                + "\(objectCount) objects, \(ByteCount.description(bytes)) "
+                + "\(LeakedCycles.counted(objectCount, "object")), \(ByteCount.description(bytes)) "
                 + "(\(ByteCount.description(retainedBytes)) retained)   fingerprint \(fingerprint)"
         ]
         for (index, step) in sample.enumerated() {
             let next = names[(index + 1) % names.count]
-            let arrow = step.ownership.retainsTarget ? "⇒" : "→"
-            var line = "     \(names[index]) ─(\(step.role.description))\(arrow) \(next)"
-            if let site = step.creationSite { line += "   made at \(site.description)" }
+            var label = step.role.description
+            var arrow = step.ownership.arrow
+            if step.ownership == .conservative {
+                label += " (conservative)"
+                arrow = "⇢"
+            }
+            var line = "     \(names[index]) ─(\(label))\(arrow) \(next)"
+            if let madeAt = step.madeAt {
+                line += "   made at \(SiteLocator.location(of: madeAt))"
+            }
             lines.append(line)
         }
-        if !sites.isEmpty {
-            let shown = sites.prefix(4).map {
-                "\($0.site.description) (\($0.count) \(TypeNames.withoutModule($0.typeName)))"
-            }
-            let more = sites.count > 4 ? ", and \(sites.count - 4) more sites" : ""
+        let places = self.places
+        if !places.isEmpty {
+            let shown = places.prefix(4).map { "\($0.location) (\($0.objects))" }
+            let more = places.count > 4 ? ", and \(places.count - 4) more sites" : ""
             lines.append("   created at: " + shown.joined(separator: ", ") + more)
+        }
+        if stacks {
+            for count in report.creationSites ?? CreationSiteCount.counts(of: sites) {
+                lines.append(
+                    "   \(count.count) \(TypeNames.withoutModule(count.typeName)) made at "
+                        + "\(count.location):")
+                lines += count.frames.enumerated().map { "     #\($0.offset)  \($0.element)" }
+            }
         }
         return lines
     }

@@ -3,7 +3,8 @@ import LeakTracking
 import ObjectGraph
 
 /// The strong reference cycles of a heap that are leaked for certain: nothing can reach them any
-/// more, and nothing outside the heap holds them. Grouped by shape, biggest first.
+/// more, and nothing outside the heap holds them. Grouped by shape and by the lines that made
+/// them (``CycleGroup``), biggest first.
 ///
 /// A cycle is reported when all of these hold, so that what is reported cannot be in use:
 /// - it is a strong cycle of the census's graph (a strongly connected component of more than
@@ -94,7 +95,8 @@ public struct LeakedCycles: Sendable {
     /// creation traces (nothing of theirs is symbolicated).
     static func check(confirming: Bool, accepting accepted: [TypePattern]) -> LeakedCycles {
         var times = Times()
-        return check(confirming: confirming, accepting: accepted, times: &times)
+        return check(
+            confirming: confirming, accepting: accepted, releasingMemory: false, times: &times)
     }
 
     /// How long each part of a check took, in seconds.
@@ -105,10 +107,13 @@ public struct LeakedCycles: Sendable {
         var analysis = 0.0
     }
 
-    /// ``check(confirming:accepting:)``, timing its parts.
-    static func check(confirming: Bool, accepting accepted: [TypePattern], times: inout Times)
-        -> LeakedCycles
-    {
+    /// ``check(confirming:accepting:)``, timing its parts; with `releasingMemory`, giving the
+    /// C library's free memory back to the system before each reading (at exit:
+    /// ``ProcessResources/releaseFreeMemory()``).
+    static func check(
+        confirming: Bool, accepting accepted: [TypePattern], releasingMemory: Bool,
+        times: inout Times
+    ) -> LeakedCycles {
         func timed<T>(_ body: () -> T) -> (T, Double) {
             let start = ContinuousClock.now
             let value = body()
@@ -118,18 +123,23 @@ public struct LeakedCycles: Sendable {
                 Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             )
         }
-        let (heap, reading) = timed { HeapCensus.snapshot() }
-        times.readings.append(reading)
-        let (groups, analysis) = timed { CycleAnalysis(heap: heap, accepted: accepted).groups() }
-        times.analysis += analysis
-        let first = LeakedCycles(groups: groups, heapObjectCount: heap.objectCount)
+        // Each reading lives in a function of its own, so that the first snapshot is freed
+        // before the second is taken (and given back to the system when asked): the peak RSS
+        // is one reading's.
+        func read<T>(_ analyse: (HeapSnapshot) -> T) -> (T, objects: Int) {
+            if releasingMemory { ProcessResources.releaseFreeMemory() }
+            let (heap, reading) = timed { HeapCensus.snapshot() }
+            times.readings.append(reading)
+            let (result, analysis) = timed { analyse(heap) }
+            times.analysis += analysis
+            return (result, heap.objectCount)
+        }
+        let (groups, objects) = read { CycleAnalysis(heap: $0, accepted: accepted).groups() }
+        let first = LeakedCycles(groups: groups, heapObjectCount: objects)
         guard confirming, !first.isEmpty else { return first }
         // The second reading only needs to know which cycles it finds.
-        let (again, second) = timed { HeapCensus.snapshot() }
-        times.readings.append(second)
-        let (seen, confirming) = timed { Set(CycleAnalysis(heap: again).cycleSignatures()) }
-        times.analysis += confirming
-        return first.confirmed(by: seen, heapObjectCount: again.objectCount)
+        let (seen, again) = read { Set(CycleAnalysis(heap: $0).cycleSignatures()) }
+        return first.confirmed(by: seen, heapObjectCount: again)
     }
 
     /// The groups of `self` whose cycles a second reading found too (`seen`: their objects'

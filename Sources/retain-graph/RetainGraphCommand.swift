@@ -118,8 +118,9 @@ struct Compare: ParsableCommand {
     var allowPatterns: [String] = []
 
     func run() throws {
+        let newReports = try readReports(new)
         let comparison = LeakReportComparison(
-            old: try readReports(old), new: try readReports(new),
+            old: try readReports(old), new: newReports,
             allowing: allowPatterns.flatMap(TypePattern.list))
         print(comparison.text)
         if githubAnnotations {
@@ -127,7 +128,15 @@ struct Compare: ParsableCommand {
             let root =
                 workspace ?? environment["GITHUB_WORKSPACE"]
                 ?? FileManager.default.currentDirectoryPath
-            for report in comparison.new { print(report.githubAnnotation(workspace: root)) }
+            // Every report of a new fingerprint, once per distinct annotation: groups of one
+            // shape made at two lines of one function share a fingerprint, and each gets its
+            // own annotation at its own line.
+            let fingerprints = Set(comparison.new.map(\.fingerprint))
+            var printed = Set<String>()
+            for report in newReports where fingerprints.contains(report.fingerprint) {
+                let annotation = report.githubAnnotation(workspace: root)
+                if printed.insert(annotation).inserted { print(annotation) }
+            }
         }
         if comparison.hasNewLeaks { throw ExitCode(1) }
     }

@@ -30,14 +30,16 @@ struct ExitLeaksFixtureTests {
         "Each test process reports the unreachable cycle with its lines, and nothing else of its own"
     )
     func reportsTheLeakedCycleOnly() throws {
-        let (output, directory) = try FixtureRun.test()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let (output, directory) = try FixtureRun.plainRun.get()
         #expect(output.status == 0, "the fixture's tests pass: \(output.text)")
         let parentLine = try FixtureRun.line(of: "LEAKY-PARENT-LINE")
         let childLine = try FixtureRun.line(of: "LEAKY-CHILD-LINE")
         let byFile = try Self.reports(in: directory)
-        // XCTest, then Swift Testing: a process each, a report each.
+        // XCTest, then Swift Testing: a process each, a report each, named after the process.
         #expect(byFile.count == 2, "\(byFile.keys.sorted()): \(output.text)")
+        #expect(
+            byFile.keys.contains { $0.hasPrefix("leaks-ExitLeaksPackageTests.xctest-swift-testing-") },
+            "\(byFile.keys.sorted())")
         for (file, reports) in byFile {
             let leaky = reports.filter {
                 Self.types($0).isSuperset(of: [
@@ -94,7 +96,8 @@ struct ExitLeaksFixtureTests {
         // Or every leak accepted by type patterns (the fixture's own and XCTest's).
         let (allowed, allowedReports) = try FixtureRun.test(environment: [
             "RETAINGRAPH_LEAKS_FAIL": "1",
-            "RETAINGRAPH_LEAKS_ALLOW": "ExitLeaksTests.Leaky*, XCTest.*",
+            "RETAINGRAPH_LEAKS_ALLOW":
+                "ExitLeaksTests.Leaky*, ExitLeaksTests.Recorder, ExitLeaksKit.*, XCTest.*",
         ])
         defer { try? FileManager.default.removeItem(at: allowedReports) }
         #expect(allowed.status == 0, "\(allowed.text)")

@@ -12,7 +12,21 @@ enum FixtureRun {
         .deletingLastPathComponent().deletingLastPathComponent()
     static let package = root.appendingPathComponent("Tests/Fixtures/ExitLeaks")
     static let scratch = root.appendingPathComponent(".build-fixtures-exit")
-    static var library: URL { scratch.appendingPathComponent("debug/libSuiteLeaksPreload.so") }
+    /// The preloaded library: the fixture's build of it, or the one `RETAINGRAPH_FIXTURE_PRELOAD`
+    /// names (another build of the check, such as the one before a change, to see these tests
+    /// fail on it).
+    static var library: URL {
+        override("RETAINGRAPH_FIXTURE_PRELOAD")
+            ?? scratch.appendingPathComponent("debug/libSuiteLeaksPreload.so")
+    }
+
+    /// The file an environment variable names, if it is set.
+    static func override(_ variable: String) -> URL? {
+        guard let path = ProcessInfo.processInfo.environment[variable], !path.isEmpty else {
+            return nil
+        }
+        return URL(fileURLWithPath: path)
+    }
 
     /// What a command printed (standard output and error together) and its exit status.
     struct Output {
@@ -86,11 +100,47 @@ enum FixtureRun {
         return (output, reports)
     }
 
-    /// The line of the fixture's `Scenarios.swift` that carries `marker`.
-    static func line(of marker: String) throws -> Int {
-        let text = try String(
-            contentsOf: package.appendingPathComponent("Tests/ExitLeaksTests/Scenarios.swift"),
-            encoding: .utf8)
+    /// One run of the fixture's tests with the check preloaded and nothing else set, shared by
+    /// the tests that only read what it printed and wrote (a run takes seconds).
+    static let plainRun: Result<(Output, URL), FixtureError> = {
+        do {
+            return .success(try test())
+        } catch {
+            return .failure(FixtureError(message: "\(error)"))
+        }
+    }()
+
+    /// Runs one of the fixture's programs as a test process (copied to a name ending in
+    /// `.xctest`, as SwiftPM names test bundles) with the check preloaded.
+    ///
+    /// - Parameter name: The program, `exit-leaks-census` or `exit-leaks-linked`.
+    /// - Returns: What it printed and its exit status.
+    static func runAsTestProcess(_ name: String) throws -> Output {
+        try build.get()
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("rg-exit-program-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let copy = directory.appendingPathComponent("\(name).xctest")
+        try FileManager.default.copyItem(
+            at: scratch.appendingPathComponent("debug/\(name)"), to: copy)
+        return try run([copy.path], environment: ["LD_PRELOAD": library.path])
+    }
+
+    /// The built `retain-graph`, beside this test bundle (or the one `RETAINGRAPH_FIXTURE_TOOL`
+    /// names).
+    static var tool: URL {
+        override("RETAINGRAPH_FIXTURE_TOOL")
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("retain-graph")
+    }
+
+    /// The line of the fixture's file `file` (in its tests, or a path from the package's root)
+    /// that carries `marker`.
+    static func line(of marker: String, in file: String = "Tests/ExitLeaksTests/Scenarios.swift")
+        throws -> Int
+    {
+        let text = try String(contentsOf: package.appendingPathComponent(file), encoding: .utf8)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let index = try #require(lines.firstIndex { $0.contains(marker) })
         return index + 1

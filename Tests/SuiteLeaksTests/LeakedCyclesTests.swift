@@ -35,6 +35,45 @@ final class ClosureOwner {
     var callback: (() -> Void)?
 }
 
+/// A hub in a cycle with two spokes: its shortest loop (hub ⇄ left spoke) does not pass through
+/// every type of the cycle.
+final class TitledHub {
+    var left: TitledLeftSpoke?
+    var right: TitledRightSpoke?
+}
+
+final class TitledLeftSpoke {
+    var hub: TitledHub?
+}
+
+final class TitledRightSpoke {
+    var hub: TitledHub?
+}
+
+/// Holds a callback made by a generic function: its closure context's captures are read
+/// conservatively, and its type name says nothing of them.
+final class GenericCallbackOwner {
+    var callback: (() -> Void)?
+}
+
+/// A closure capturing `value`, whose context's layout depends on `T`.
+@inline(never)
+func callback<T: AnyObject>(capturing value: T) -> () -> Void {
+    { _ = value }
+}
+
+/// Makes the hub cycle and the generic closure cycle, and drops them.
+@inline(never)
+func makeShapedCycles() {
+    let hub = TitledHub()
+    hub.left = TitledLeftSpoke()
+    hub.left?.hub = hub
+    hub.right = TitledRightSpoke()
+    hub.right?.hub = hub
+    let owner = GenericCallbackOwner()
+    owner.callback = callback(capturing: owner)
+}
+
 /// Holds references the checks must see as keeping cycles reachable.
 final class Keeper {
     weak var weakly: WeaklyKeptNode?
@@ -150,5 +189,53 @@ struct LeakedCyclesTests {
         let frames = decoded.creationTraces.flatMap(\.frames)
         #expect(frames.contains { $0.contains("LeakedCyclesTests.swift:") }, "\(frames)")
         #expect(group.sites.contains { $0.site.description.hasPrefix("LeakedCyclesTests.swift:") })
+        // Every site with its count, and the line that made the objects on each trace.
+        let sites = try #require(decoded.creationSites)
+        #expect(sites.reduce(0) { $0 + $1.count } == group.objectCount, "\(sites)")
+        #expect(sites.allSatisfy { $0.typeName.hasSuffix("OrphanNode") && !$0.frames.isEmpty })
+        #expect(
+            sites.allSatisfy { $0.file?.hasSuffix("LeakedCyclesTests.swift") ?? false },
+            "\(sites)")
+        #expect(decoded.creationTraces.allSatisfy { $0.line != nil && $0.file != nil })
+    }
+
+    @Test("A group is titled by every type of its cycles, not the two its sample loop visits")
+    func titleNamesEveryType() throws {
+        makeShapedCycles()
+        let leaks = LeakedCycles.check()
+        let group = try #require(Self.groups(leaks, mentioning: "TitledHub").first, "\(leaks.text)")
+        #expect(group.types.count == 3, "\(group.types)")
+        #expect(group.sample.count == 2, "the shortest loop through the hub")
+        #expect(
+            leaks.text.contains("TitledHub ⇄ TitledLeftSpoke ⇄ TitledRightSpoke")
+                || leaks.text.contains("TitledLeftSpoke ⇄ TitledHub ⇄ TitledRightSpoke")
+                || leaks.text.contains("TitledHub ⇄ TitledRightSpoke ⇄ TitledLeftSpoke")
+                || leaks.text.contains("TitledRightSpoke ⇄ TitledHub ⇄ TitledLeftSpoke"),
+            "\(leaks.text)")
+    }
+
+    @Test(
+        "A closure context is named by what it captures, and a reference read conservatively is drawn as such"
+    )
+    func closureContextsAndConservativeReferences() throws {
+        makeShapedCycles()
+        let leaks = LeakedCycles.check()
+        let group = try #require(
+            Self.groups(leaks, mentioning: "GenericCallbackOwner").first, "\(leaks.text)")
+        let context = try #require(group.sample.first { $0.typeName.hasPrefix("closure context") })
+        // The census reads a generic closure's context without its capture list: its type name
+        // says nothing, and its capture is a word read conservatively.
+        let heap = HeapCensus.snapshot()
+        let node = try #require(
+            (0..<heap.objectCount).first { heap.graph.address(of: CompactGraph.NodeID($0)) == context.address })
+        #expect(heap.graph.typeName(of: CompactGraph.NodeID(node)) == "closure context")
+        #expect(context.ownership == .conservative)
+        // The group names it by what it references, and draws the guess as one.
+        #expect(context.typeName == "closure context (captures GenericCallbackOwner)")
+        #expect(!leaks.text.contains("closure context ⇄"), "\(leaks.text)")
+        #expect(!leaks.text.contains("closure context ─"), "\(leaks.text)")
+        #expect(
+            leaks.text.contains("─(captures GenericCallbackOwner (conservative))⇢ GenericCallbackOwner"),
+            "\(leaks.text)")
     }
 }

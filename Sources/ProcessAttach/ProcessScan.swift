@@ -26,14 +26,46 @@ struct ProcessScan {
 
     let memory: ProcessMemory
     let table: LayoutTable<MirrorMetadata>
+    /// Polled per block and per object; charged before the columns grow.
+    let budget: AnalysisBudget
     /// Blocks whose first word was not metadata (freed, or not Swift objects).
     private(set) var skippedBlocks = 0
     /// Objects being deinitialised (dying): left out.
     private(set) var dyingObjects = 0
+    /// Blocks smaller than their type's layout reads (a planted or stale metadata word), by
+    /// type name: left out.
+    private(set) var undersizedBlocks: [String: Int] = [:]
+    /// Blocks whose first word is class metadata with a superclass chain that loops or runs
+    /// on (planted, or corrupted): left out.
+    private(set) var unendingChainBlocks = 0
 
-    init(memory: ProcessMemory, table: LayoutTable<MirrorMetadata>) {
+    init(memory: ProcessMemory, table: LayoutTable<MirrorMetadata>, budget: AnalysisBudget) {
         self.memory = memory
         self.table = table
+        self.budget = budget
+    }
+
+    /// The bytes one value of each column takes: an object's (address, layout, count, size,
+    /// kind), a reference's (holder, word, kind, role), a dynamic value's bookkeeping.
+    static let bytesPerObject = 8 + 4 + 4 + 4 + 1
+    static let bytesPerReference = 4 + 8 + 1 + 4
+    static let bytesPerDynamic = 4 + 8 + 4 + 8
+
+    /// What the skipped blocks say, as sentences for the snapshot's limitations.
+    var limitations: [String] {
+        let chains =
+            unendingChainBlocks == 0
+            ? []
+            : [
+                "\(unendingChainBlocks) block\(unendingChainBlocks == 1 ? "" : "s") whose "
+                    + "metadata's superclass chain loops or runs on (planted or corrupted "
+                    + "metadata): left out"
+            ]
+        return chains
+            + undersizedBlocks.sorted { $0.key < $1.key }.map { name, count in
+                "\(count) block\(count == 1 ? "" : "s") whose first word names \(name) but "
+                    + "too small for its layout (a stale or planted metadata word): left out"
+            }
     }
 
     /// An object found by the first pass.
@@ -58,6 +90,7 @@ struct ProcessScan {
             closureRole: table.roleNumber(.capture(name: "closure")), outside: memory)
         var region: MemoryRegion?
         for candidate in candidates {
+            guard budget.poll() else { break }
             if region.map({ !$0.range.contains(candidate.address) }) ?? true {
                 region = memory.region(containing: candidate.address)
             }
@@ -69,7 +102,10 @@ struct ProcessScan {
                 ? reader.neededForBlock(candidate.address, size: candidate.size)
                 : reader.needed(
                     layout: candidate.layout, object: candidate.address, size: candidate.size)
-            if !columns.storage.pointee.hasRoom(needed) { columns.makeRoom(needed) }
+            if !columns.storage.pointee.hasRoom(needed) {
+                guard charge(needed, columns: columns) else { break }
+                columns.makeRoom(needed)
+            }
             let source = columns.record(
                 candidate.address, layout: kind == .block ? -1 : candidate.layout,
                 retainCount: Int(candidate.retainCount), kind: kind, size: candidate.size)
@@ -89,15 +125,38 @@ struct ProcessScan {
         }
     }
 
+    /// Charges the budget for the columns' growth to hold `needed` more values (they at least
+    /// double); false when the budget refuses.
+    private func charge(_ needed: ScanColumns.Room, columns: ScanColumns) -> Bool {
+        let storage = columns.storage.pointee
+        var bytes = 0
+        if storage.objectCount + needed.objects > storage.addresses.capacity {
+            bytes += max(storage.addresses.capacity, needed.objects) * Self.bytesPerObject
+        }
+        if storage.referenceCount + needed.references > storage.sources.capacity {
+            bytes += max(storage.sources.capacity, needed.references) * Self.bytesPerReference
+        }
+        if storage.byteCount + needed.bytes > storage.bytes.capacity {
+            bytes += max(storage.bytes.capacity, needed.bytes)
+        }
+        if storage.dynamicCount + needed.dynamics > storage.dynamicSources.capacity {
+            bytes += max(storage.dynamicSources.capacity, needed.dynamics) * Self.bytesPerDynamic
+        }
+        return budget.charge(bytes, for: "reading the objects' references")
+    }
+
     /// The blocks that are live Swift objects, with their layouts (compiled when new).
     private mutating func findObjects(blocks: [UInt], sizes: [UInt32]) -> [Candidate] {
         var found: [Candidate] = []
         found.reserveCapacity(blocks.count)
         var layoutOf: [UInt: Int32] = [:]
         var blockLayouts = Set<Int32>()
+        /// The least size each layout reads, by layout index (Int.max: never safe to read).
+        var minimumSizes: [Int] = []
         var region: MemoryRegion?
         var last = (metadata: UInt(0), layout: Int32(-1))
         for (index, block) in blocks.enumerated() {
+            guard budget.poll() else { break }
             if region.map({ !$0.range.contains(block) }) ?? true {
                 region = memory.region(containing: block)
             }
@@ -110,7 +169,10 @@ struct ProcessScan {
             } else if let known = layoutOf[first] {
                 layout = known
             } else {
-                layout = size >= 16 ? table.index(ofMetadata: first, sample: block) ?? -1 : -1
+                layout =
+                    size >= 16
+                    ? table.index(ofMetadata: first, sample: block)
+                        ?? (table.source.unendingChains.contains(first) ? -2 : -1) : -1
                 layoutOf[first] = layout
                 if layout >= 0, table.layout(at: layout).kind == .block {
                     blockLayouts.insert(layout)
@@ -118,7 +180,15 @@ struct ProcessScan {
             }
             last = (first, layout)
             guard layout >= 0 else {
+                if layout == -2 { unendingChainBlocks += 1 }
                 skippedBlocks += 1
+                continue
+            }
+            while minimumSizes.count <= Int(layout) {
+                minimumSizes.append(Self.minimumSize(table.layout(at: Int32(minimumSizes.count))))
+            }
+            guard size >= minimumSizes[Int(layout)] else {
+                undersizedBlocks[table.layout(at: layout).typeName, default: 0] += 1
                 continue
             }
             let isBlock = blockLayouts.contains(layout)
@@ -130,6 +200,43 @@ struct ProcessScan {
                 Candidate(address: block, size: size, layout: layout, retainCount: retainCount))
         }
         return found
+    }
+
+    /// The least size of a block the reader may read with `layout`: past every fixed slot,
+    /// dynamic value and element count it loads (the reader loads them unchecked, from the
+    /// block's copy); `Int.max` when the layout can never be read safely (a negative offset, an
+    /// element whose slots run past its stride). Real layouts always fit their objects: a
+    /// block smaller than its layout has a metadata word that is stale or planted.
+    static func minimumSize(_ layout: CompiledLayout) -> Int {
+        let never = Int.max
+        // The words every object has (metadata, reference count); a C block's header.
+        var end = layout.kind == .block ? 32 : 16
+        func fits(_ slots: [CompiledLayout.Slot], _ dynamics: [DynamicSlot], within: Int) -> Bool {
+            slots.allSatisfy { $0.offset >= 0 && $0.offset <= within - 8 }
+                && dynamics.allSatisfy { $0.offset >= 0 && $0.size >= 0 && $0.offset <= within - $0.size }
+        }
+        let limit = Int(UInt32.max)
+        guard fits(layout.slots, layout.dynamics, within: limit) else { return never }
+        for slot in layout.slots { end = max(end, slot.offset + 8) }
+        for dynamic in layout.dynamics { end = max(end, dynamic.offset + dynamic.size) }
+        for region in layout.regions {
+            guard region.stride > 0, region.stride <= Int(Int32.max),
+                fits(region.slots, region.dynamics, within: region.stride)
+            else { return never }
+            switch region.counting {
+            case .prefix(let countOffset, let start):
+                guard countOffset >= 0, countOffset < limit, start >= 0, start < limit else {
+                    return never
+                }
+                end = max(end, countOffset + 8)
+            case .hashed(let scaleOffset, let bitmapOffset, let baseOffset):
+                guard scaleOffset >= 0, scaleOffset < limit, baseOffset >= 0, baseOffset < limit,
+                    bitmapOffset >= 0, bitmapOffset < limit
+                else { return never }
+                end = max(end, scaleOffset + 8, baseOffset + 8)
+            }
+        }
+        return end
     }
 
     /// The strong retain count, or nil for an object being deinitialised.

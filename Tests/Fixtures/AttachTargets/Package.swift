@@ -19,6 +19,8 @@
 //   attach-brk-blocked     N objects in a main arena that brk cannot grow (mmap'd instead)
 //   attach-stop-target     busy, blocked and thread-creating threads and a progress counter;
 //                          forks and execs on command (the stop tests, issue 32)
+//   attach-hostile         plants fake metadata, cyclic superclasses, escape sequences in a
+//                          type name, implausible counts and looping free lists (issue 32)
 import PackageDescription
 
 let package = Package(
@@ -38,5 +40,6 @@ let package = Package(
         .executableTarget(name: "attach-symbolicated", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-brk-blocked", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-stop-target", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-hostile", dependencies: ["FixtureSupport"]),
     ]
 )

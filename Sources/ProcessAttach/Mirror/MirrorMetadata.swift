@@ -71,6 +71,15 @@ final class MirrorMetadata: MetadataSource, @unchecked Sendable {
             }.first
     }
 
+    /// Forgets what was learnt of metadata words, names and shapes (for a fuzzer that changes
+    /// the memory between two readings).
+    func forgetCaches() {
+        kindCache = [:]
+        nameCache = [:]
+        shapeCache = [:]
+        unendingChains = []
+    }
+
     /// The number of type descriptors the images list.
     var descriptorCount: Int { descriptors.count }
 

@@ -51,23 +51,6 @@ struct ProcessScan {
     static let bytesPerReference = 4 + 8 + 1 + 4
     static let bytesPerDynamic = 4 + 8 + 4 + 8
 
-    /// What the skipped blocks say, as sentences for the snapshot's limitations.
-    var limitations: [String] {
-        let chains =
-            unendingChainBlocks == 0
-            ? []
-            : [
-                "\(unendingChainBlocks) block\(unendingChainBlocks == 1 ? "" : "s") whose "
-                    + "metadata's superclass chain loops or runs on (planted or corrupted "
-                    + "metadata): left out"
-            ]
-        return chains
-            + undersizedBlocks.sorted { $0.key < $1.key }.map { name, count in
-                "\(count) block\(count == 1 ? "" : "s") whose first word names \(name) but "
-                    + "too small for its layout (a stale or planted metadata word): left out"
-            }
-    }
-
     /// An object found by the first pass.
     private struct Candidate {
         var address: UInt
@@ -81,15 +64,19 @@ struct ProcessScan {
         let candidates = findObjects(blocks: blocks, sizes: sizes)
         let registry = table.snapshot()
         let flat = FlatLayouts(layouts: registry.layouts)
+        let references = 3 * candidates.count + 1_024
+        _ = budget.charge(
+            (candidates.count + 1) * Self.bytesPerObject + references * Self.bytesPerReference
+                + 64 * 1_024, for: "reading the objects' references")
         let columns = ScanColumns(
-            objects: candidates.count + 1, references: 3 * candidates.count + 1_024,
+            objects: candidates.count + 1, references: references,
             bytes: 64 * 1_024)
         var reader = ObjectReader(
             columns: columns, flat: flat,
             blockRole: table.roleNumber(ObjectLayout.targetNamedCapture),
             closureRole: table.roleNumber(.capture(name: "closure")), outside: memory)
         var region: MemoryRegion?
-        for candidate in candidates {
+        for candidate in candidates where !budget.isSpent {
             guard budget.poll() else { break }
             if region.map({ !$0.range.contains(candidate.address) }) ?? true {
                 region = memory.region(containing: candidate.address)
@@ -123,26 +110,6 @@ struct ProcessScan {
         ) { slot, copy, address, visit in
             table.compiler.decode(slot, copy: copy, address: address, visit)
         }
-    }
-
-    /// Charges the budget for the columns' growth to hold `needed` more values (they at least
-    /// double); false when the budget refuses.
-    private func charge(_ needed: ScanColumns.Room, columns: ScanColumns) -> Bool {
-        let storage = columns.storage.pointee
-        var bytes = 0
-        if storage.objectCount + needed.objects > storage.addresses.capacity {
-            bytes += max(storage.addresses.capacity, needed.objects) * Self.bytesPerObject
-        }
-        if storage.referenceCount + needed.references > storage.sources.capacity {
-            bytes += max(storage.sources.capacity, needed.references) * Self.bytesPerReference
-        }
-        if storage.byteCount + needed.bytes > storage.bytes.capacity {
-            bytes += max(storage.bytes.capacity, needed.bytes)
-        }
-        if storage.dynamicCount + needed.dynamics > storage.dynamicSources.capacity {
-            bytes += max(storage.dynamicSources.capacity, needed.dynamics) * Self.bytesPerDynamic
-        }
-        return budget.charge(bytes, for: "reading the objects' references")
     }
 
     /// The blocks that are live Swift objects, with their layouts (compiled when new).
@@ -200,43 +167,6 @@ struct ProcessScan {
                 Candidate(address: block, size: size, layout: layout, retainCount: retainCount))
         }
         return found
-    }
-
-    /// The least size of a block the reader may read with `layout`: past every fixed slot,
-    /// dynamic value and element count it loads (the reader loads them unchecked, from the
-    /// block's copy); `Int.max` when the layout can never be read safely (a negative offset, an
-    /// element whose slots run past its stride). Real layouts always fit their objects: a
-    /// block smaller than its layout has a metadata word that is stale or planted.
-    static func minimumSize(_ layout: CompiledLayout) -> Int {
-        let never = Int.max
-        // The words every object has (metadata, reference count); a C block's header.
-        var end = layout.kind == .block ? 32 : 16
-        func fits(_ slots: [CompiledLayout.Slot], _ dynamics: [DynamicSlot], within: Int) -> Bool {
-            slots.allSatisfy { $0.offset >= 0 && $0.offset <= within - 8 }
-                && dynamics.allSatisfy { $0.offset >= 0 && $0.size >= 0 && $0.offset <= within - $0.size }
-        }
-        let limit = Int(UInt32.max)
-        guard fits(layout.slots, layout.dynamics, within: limit) else { return never }
-        for slot in layout.slots { end = max(end, slot.offset + 8) }
-        for dynamic in layout.dynamics { end = max(end, dynamic.offset + dynamic.size) }
-        for region in layout.regions {
-            guard region.stride > 0, region.stride <= Int(Int32.max),
-                fits(region.slots, region.dynamics, within: region.stride)
-            else { return never }
-            switch region.counting {
-            case .prefix(let countOffset, let start):
-                guard countOffset >= 0, countOffset < limit, start >= 0, start < limit else {
-                    return never
-                }
-                end = max(end, countOffset + 8)
-            case .hashed(let scaleOffset, let bitmapOffset, let baseOffset):
-                guard scaleOffset >= 0, scaleOffset < limit, baseOffset >= 0, baseOffset < limit,
-                    bitmapOffset >= 0, bitmapOffset < limit
-                else { return never }
-                end = max(end, scaleOffset + 8, baseOffset + 8)
-            }
-        }
-        return end
     }
 
     /// The strong retain count, or nil for an object being deinitialised.

@@ -24,12 +24,12 @@ extension BatchDriver {
             reduced.note += "; fails only after inputs \(batchStart)..<\(index) of its seed"
         }
         guard let corpus = options.corpus else {
-            print(reduced.text)
+            say(reduced.text)
             return
         }
         let path = "\(corpus)/\(prefix)-\(options.seed)-\(index).txt"
         _ = FileManager.default.createFile(atPath: path, contents: Data(reduced.text.utf8))
-        print("reader-fuzzer: kept \(path)")
+        say("reader-fuzzer: kept \(path)")
     }
 
     /// One line: inputs by stage, rate, what gave up, what failed, memory.

@@ -116,7 +116,7 @@ struct BatchDriver {
                 let input = FuzzInput(text: text)
             else { continue }
             if case .failed(_, let reason) = runChild([0], make: { _ in input }) {
-                print("reader-fuzzer: corpus \(name) fails again: \(reason)")
+                say("reader-fuzzer: corpus \(name) fails again: \(reason)")
                 failures += 1
             }
         }
@@ -144,7 +144,7 @@ struct BatchDriver {
                 gaveUp += gave
                 peakGrowth = max(peakGrowth, (peak - baseline) * 1024)
                 if end / 100_000 != next / 100_000 {
-                    print("reader-fuzzer: \(end) inputs, \(crashes) crashed, \(hangs) hung, "
+                    say("reader-fuzzer: \(end) inputs, \(crashes) crashed, \(hangs) hung, "
                         + "\(mirrorAborts) mirror aborts, \(Int((ContinuousClock.now - started) / .seconds(1))) s")
                 }
                 next = end
@@ -161,8 +161,8 @@ struct BatchDriver {
                 } else {
                     failures += 1
                     if reason.hasPrefix("hang") { hangs += 1 } else { crashes += 1 }
-                    print("reader-fuzzer: input \(failed) of seed \(options.seed): \(reason)")
-                    print(log.split(separator: "\n").prefix(8).joined(separator: "\n"))
+                    say("reader-fuzzer: input \(failed) of seed \(options.seed): \(reason)")
+                    say(log.split(separator: "\n").prefix(8).joined(separator: "\n"))
                     keep(make(failed), index: failed, batchStart: next, reason: reason)
                 }
                 for skipped in next..<failed { done[options.stage(index: skipped), default: 0] += 1 }

@@ -107,3 +107,9 @@ struct CaptureFailure: Error {
 func complain(_ message: String) {
     FileHandle.standardError.write(Data(message.utf8))
 }
+
+/// Writes `line` to standard output at once: progress reaches a log as it is made, and no
+/// buffered text is inherited by (or lost with) a child.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

@@ -12,7 +12,7 @@
 import Foundation
 import ProcessAttach
 
-var options = FuzzOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+let options = FuzzOptions(arguments: Array(CommandLine.arguments.dropFirst()))
 let memory: ProcessMemory
 do {
     memory = try captureFixture(options.fixture)
@@ -29,7 +29,7 @@ do {
 }
 let mutator = Mutator(stages: stages)
 var runner = Runner(stages: stages, seconds: options.seconds)
-print(
+say(
     "reader-fuzzer: captured \(memory.command) (\(memory.copiedBytes >> 20) MiB copied): "
         + "\(stages.blocks.count) blocks, \(mutator.objects.count) objects, "
         + "\(mutator.metadataWords.count) metadata words, \(stages.arenas.count) arenas; seed "
@@ -43,11 +43,11 @@ if let replay = options.replay {
         exit(2)
     }
     runner.run(input)
-    print("reader-fuzzer: \(replay): no crash, no broken oracle")
+    say("reader-fuzzer: \(replay): no crash, no broken oracle")
     exit(0)
 }
 
 var driver = BatchDriver(options: options, mutator: mutator, runner: runner)
 let failures = driver.replayCorpus() + driver.fuzz()
-print(driver.summary(copiedBytes: memory.copiedBytes))
+say(driver.summary(copiedBytes: memory.copiedBytes))
 exit(failures == 0 ? 0 : 1)

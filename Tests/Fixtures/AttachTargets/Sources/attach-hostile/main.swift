@@ -15,8 +15,8 @@
 //   • fake tcaches: blocks of a tcache's size whose 64 lists all claim 65,535 entries and loop;
 //   • a real class's metadata copied with a field offset that points 2 GiB past its instances.
 //
-// Prints `ready PID NAME` where NAME is the escaped form the report must show (without the
-// escapes: the test checks the characters themselves), then runs forever.
+// Its main thread's name holds an escape sequence too. Prints `ready PID PLANTED ARRAY`: how many
+// structures it planted and where the billion-element array storage is; then runs forever.
 import FixtureSupport
 import Foundation
 
@@ -197,5 +197,11 @@ for _ in 0..<tcacheCount {
     }
 }
 
-announceReady(planted.count.description)
+// The main thread's name (`/proc/PID/task/PID/comm`, 15 bytes) with an escape sequence.
+if let comm = FileHandle(forWritingAtPath: "/proc/self/task/\(getpid())/comm") {
+    comm.write(Data("evil\u{1B}[2Jtid".utf8))
+    try? comm.close()
+}
+
+announceReady("\(planted.count) \(UInt(bitPattern: arrayStorage))")
 runForever()

@@ -95,7 +95,8 @@ let package = Package(
         .target(
             name: "HeapGraph",
             dependencies: [
-                "ObjectGraph", "RuntimeLayouts", "RetainGraphUtilities", "StackTraces", "HeapExport",
+                "ObjectGraph", "RuntimeLayouts", "RetainGraphUtilities", "StackTraces",
+                "HeapExport",
             ]),
         .target(name: "HeapExport", dependencies: ["ObjectGraph"]),
         .systemLibrary(name: "CProcessAccess"),
@@ -142,7 +143,8 @@ let package = Package(
         .target(
             name: "LeakTracking",
             dependencies: [
-                "RetainGraph", "StackTraces", "Locking", "RetainGraphReports", "RetainGraphUtilities",
+                "RetainGraph", "StackTraces", "Locking", "RetainGraphReports",
+                "RetainGraphUtilities",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -186,7 +188,8 @@ let package = Package(
         // One heap read from inside (the census) and from outside (an attach): the fixture
         // program links the census and writes its snapshot; the test attaches to it.
         .executableTarget(
-            name: "InsideOutside", dependencies: ["HeapCensus"], path: "Tests/Fixtures/InsideOutside"),
+            name: "InsideOutside", dependencies: ["HeapCensus"],
+            path: "Tests/Fixtures/InsideOutside"),
         .testTarget(
             name: "HeapGraphTests", dependencies: ["HeapGraph", "ProcessAttach", "InsideOutside"]),
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),
@@ -229,7 +232,8 @@ let package = Package(
         // The heap reader's fuzzer (issue 32): mutated copies of a captured fixture, each stage
         // of the reader run over them (Scripts/fuzz-reader.sh, `make fuzz`, a step of .ci/run).
         .executableTarget(
-            name: "reader-fuzzer", dependencies: ["ProcessAttach", "ObjectGraph"],
+            name: "reader-fuzzer",
+            dependencies: ["ProcessAttach", "ObjectGraph", "RetainGraphUtilities"],
             path: "Tests/Fuzzing/ReaderFuzzer"),
         // Reads the profiles back with `go tool pprof` (Debian's golang-go) where it is installed.
         .testTarget(name: "HeapProfilesTests", dependencies: ["HeapProfiles", "HeapCensus"]),

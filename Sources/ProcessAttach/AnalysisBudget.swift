@@ -57,7 +57,8 @@ final class AnalysisBudget {
         polls = 0
         guard reason == nil else { return false }
         if ContinuousClock.now > deadline {
-            reason = "the analysis took longer than \(time.shortDescription) (a looping or "
+            reason =
+                "the analysis took longer than \(time.shortDescription) (a looping or "
                 + "corrupted heap?)"
         }
         return reason == nil
@@ -69,7 +70,8 @@ final class AnalysisBudget {
         guard reason == nil else { return false }
         let (total, overflow) = charged.addingReportingOverflow(max(bytes, 0))
         guard !overflow, total <= memory else {
-            reason = "\(what) would need more than \(ByteCount.description(memory)) of memory (counts "
+            reason =
+                "\(what) would need more than \(ByteCount.description(memory)) of memory (counts "
                 + "or sizes read from the target are implausible)"
             return false
         }

@@ -1,4 +1,5 @@
 import RetainGraphUtilities
+
 /// Why an attach failed. Whatever the failure, the target was let go before the error was
 /// thrown: every thread that was stopped was detached and runs again.
 ///
@@ -62,7 +63,8 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
             return "not permitted to attach to process \(pid): \(reason); the process was not "
                 + "touched"
         case .notSwift(let pid, let command):
-            return "process \(pid) (\(PrintableText.escaped(command))) is not a Swift program: it maps no "
+            return
+                "process \(pid) (\(PrintableText.escaped(command))) is not a Swift program: it maps no "
                 + "libswiftCore.so and no image with Swift type metadata; it was let go untouched"
         case .mainThreadExited(let pid):
             return "process \(pid): its main thread has exited (pthread_exit) while its other "

@@ -78,7 +78,8 @@ public struct AttachOptions: Sendable {
     func analysisBudget(copiedBytes: Int) -> AnalysisBudget {
         AnalysisBudget(
             time: maximumAnalysis,
-            memory: maximumAnalysisMemory ?? copiedBytes.multipliedReportingOverflow(by: 2)
+            memory: maximumAnalysisMemory
+                ?? copiedBytes.multipliedReportingOverflow(by: 2)
                 .partialValue.addingReportingOverflow(1 << 30).partialValue)
     }
 }

@@ -85,7 +85,8 @@ struct ProcessRoots: HeapRoots {
                 })
             else { continue }
             let start = max(stack.range.lowerBound, thread.stackPointer &- Self.redZone)
-            scan(start..<stack.range.upperBound, index: index, within: 4096...UInt.max) { _, object in
+            scan(start..<stack.range.upperBound, index: index, within: 4096...UInt.max) {
+                _, object in
                 add(thread.id, object)
             }
         }

@@ -74,7 +74,9 @@ package final class ReaderStages {
     /// The name and problem of the layout compiled for the metadata word `word` (the first
     /// word of the block `sample`), with the shared mirror context and fresh caches; nil when
     /// the word is not accepted as metadata.
-    package func compileLayout(metadata word: UInt, sample: UInt) -> (name: String, problem: String?)? {
+    package func compileLayout(metadata word: UInt, sample: UInt) -> (
+        name: String, problem: String?
+    )? {
         metadata.forgetCaches()
         let table = LayoutTable(source: metadata)
         guard let index = table.index(ofMetadata: word, sample: sample) else { return nil }

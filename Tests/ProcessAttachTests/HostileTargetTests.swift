@@ -7,7 +7,9 @@ import Testing
 /// cyclic superclass chains, escape sequences in a type name and its thread's name, a billion
 /// count, looping free lists) is read without a crash or a hang, with a clear account of what
 /// was left out, and its names arrive escaped (issue 32).
-@Suite("Hostile target: planted structures are skipped and said, names escaped", .timeLimit(.minutes(5)))
+@Suite(
+    "Hostile target: planted structures are skipped and said, names escaped",
+    .timeLimit(.minutes(5)))
 struct HostileTargetTests {
     /// Whether any control character or bidirectional override is in `text`.
     static func isPrintable(_ text: String) -> Bool {
@@ -44,7 +46,8 @@ struct HostileTargetTests {
         let target = try AttachTargets.start("attach-hostile", ["10"])
         let heap = try HeapSnapshot.capture(
             processID: target.pid, options: AttachOptions(maximumStop: .seconds(60)))
-        let evil = "attach_hostile.Holder<Hostile\\u{1B}[31m.Evil\\u{1B}[2J\\u{1B}]52;c;aGk=\\u{7}Name>"
+        let evil =
+            "attach_hostile.Holder<Hostile\\u{1B}[31m.Evil\\u{1B}[2J\\u{1B}]52;c;aGk=\\u{7}Name>"
         let counts = Dictionary(
             uniqueKeysWithValues: heap.countsByType().map { ($0.typeName, $0.count) })
         #expect(counts[evil] == 3, "\(counts.keys.sorted())")
@@ -53,7 +56,9 @@ struct HostileTargetTests {
         // Nothing that reaches a report holds a control character.
         let strings = heap.graph.strings
         for number in 0..<strings.count {
-            #expect(Self.isPrintable(strings[UInt32(number)]), "\(strings[UInt32(number)].debugDescription)")
+            #expect(
+                Self.isPrintable(strings[UInt32(number)]),
+                "\(strings[UInt32(number)].debugDescription)")
         }
         let roles = heap.graph.roles
         for number in 0..<roles.count {

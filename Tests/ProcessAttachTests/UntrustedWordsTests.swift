@@ -7,7 +7,8 @@ import Testing
 /// Every word read from a target is untrusted (issue 32): links that loop end, layouts that
 /// would read past a block are refused, and an analysis past its time or memory budget gives
 /// up with a reason, checked on real copies of real targets with words planted in the copy.
-@Suite("Untrusted words: loops end, reads stay in the copy, budgets give up", .timeLimit(.minutes(5)))
+@Suite(
+    "Untrusted words: loops end, reads stay in the copy, budgets give up", .timeLimit(.minutes(5)))
 struct UntrustedWordsTests {
     /// `memory` with the word at `address` replaced by `value`, in a copy of its region (the
     /// captured memory other tests read is left as it is).
@@ -99,7 +100,8 @@ struct UntrustedWordsTests {
         #expect(ProcessScan.minimumSize(isBlock: false, fields: [], regions: past) == .max)
         let inside = [(counting, 8, [Extent(offset: 0, size: 8)])]
         #expect(ProcessScan.minimumSize(isBlock: false, fields: [], regions: inside) == 24)
-        let hashed = ElementRegion.Counting.hashed(scaleOffset: 32, bitmapOffset: 64, baseOffset: 56)
+        let hashed = ElementRegion.Counting.hashed(
+            scaleOffset: 32, bitmapOffset: 64, baseOffset: 56)
         let set = [(hashed, 16, [Extent(offset: 0, size: 8)])]
         #expect(ProcessScan.minimumSize(isBlock: false, fields: [], regions: set) == 64)
         #expect(ProcessScan.minimumSize(isBlock: true, fields: [], regions: []) == 32)

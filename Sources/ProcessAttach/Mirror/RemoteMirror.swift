@@ -1,13 +1,12 @@
 // The only Swift file that imports the remote-mirror C door (Sources/CSwiftRemoteMirror).
 internal import CSwiftRemoteMirror
+import RetainGraphUtilities
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-import RetainGraphUtilities
 
 /// The layout kinds of libswiftRemoteMirror (`swift_layout_kind_t`).
 enum MirrorKind: UInt32 {

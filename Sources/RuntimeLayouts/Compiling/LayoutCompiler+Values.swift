@@ -8,7 +8,8 @@ extension LayoutCompiler {
         into layout: inout ValueLayout, nesting: Int
     ) {
         guard nesting < Self.maximumNesting, let shape = source.shape(of: type) else { return }
-        appendValue(shape, type: type, at: offset, base: base, path: path, into: &layout,
+        appendValue(
+            shape, type: type, at: offset, base: base, path: path, into: &layout,
             nesting: nesting)
     }
 
@@ -32,7 +33,8 @@ extension LayoutCompiler {
         case .plain: return
         case .aggregate:
             for (index, child) in shape.children.enumerated() {
-                let end = index + 1 < shape.children.count
+                let end =
+                    index + 1 < shape.children.count
                     ? shape.children[index + 1].offset : shape.size
                 appendChild(
                     child, end: end, at: offset, base: base, path: Self.joined(path, child.name),
@@ -48,10 +50,12 @@ extension LayoutCompiler {
                     path: Self.joined(path, name), into: &layout, nesting: nesting + 1)
             }
         case .multiPayloadEnum:
-            appendDynamic(.enumValue, type: type, size: shape.size, at: offset, base: base,
+            appendDynamic(
+                .enumValue, type: type, size: shape.size, at: offset, base: base,
                 path: path, into: &layout)
         case .opaqueExistential:
-            appendDynamic(.existential, type: type, size: 32, at: offset, base: base, path: path,
+            appendDynamic(
+                .existential, type: type, size: 32, at: offset, base: base, path: path,
                 into: &layout)
         }
     }
@@ -111,7 +115,8 @@ extension LayoutCompiler {
     ) {
         guard size > 0, size <= Self.maximumDynamicSize else { return }
         layout.dynamics.append(
-            DynamicSlot(offset: offset, size: size, shape: shape, type: type, base: base,
+            DynamicSlot(
+                offset: offset, size: size, shape: shape, type: type, base: base,
                 path: path))
     }
 

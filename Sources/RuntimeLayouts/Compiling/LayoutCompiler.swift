@@ -74,7 +74,8 @@ package final class LayoutCompiler<Source: MetadataSource>: @unchecked Sendable 
             return conservative(.errorBox, from: 16, limit: 512, role: .boxedValue(path: ""))
         case .block:
             // Read per object (its size is in its descriptor): see ObjectReader.
-            return conservative(.block, from: 32, limit: .max, role: ObjectLayout.targetNamedCapture)
+            return conservative(
+                .block, from: 32, limit: .max, role: ObjectLayout.targetNamedCapture)
         }
     }
 

@@ -144,8 +144,10 @@ struct BatchDriver {
                 gaveUp += gave
                 peakGrowth = max(peakGrowth, (peak - baseline) * 1024)
                 if end / 100_000 != next / 100_000 {
-                    say("reader-fuzzer: \(end) inputs, \(crashes) crashed, \(hangs) hung, "
-                        + "\(mirrorAborts) mirror aborts, \(Int((ContinuousClock.now - started) / .seconds(1))) s")
+                    say(
+                        "reader-fuzzer: \(end) inputs, \(crashes) crashed, \(hangs) hung, "
+                            + "\(mirrorAborts) mirror aborts, \(Int((ContinuousClock.now - started) / .seconds(1))) s"
+                    )
                 }
                 next = end
             case .failed(let index, let reason):
@@ -155,8 +157,11 @@ struct BatchDriver {
                     // The library's own abort: kept once, not a failure of the reader.
                     mirrorAborts += 1
                     if mirrorAborts == 1 {
-                        keep(make(failed), index: failed, batchStart: next, reason: reason + ": "
-                            + "libswiftRemoteMirror's demangler aborted", prefix: "mirror-abort")
+                        keep(
+                            make(failed), index: failed, batchStart: next,
+                            reason: reason + ": "
+                                + "libswiftRemoteMirror's demangler aborted", prefix: "mirror-abort"
+                        )
                     }
                 } else {
                     failures += 1
@@ -165,7 +170,9 @@ struct BatchDriver {
                     say(log.split(separator: "\n").prefix(8).joined(separator: "\n"))
                     keep(make(failed), index: failed, batchStart: next, reason: reason)
                 }
-                for skipped in next..<failed { done[options.stage(index: skipped), default: 0] += 1 }
+                for skipped in next..<failed {
+                    done[options.stage(index: skipped), default: 0] += 1
+                }
                 next = failed + 1
             }
         }

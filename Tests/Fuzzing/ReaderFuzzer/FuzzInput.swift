@@ -1,3 +1,5 @@
+import RetainGraphUtilities
+
 /// One input of the reader fuzzer: which stage runs, over which blocks or metadata, after
 /// which words of the captured copy were overwritten (and, for the whole analysis, which
 /// region was cut short). Written to the corpus as text, one fact a line:
@@ -95,20 +97,9 @@ struct FuzzInput: Equatable {
 /// `0x…` in lower-case hexadecimal.
 func hex(_ value: UInt) -> String { "0x" + String(value, radix: 16) }
 
-/// SplitMix64: a small generator whose every input is reproducible from (seed, index).
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64, index: UInt64) {
-        state = seed ^ (index &* 0x9E37_79B9_7F4A_7C15)
-        _ = next()
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The generator of input `index` of run `seed`: every input is reproducible from the two.
+func inputGenerator(seed: UInt64, index: UInt64) -> SplitMix64 {
+    var random = SplitMix64(seed: seed ^ (index &* 0x9E37_79B9_7F4A_7C15))
+    _ = random.next()
+    return random
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ProcessAttach
+import RetainGraphUtilities
 
 /// The fuzzer's command line.
 struct FuzzOptions {
@@ -57,7 +58,7 @@ struct FuzzOptions {
 
     /// The stage of input `index`.
     func stage(index: UInt64) -> FuzzInput.Stage {
-        var random = SplitMix(seed: seed ^ 0x5DEE_CE66, index: index)
+        var random = inputGenerator(seed: seed ^ 0x5DEE_CE66, index: index)
         let total = weights.reduce(0) { $0 + $1.1 }
         var pick = Int(random.next() % UInt64(total))
         for (stage, weight) in weights {

@@ -1,4 +1,5 @@
 import ProcessAttach
+import RetainGraphUtilities
 
 /// Makes the fuzzer's inputs: structure-aware changes to a captured heap, each planted where
 /// the reader looks (chunk headers, arena and heap links, tcaches, metadata words, counts,
@@ -37,7 +38,7 @@ struct Mutator {
 
     /// The input numbered `index` of run `seed`, of `stage`.
     func input(seed: UInt64, index: UInt64, stage: FuzzInput.Stage) -> FuzzInput {
-        var random = SplitMix(seed: seed, index: index)
+        var random = inputGenerator(seed: seed, index: index)
         var input = FuzzInput(stage: stage)
         switch stage {
         case .heap:
@@ -47,7 +48,8 @@ struct Mutator {
         case .metadata:
             plantMetadata(&input, &random)
         case .scan:
-            let start = objects.isEmpty ? 0 : objects[Int.random(in: 0..<objects.count, using: &random)]
+            let start =
+                objects.isEmpty ? 0 : objects[Int.random(in: 0..<objects.count, using: &random)]
             input.window = max(0, start - 8)..<min(stages.blocks.count, start + Self.window)
             for _ in 0..<Int.random(in: 1...6, using: &random) {
                 plantInObject(&input, &random, near: start)
@@ -66,14 +68,15 @@ struct Mutator {
                 let range = stages.copiedRanges.randomElement(using: &random), range.count > 4096
             {
                 input.cutStart = range.lowerBound
-                input.cutEnd = range.lowerBound + UInt.random(in: 8..<UInt(range.count), using: &random) & ~7
+                input.cutEnd =
+                    range.lowerBound + UInt.random(in: 8..<UInt(range.count), using: &random) & ~7
             }
         }
         return input
     }
 
     /// A value a hostile process would plant in a word at `address`.
-    private func hostileValue(at address: UInt, _ random: inout SplitMix) -> UInt {
+    private func hostileValue(at address: UInt, _ random: inout SplitMix64) -> UInt {
         switch Int.random(in: 0..<12, using: &random) {
         case 0: return 0
         case 1: return address  // a loop back to itself
@@ -85,7 +88,8 @@ struct Mutator {
         case 7: return metadataWords.randomElement(using: &random) ?? 0
         case 8: return (address >> 12) ^ (stages.chunks.randomElement(using: &random) ?? 0) &+ 16
         case 9: return (address >> 12) ^ address  // a safe-linked self loop
-        case 10: return (stages.word(at: address) ?? 0) &+ UInt.random(in: 1...64, using: &random) &* 8
+        case 10:
+            return (stages.word(at: address) ?? 0) &+ UInt.random(in: 1...64, using: &random) &* 8
         default: return UInt.random(in: 0...UInt.max, using: &random)
         }
     }
@@ -95,7 +99,7 @@ struct Mutator {
     }
 
     /// A chunk header, an arena's or heap's link, a tcache's count or entry, any block word.
-    private func plantInHeap(_ input: inout FuzzInput, _ random: inout SplitMix) {
+    private func plantInHeap(_ input: inout FuzzInput, _ random: inout SplitMix64) {
         switch Int.random(in: 0..<5, using: &random) {
         case 0:
             guard let chunk = stages.chunks.randomElement(using: &random) else { return }
@@ -138,11 +142,12 @@ struct Mutator {
 
     /// A word of an object near block `near` (or anywhere): its metadata, reference count,
     /// counts, scale, bases, or any word.
-    private func plantInObject(_ input: inout FuzzInput, _ random: inout SplitMix, near: Int?) {
+    private func plantInObject(_ input: inout FuzzInput, _ random: inout SplitMix64, near: Int?) {
         guard !objects.isEmpty else { return }
         let index: Int
         if let near, Bool.random(using: &random) {
-            index = min(stages.blocks.count - 1, near + Int.random(in: 0..<Self.window, using: &random))
+            index = min(
+                stages.blocks.count - 1, near + Int.random(in: 0..<Self.window, using: &random))
         } else {
             index = objects.randomElement(using: &random) ?? 0
         }
@@ -161,7 +166,7 @@ struct Mutator {
 
     /// A fake metadata in a scratch block: a real metadata's words copied, some replaced
     /// (superclass, descriptor, sizes, kind), then checked and compiled.
-    private func plantMetadata(_ input: inout FuzzInput, _ random: inout SplitMix) {
+    private func plantMetadata(_ input: inout FuzzInput, _ random: inout SplitMix64) {
         guard let host = scratch.randomElement(using: &random).map({ stages.blocks[$0] }),
             let original = metadataWords.randomElement(using: &random)
         else { return }

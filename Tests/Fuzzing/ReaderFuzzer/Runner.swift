@@ -1,8 +1,9 @@
+import ObjectGraph
+import ProcessAttach
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import ObjectGraph
-import ProcessAttach
 
 /// Runs inputs against the reader's stages and checks what must hold whatever the input: no
 /// crash and no hang (the parent watches the child that runs them), text that reaches a

@@ -122,7 +122,8 @@ let fakeStruct = fakeStructStorage + 8
 // Holder<Int>'s metadata copied, its generic argument (Int) replaced by the fake struct.
 let holderMetadata = copyClassMetadata(address(of: Holder<Int>.self))
 do {
-    let words = Int(UnsafeRawPointer(holderMetadata).load(fromByteOffset: 32, as: UInt32.self))
+    let words =
+        Int(UnsafeRawPointer(holderMetadata).load(fromByteOffset: 32, as: UInt32.self))
         / 8
     for index in 1..<words
     where holderMetadata.load(fromByteOffset: 8 * index, as: UInt.self) == address(of: Int.self) {

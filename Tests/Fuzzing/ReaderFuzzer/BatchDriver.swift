@@ -13,9 +13,11 @@ struct BatchDriver {
     private(set) var gaveUp = 0
     private(set) var crashes = 0
     private(set) var hangs = 0
-    /// Children that aborted inside libswiftRemoteMirror (its demangler's fatal assertion on a
-    /// type built from planted metadata): a known limit of the library, counted apart.
+    /// Children that aborted or faulted inside libswiftRemoteMirror (its demangler's fatal
+    /// assertion, or a fault naming a type built from planted metadata): a known limit of the
+    /// library, counted apart.
     private(set) var mirrorAborts = 0
+    private var keptMirrorKinds = Set<String>()
     /// Where a child's standard error goes (read when it dies).
     let errorLog = "/tmp/reader-fuzzer-\(getpid()).err"
     private(set) var peakGrowth = 0
@@ -44,6 +46,7 @@ struct BatchDriver {
             close(pipeEnds[0])
             let log = open(errorLog, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             if log >= 0 { dup2(log, 2) }
+            reportFaultsInsideTheMirror(findLibrary: false)
             var runner = self.runner
             for index in inputs {
                 var number = index
@@ -88,6 +91,19 @@ struct BatchDriver {
             reason: signal != 0 ? "killed by signal \(signal)" : "exited with \(status >> 8)")
     }
 
+    /// What the last child that failed said of libswiftRemoteMirror: that its demangler
+    /// aborted, or that it faulted inside the library; nil when it failed in the reader.
+    func mirrorFailure() -> String? {
+        let log = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
+        if log.contains("fault inside libswiftRemoteMirror") {
+            return "faulted inside libswiftRemoteMirror"
+        }
+        if log.contains("swift/lib/Demangling/") {
+            return "libswiftRemoteMirror's demangler aborted"
+        }
+        return nil
+    }
+
     /// The peak resident memory of this process (`VmHWM`), in KiB.
     private func peakKiB() -> UInt64 {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
@@ -116,6 +132,10 @@ struct BatchDriver {
                 let input = FuzzInput(text: text)
             else { continue }
             if case .failed(_, let reason) = runChild([0], make: { _ in input }) {
+                if let kind = mirrorFailure() {
+                    say("reader-fuzzer: corpus \(name): \(kind) (known)")
+                    continue
+                }
                 say("reader-fuzzer: corpus \(name) fails again: \(reason)")
                 failures += 1
             }
@@ -153,15 +173,14 @@ struct BatchDriver {
             case .failed(let index, let reason):
                 let failed = index ?? next
                 let log = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
-                if log.contains("swift/lib/Demangling/") {
-                    // The library's own abort: kept once, not a failure of the reader.
+                if let kind = mirrorFailure() {
+                    // The library's own abort or fault: kept once of each kind, not a failure
+                    // of the reader.
                     mirrorAborts += 1
-                    if mirrorAborts == 1 {
+                    if keptMirrorKinds.insert(kind).inserted {
                         keep(
                             make(failed), index: failed, batchStart: next,
-                            reason: reason + ": "
-                                + "libswiftRemoteMirror's demangler aborted", prefix: "mirror-abort"
-                        )
+                            reason: "\(reason): \(kind)", prefix: "mirror-abort")
                     }
                 } else {
                     failures += 1

@@ -11,6 +11,7 @@
 // inputs run first, each in its own child: they are the regression tests of what was found.
 import Foundation
 import ProcessAttach
+import RetainGraphUtilities
 
 let options = FuzzOptions(arguments: Array(CommandLine.arguments.dropFirst()))
 let memory: ProcessMemory
@@ -28,9 +29,10 @@ do {
     exit(2)
 }
 let mutator = Mutator(stages: stages)
+reportFaultsInsideTheMirror(findLibrary: true)
 var runner = Runner(stages: stages, seconds: options.seconds)
 say(
-    "reader-fuzzer: captured \(memory.command) (\(memory.copiedBytes >> 20) MiB copied): "
+    "reader-fuzzer: captured \(PrintableText.escaped(memory.command)) (\(memory.copiedBytes >> 20) MiB copied): "
         + "\(stages.blocks.count) blocks, \(mutator.objects.count) objects, "
         + "\(mutator.metadataWords.count) metadata words, \(stages.arenas.count) arenas; seed "
         + "\(options.seed)")

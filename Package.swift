@@ -226,7 +226,7 @@ let package = Package(
         .testTarget(
             name: "ProcessAttachTests",
             dependencies: [
-                "ProcessAttach", "ObjectGraph", "HeapExport", "retain-graph",
+                "ProcessAttach", "ObjectGraph", "HeapExport", "RuntimeLayouts", "retain-graph",
             ]
         ),
         // The heap reader's fuzzer (issue 32): mutated copies of a captured fixture, each stage

@@ -13,6 +13,8 @@
 #                    reports, holders, suspects, hints and fingerprints in every run
 #   make bench       run the benchmarks (nested package in Benchmarks/)
 #   make bench-attach   attach to a million live objects (Benchmarks/Scripts/attach-scale.sh)
+#   make fuzz        the heap reader's fuzzer, 100,000 inputs (Scripts/fuzz-reader.sh; FUZZ_INPUTS,
+#                    FUZZ_SEED; corpus in Tests/Fuzzing/Corpus)
 #   make suite-leaks    the at-exit check on two real packages' suites (about 25 minutes)
 #   make docs        build every DocC catalog with warnings as errors (Scripts/docs.sh)
 #   make portable    retain-graph for machines without Swift: one archive with its libraries
@@ -33,7 +35,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 
 .PHONY: demo test test-tsan test-server test-devtools test-patterns werror bench bench-build \
-	bench-attach suite-leaks docs format lint deps deps-test portable check-portable
+	bench-attach fuzz suite-leaks docs format lint deps deps-test portable check-portable
 
 # Required to build: libunwind's headers and pkg-config file (Sources/CLibunwind) and zlib's
 # (Sources/CZlib, for the pprof profiles' gzip).
@@ -62,6 +64,13 @@ test-tsan: deps
 
 werror: deps
 	$(SWIFT) build --build-tests --scratch-path .build-werror $(WERROR_FLAGS)
+
+# The heap reader's fuzzer on mutated copies of the attach-hostile fixture (issue 32).
+FUZZ_INPUTS ?= 100000
+FUZZ_SEED ?=
+fuzz: deps
+	FUZZ_SCRATCH=$(if $(SCRATCH),$(SCRATCH),.build) FUZZ_BUILD_FLAGS="$(SWIFT_FLAGS)" \
+		Scripts/fuzz-reader.sh $(FUZZ_INPUTS) $(FUZZ_SEED)
 
 # A nested package, so the main package never depends on a server framework. Its targets treat
 # warnings as errors in their own Package.swift (SwiftPM's -warnings-as-errors flag would also

@@ -227,9 +227,15 @@ let package = Package(
         .testTarget(
             name: "ProcessAttachTests",
             dependencies: [
-                "ProcessAttach", "ObjectGraph", "HeapExport", "retain-graph",
+                "ProcessAttach", "ObjectGraph", "HeapExport", "RuntimeLayouts", "retain-graph",
             ]
         ),
+        // The heap reader's fuzzer (issue 32): mutated copies of a captured fixture, each stage
+        // of the reader run over them (Scripts/fuzz-reader.sh, `make fuzz`, a step of .ci/run).
+        .executableTarget(
+            name: "reader-fuzzer",
+            dependencies: ["ProcessAttach", "ObjectGraph", "RetainGraphUtilities"],
+            path: "Tests/Fuzzing/ReaderFuzzer"),
         // Reads the profiles back with `go tool pprof` (Debian's golang-go) where it is installed.
         .testTarget(name: "HeapProfilesTests", dependencies: ["HeapProfiles", "HeapCensus"]),
         .testTarget(

@@ -46,6 +46,11 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
     /// names the library of the target's toolchain.
     case runtimeMismatch(
         processID: Int32, target: String, runtime: String, mirror: String, library: String)
+    /// The analysis of the copy gave up (the target was let go long before): `reason` says why
+    /// (it took longer than ``AttachOptions/maximumAnalysis``, needed more memory than
+    /// ``AttachOptions/maximumAnalysisMemory`` from counts read in the target, or the reader
+    /// crashed on the target's memory). A corrupted or hostile heap ends so, not in a hang.
+    case gaveUp(processID: Int32, reason: String)
     /// A system call failed in a way none of the other cases describe.
     case systemError(processID: Int32, operation: String, reason: String)
 
@@ -58,7 +63,8 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
             return "not permitted to attach to process \(pid): \(reason); the process was not "
                 + "touched"
         case .notSwift(let pid, let command):
-            return "process \(pid) (\(command)) is not a Swift program: it maps no "
+            return
+                "process \(pid) (\(PrintableText.escaped(command))) is not a Swift program: it maps no "
                 + "libswiftCore.so and no image with Swift type metadata; it was let go untouched"
         case .mainThreadExited(let pid):
             return "process \(pid): its main thread has exited (pthread_exit) while its other "
@@ -87,6 +93,9 @@ public enum AttachError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "\(mirror) (\(library)); the process was not stopped. Attach with the "
                 + "libswiftRemoteMirror.so of a Swift \(target) toolchain: --remote-mirror "
                 + "PATH (in a toolchain, usr/lib/swift/linux/libswiftRemoteMirror.so)"
+        case .gaveUp(let pid, let reason):
+            return "process \(pid): gave up: \(reason); the process was let go, nothing was "
+                + "reported"
         case .systemError(let pid, let operation, let reason):
             return "process \(pid): \(operation) failed: \(reason)"
         }

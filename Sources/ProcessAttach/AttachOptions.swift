@@ -36,6 +36,18 @@ public struct AttachOptions: Sendable {
     /// default.
     public var maximumCopy: Int
 
+    /// The longest the analysis of the copy may take, once the target runs again (5 minutes by
+    /// default; a million objects take seconds). A heap that would take longer (looping lists,
+    /// implausible counts planted by a corrupted or hostile target) ends the attach with
+    /// ``AttachError/gaveUp(processID:reason:)``. Values below 100 ms count as 100 ms.
+    public var maximumAnalysis: Duration
+
+    /// The most memory the analysis may allocate from counts and sizes read from the target
+    /// (the scan's columns, sized from every object's layout and element counts), or nil for
+    /// twice the bytes copied plus 1 GiB. An analysis that would need more ends the attach with
+    /// ``AttachError/gaveUp(processID:reason:)``.
+    public var maximumAnalysisMemory: Int?
+
     /// Creates options.
     ///
     /// - Parameters:
@@ -43,15 +55,31 @@ public struct AttachOptions: Sendable {
     ///   - isCancelled: Polled while the target is stopped; true lets it go and cancels.
     ///   - remoteMirrorPath: `libswiftRemoteMirror.so`, or nil to find the toolchain's.
     ///   - maximumCopy: The most bytes of writable memory copied.
+    ///   - maximumAnalysis: The longest the analysis of the copy may take.
+    ///   - maximumAnalysisMemory: The most memory the analysis may allocate from the target's
+    ///     counts, or nil for twice the bytes copied plus 1 GiB.
     public init(
         maximumStop: Duration = .seconds(5),
         isCancelled: @escaping @Sendable () -> Bool = { false },
         remoteMirrorPath: String? = nil,
-        maximumCopy: Int = 8 << 30
+        maximumCopy: Int = 8 << 30,
+        maximumAnalysis: Duration = .seconds(300),
+        maximumAnalysisMemory: Int? = nil
     ) {
         self.maximumStop = max(maximumStop, .milliseconds(10))
         self.isCancelled = isCancelled
         self.remoteMirrorPath = remoteMirrorPath
         self.maximumCopy = max(maximumCopy, 1 << 20)
+        self.maximumAnalysis = max(maximumAnalysis, .milliseconds(100))
+        self.maximumAnalysisMemory = maximumAnalysisMemory.map { max($0, 1 << 20) }
+    }
+
+    /// The analysis budget of these options for `copiedBytes` bytes copied.
+    func analysisBudget(copiedBytes: Int) -> AnalysisBudget {
+        AnalysisBudget(
+            time: maximumAnalysis,
+            memory: maximumAnalysisMemory
+                ?? copiedBytes.multipliedReportingOverflow(by: 2)
+                .partialValue.addingReportingOverflow(1 << 30).partialValue)
     }
 }

@@ -195,7 +195,10 @@ struct ArenaReader {
         var heaps: [(base: UInt, size: UInt)] = []
         let first = arena & ~(Self.heapMaximum - 1)
         var base = top & ~(Self.heapMaximum - 1)
-        while heaps.count < Self.maximumArenas {
+        // A `prev` chain that loops (a corrupted or planted `heap_info`) ends where it comes
+        // back: each heap is walked once.
+        var seen = Set<UInt>()
+        while heaps.count < Self.maximumArenas, seen.insert(base).inserted {
             guard let size = heapSize(base, of: arena) else {
                 let size = cursor.word(at: base + 16).map { Int(clamping: $0) } ?? 0
                 problems.append(.heapNotRead(arena: arena, heap: base, size: size))
@@ -209,6 +212,10 @@ struct ArenaReader {
                 previous & (Self.heapMaximum - 1) == 0
             else { return heaps }
             base = previous
+        }
+        // The chain looped or ran too long: the arena's own heap still ends the list.
+        if !heaps.contains(where: { $0.base == first }), let size = heapSize(first, of: arena) {
+            heaps.append((first, size))
         }
         return heaps
     }

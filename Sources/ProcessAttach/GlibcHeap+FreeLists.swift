@@ -11,16 +11,46 @@
 //     GlibcHeap+Arenas.swift finds every arena's state.
 
 /// Finds the chunks sitting in tcache lists and fastbins.
+///
+/// Every link is the target's word: lists may loop or be planted. A tcache list is followed at
+/// most its count's links, a fastbin at most as many links as the heap has chunks, and all the
+/// lists together at most ``maximumLinks(chunks:)`` links (a heap of many planted tcaches would
+/// otherwise cost 64 × 65,535 links each); past that the rest is left in the heap, and said.
 struct FreeLists {
     private let heap: GlibcHeap
     private let memory: ProcessMemory
     private var cursor: MemoryCursor
+    private let budget: AnalysisBudget
     private(set) var limitations: [String] = []
+    /// Links left to follow.
+    private var links: Int
 
-    init(heap: GlibcHeap, memory: ProcessMemory) {
+    /// The most links all lists together may have: each chunk is in one list at most, so a
+    /// real heap has fewer; twice that, and a floor for tiny heaps.
+    static func maximumLinks(chunks: Int) -> Int { 2 * chunks + 65_536 }
+
+    init(heap: GlibcHeap, memory: ProcessMemory, budget: AnalysisBudget = .unlimited) {
         self.heap = heap
         self.memory = memory
+        self.budget = budget
         cursor = MemoryCursor(memory)
+        links = Self.maximumLinks(chunks: heap.chunkStarts.count)
+    }
+
+    /// Counts one link followed; false once there were too many (said once).
+    private mutating func follow() -> Bool {
+        guard links > 0, budget.poll() else {
+            if links == 0 {
+                limitations.append(
+                    "glibc's free lists have more links than the heap has chunks (looping or "
+                        + "planted lists): the rest were not followed, and freed blocks they "
+                        + "hold may be read as objects")
+                links = -1
+            }
+            return false
+        }
+        links -= 1
+        return true
     }
 
     /// The chunk addresses of every block in a tcache list or a fastbin.
@@ -69,6 +99,7 @@ struct FreeLists {
             var entry = first
             var seen = 0
             while entry != 0 {
+                guard follow() else { return nil }
                 guard seen < count, entry & 15 == 0,
                     heap.chunkSize(at: entry - 16) == UInt(32 + 16 * bin),
                     let stored = cursor.word(at: entry)
@@ -88,7 +119,7 @@ struct FreeLists {
         for bin in 0..<10 {
             guard var chunk = cursor.word(at: arena + 16 + UInt(bin * 8)) else { continue }
             var steps = 0
-            while chunk != 0, steps < 1 << 20,
+            while chunk != 0, steps <= heap.chunkStarts.count, follow(),
                 heap.chunkSize(at: chunk) == UInt(32 + 16 * bin),
                 let stored = cursor.word(at: chunk + 16)
             {

@@ -44,8 +44,13 @@ struct GlibcHeap {
 
     static let heapMaximum = ArenaReader.heapMaximum
 
-    /// Walks every heap of the target.
-    init(_ memory: ProcessMemory) {
+    /// Polled per chunk and per free-list link: a walk stops when it is spent.
+    private let budget: AnalysisBudget
+
+    /// Walks every heap of the target, within `budget` (a walk cut short says so in
+    /// ``limitations`` and leaves the budget spent).
+    init(_ memory: ProcessMemory, budget: AnalysisBudget = .unlimited) {
+        self.budget = budget
         let mainHeap = memory.mappings.first { $0.path == "[heap]" }?.range
         var reader = ArenaReader(memory, mainHeap: mainHeap)
         let listed = reader.listedArenas()
@@ -92,7 +97,7 @@ struct GlibcHeap {
         let order = chunkStarts.indices.sorted { chunkStarts[$0] < chunkStarts[$1] }
         chunkStarts = order.map { chunkStarts[$0] }
         chunkSizes = order.map { chunkSizes[$0] }
-        var free = FreeLists(heap: self, memory: memory)
+        var free = FreeLists(heap: self, memory: memory, budget: budget)
         let freed = free.find(arenas: arenas.map(\.state))
         limitations = completeness.problems.map(\.description) + free.limitations
         excludeFreed(freed)
@@ -170,7 +175,7 @@ struct GlibcHeap {
         let end = min(heap.upperBound, region.range.upperBound)
         var chunk = (start + 15) & ~15
         defer { heaps.append(heap) }
-        while chunk + 16 <= end {
+        while chunk + 16 <= end, budget.poll() {
             let size = region.local(chunk + 8).loadUnaligned(as: UInt.self) & ~7
             if top == nil, size == 16 || size == 0, heap.upperBound - chunk <= 8192 {
                 // A fencepost (the 16-byte chunk, or the size-0 header after it) ends the heap.
@@ -203,7 +208,7 @@ struct GlibcHeap {
         else { return }
         var chunk = region.range.lowerBound
         let end = region.range.upperBound
-        while end - chunk >= 4096 {
+        while end - chunk >= 4096, budget.poll() {
             let previous = region.local(chunk).loadUnaligned(as: UInt.self)
             let header = region.local(chunk + 8).loadUnaligned(as: UInt.self)
             let size = header & ~7

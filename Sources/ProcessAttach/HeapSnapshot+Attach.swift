@@ -1,6 +1,7 @@
 import Foundation
 import HeapGraph
 import ObjectGraph
+import RetainGraphUtilities
 import RuntimeLayouts
 
 extension HeapSnapshot {
@@ -39,7 +40,9 @@ extension HeapSnapshot {
         let process = try StoppedProcess(processID: processID, options: options)
         let memory = try process.captureMemory()
         let stop = process.resume()
-        return try HeapSnapshot(memory, stoppedFor: stop, library: library)
+        return try HeapSnapshot(
+            memory, stoppedFor: stop, library: library,
+            budget: options.analysisBudget(copiedBytes: memory.copiedBytes))
     }
 
     /// Reads the live Swift objects, references and holders in memory captured from a stopped
@@ -49,24 +52,40 @@ extension HeapSnapshot {
     ///   - memory: What was read while the target was stopped.
     ///   - stoppedFor: How long it was stopped, if the caller measured it
     ///     (``StoppedProcess/resume()`` returns it).
-    ///   - options: Where the remote mirror library is (``AttachOptions/remoteMirrorPath``).
-    /// - Throws: ``AttachError/remoteMirrorUnavailable(reason:)``.
+    ///   - options: Where the remote mirror library is (``AttachOptions/remoteMirrorPath``),
+    ///     and the analysis's limits (``AttachOptions/maximumAnalysis``,
+    ///     ``AttachOptions/maximumAnalysisMemory``).
+    /// - Throws: ``AttachError/remoteMirrorUnavailable(reason:)``;
+    ///   ``AttachError/gaveUp(processID:reason:)`` when the analysis exceeded its limits.
     public init(
         _ memory: ProcessMemory, stoppedFor: Duration? = nil,
         options: AttachOptions = AttachOptions()
     ) throws(AttachError) {
         let library = try MirrorLibrary.load(path: options.remoteMirrorPath)
-        try self.init(memory, stoppedFor: stoppedFor, library: library)
+        try self.init(
+            memory, stoppedFor: stoppedFor, library: library,
+            budget: options.analysisBudget(copiedBytes: memory.copiedBytes))
     }
 
-    init(_ memory: ProcessMemory, stoppedFor: Duration?, library: MirrorLibrary) throws(AttachError)
-    {
+    /// Reads `memory` within `budget`: every stage polls it and stops once it is spent, and
+    /// the reading then throws instead of returning a snapshot of part of the heap.
+    init(
+        _ memory: ProcessMemory, stoppedFor: Duration?, library: MirrorLibrary,
+        budget: AnalysisBudget
+    ) throws(AttachError) {
+        func checkBudget() throws(AttachError) {
+            if let reason = budget.reason {
+                throw .gaveUp(processID: memory.processID, reason: reason)
+            }
+        }
         let started = ContinuousClock.now
-        let heap = GlibcHeap(memory)
-        let mirror = try RemoteMirror(library: library, memory: memory)
+        let heap = GlibcHeap(memory, budget: budget)
+        try checkBudget()
+        let mirror = try RemoteMirror(library: library, memory: memory, budget: budget)
         let table = LayoutTable(source: MirrorMetadata(mirror: mirror, memory: memory))
-        var scanner = ProcessScan(memory: memory, table: table)
+        var scanner = ProcessScan(memory: memory, table: table, budget: budget)
         let scan = scanner.scan(blocks: heap.blocks, sizes: heap.sizes)
+        try checkBudget()
         var statistics = HeapReadStatistics()
         statistics.heapBlocks = heap.blocks.count + heap.excludedFreeBlocks
         statistics.excludedFreeBlocks = heap.excludedFreeBlocks
@@ -74,13 +93,18 @@ extension HeapSnapshot {
         statistics.copiedBytes = memory.copiedBytes
         statistics.layouts = scan.layouts.count
         statistics.heapWalk = heap.completeness
+        // The names are the target's own text (`/proc/PID/comm`): escaped.
         let process = HeapProcess(
-            processID: memory.processID, command: memory.command,
-            threads: memory.threads.map { HeapThread(id: $0.id, name: $0.name) },
+            processID: memory.processID, command: PrintableText.escaped(memory.command),
+            threads: memory.threads.map {
+                HeapThread(id: $0.id, name: PrintableText.escaped($0.name))
+            },
             capturedAt: Date(), stopDuration: stoppedFor)
         self.init(
             scan: scan, roots: ProcessRoots(memory: memory), process: process,
-            limitations: memory.limitations + heap.limitations, statistics: statistics)
+            limitations: memory.limitations + heap.limitations + scanner.limitations,
+            statistics: statistics)
+        try checkBudget()
         self.statistics.analysisSeconds = (ContinuousClock.now - started).seconds
     }
 }

@@ -26,7 +26,10 @@ struct ProcessRoots: HeapRoots {
 
     init(memory: ProcessMemory) {
         processMemory = memory
-        threadNames = Dictionary(memory.threads.map { ($0.id, $0.name) }) { first, _ in first }
+        // Thread names are the target's own text (`/proc/PID/task/TID/comm`): escaped.
+        threadNames = Dictionary(
+            memory.threads.map { ($0.id, PrintableText.escaped($0.name)) }
+        ) { first, _ in first }
         var pointers: [UInt: Int32] = [:]
         #if arch(x86_64)
         for thread in memory.threads where thread.registers.count > Self.threadPointerRegister {
@@ -56,7 +59,8 @@ struct ProcessRoots: HeapRoots {
             return (slot, "at 0x\(String(slot, radix: 16)) (no symbol)")
         }
         guard let symbol = image.symbol(containing: slot) else {
-            let file = image.path.split(separator: "/").last.map(String.init) ?? image.path
+            let file = PrintableText.escaped(
+                image.path.split(separator: "/").last.map(String.init) ?? image.path)
             return (slot, "at 0x\(String(slot, radix: 16)) in \(file) (no symbol)")
         }
         return (image.bias &+ symbol.value, PrintableText.escaped(Demangling.demangle(symbol.name)))

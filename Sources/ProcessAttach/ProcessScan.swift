@@ -26,15 +26,30 @@ struct ProcessScan {
 
     let memory: ProcessMemory
     let table: LayoutTable<MirrorMetadata>
+    /// Polled per block and per object; charged before the columns grow.
+    let budget: AnalysisBudget
     /// Blocks whose first word was not metadata (freed, or not Swift objects).
     private(set) var skippedBlocks = 0
     /// Objects being deinitialised (dying): left out.
     private(set) var dyingObjects = 0
+    /// Blocks smaller than their type's layout reads (a planted or stale metadata word), by
+    /// type name: left out.
+    private(set) var undersizedBlocks: [String: Int] = [:]
+    /// Blocks whose first word is class metadata with a superclass chain that loops or runs
+    /// on (planted, or corrupted): left out.
+    private(set) var unendingChainBlocks = 0
 
-    init(memory: ProcessMemory, table: LayoutTable<MirrorMetadata>) {
+    init(memory: ProcessMemory, table: LayoutTable<MirrorMetadata>, budget: AnalysisBudget) {
         self.memory = memory
         self.table = table
+        self.budget = budget
     }
+
+    /// The bytes one value of each column takes: an object's (address, layout, count, size,
+    /// kind), a reference's (holder, word, kind, role), a dynamic value's bookkeeping.
+    static let bytesPerObject = 8 + 4 + 4 + 4 + 1
+    static let bytesPerReference = 4 + 8 + 1 + 4
+    static let bytesPerDynamic = 4 + 8 + 4 + 8
 
     /// An object found by the first pass.
     private struct Candidate {
@@ -49,15 +64,20 @@ struct ProcessScan {
         let candidates = findObjects(blocks: blocks, sizes: sizes)
         let registry = table.snapshot()
         let flat = FlatLayouts(layouts: registry.layouts)
+        let references = 3 * candidates.count + 1_024
+        _ = budget.charge(
+            (candidates.count + 1) * Self.bytesPerObject + references * Self.bytesPerReference
+                + 64 * 1_024, for: "reading the objects' references")
         let columns = ScanColumns(
-            objects: candidates.count + 1, references: 3 * candidates.count + 1_024,
+            objects: candidates.count + 1, references: references,
             bytes: 64 * 1_024)
         var reader = ObjectReader(
             columns: columns, flat: flat,
             blockRole: table.roleNumber(ObjectLayout.targetNamedCapture),
             closureRole: table.roleNumber(.capture(name: "closure")), outside: memory)
         var region: MemoryRegion?
-        for candidate in candidates {
+        for candidate in candidates where !budget.isSpent {
+            guard budget.poll() else { break }
             if region.map({ !$0.range.contains(candidate.address) }) ?? true {
                 region = memory.region(containing: candidate.address)
             }
@@ -69,7 +89,10 @@ struct ProcessScan {
                 ? reader.neededForBlock(candidate.address, size: candidate.size)
                 : reader.needed(
                     layout: candidate.layout, object: candidate.address, size: candidate.size)
-            if !columns.storage.pointee.hasRoom(needed) { columns.makeRoom(needed) }
+            if !columns.storage.pointee.hasRoom(needed) {
+                guard charge(needed, columns: columns) else { break }
+                columns.makeRoom(needed)
+            }
             let source = columns.record(
                 candidate.address, layout: kind == .block ? -1 : candidate.layout,
                 retainCount: Int(candidate.retainCount), kind: kind, size: candidate.size)
@@ -95,9 +118,12 @@ struct ProcessScan {
         found.reserveCapacity(blocks.count)
         var layoutOf: [UInt: Int32] = [:]
         var blockLayouts = Set<Int32>()
+        /// The least size each layout reads, by layout index (Int.max: never safe to read).
+        var minimumSizes: [Int] = []
         var region: MemoryRegion?
         var last = (metadata: UInt(0), layout: Int32(-1))
         for (index, block) in blocks.enumerated() {
+            guard budget.poll() else { break }
             if region.map({ !$0.range.contains(block) }) ?? true {
                 region = memory.region(containing: block)
             }
@@ -110,7 +136,10 @@ struct ProcessScan {
             } else if let known = layoutOf[first] {
                 layout = known
             } else {
-                layout = size >= 16 ? table.index(ofMetadata: first, sample: block) ?? -1 : -1
+                layout =
+                    size >= 16
+                    ? table.index(ofMetadata: first, sample: block)
+                        ?? (table.source.unendingChains.contains(first) ? -2 : -1) : -1
                 layoutOf[first] = layout
                 if layout >= 0, table.layout(at: layout).kind == .block {
                     blockLayouts.insert(layout)
@@ -118,7 +147,15 @@ struct ProcessScan {
             }
             last = (first, layout)
             guard layout >= 0 else {
+                if layout == -2 { unendingChainBlocks += 1 }
                 skippedBlocks += 1
+                continue
+            }
+            while minimumSizes.count <= Int(layout) {
+                minimumSizes.append(Self.minimumSize(table.layout(at: Int32(minimumSizes.count))))
+            }
+            guard size >= minimumSizes[Int(layout)] else {
+                undersizedBlocks[table.layout(at: layout).typeName, default: 0] += 1
                 continue
             }
             let isBlock = blockLayouts.contains(layout)

@@ -36,6 +36,8 @@ final class MirrorMetadata: MetadataSource, @unchecked Sendable {
     /// `_NSConcreteMallocBlock` in the target, if a blocks runtime is loaded.
     let mallocBlockClass: UInt?
     private var kindCache: [UInt: HeapObjectKind?] = [:]
+    /// Class metadata refused because its superclass chain loops or runs on.
+    private(set) var unendingChains = Set<UInt>()
     var nameCache: [UInt64: String] = [:]
     var shapeCache: [UInt64: TypeShape?] = [:]
 
@@ -69,6 +71,15 @@ final class MirrorMetadata: MetadataSource, @unchecked Sendable {
             }.first
     }
 
+    /// Forgets what was learnt of metadata words, names and shapes (for a fuzzer that changes
+    /// the memory between two readings).
+    func forgetCaches() {
+        kindCache = [:]
+        nameCache = [:]
+        shapeCache = [:]
+        unendingChains = []
+    }
+
     /// The number of type descriptors the images list.
     var descriptorCount: Int { descriptors.count }
 
@@ -87,7 +98,12 @@ final class MirrorMetadata: MetadataSource, @unchecked Sendable {
         else { return nil }
         switch kind {
         case .instance, .collectionStorage:
-            return isClassMetadata(metadata) ? .instance : nil
+            guard isClassMetadata(metadata) else { return nil }
+            guard hasSuperclassChain(metadata) else {
+                unendingChains.insert(metadata)
+                return nil
+            }
+            return .instance
         case .closureContext:
             guard isInSwiftImage(metadata), let descriptor = memory.word(at: metadata + 16),
                 descriptor == 0 || captureSections.contains(where: { $0.contains(descriptor) })
@@ -113,6 +129,27 @@ final class MirrorMetadata: MetadataSource, @unchecked Sendable {
             descriptors.contains(descriptor), let flags = memory.uint32(at: descriptor)
         else { return false }
         return flags & 0x1F == 16  // a class
+    }
+
+    /// The most classes a superclass chain may have.
+    static let maximumSuperclasses = 64
+
+    /// Whether the superclass chain of class metadata `metadata` ends (a null superclass)
+    /// within ``maximumSuperclasses`` classes, each class metadata: the mirror follows it
+    /// without a bound (a chain that loops hangs it, in `readInstanceStartFromClassMetadata`),
+    /// so a chain that loops or runs on is never handed to it.
+    func hasSuperclassChain(_ metadata: UInt) -> Bool {
+        var seen: Set<UInt> = [metadata]
+        var current = metadata
+        for _ in 0..<Self.maximumSuperclasses {
+            guard let superclass = memory.word(at: current + 8) else { return false }
+            if superclass == 0 { return true }
+            guard seen.insert(superclass).inserted, isClassMetadata(superclass) else {
+                return false
+            }
+            current = superclass
+        }
+        return false
     }
 
     private func isInSwiftImage(_ address: UInt) -> Bool {

@@ -3,12 +3,24 @@ import Foundation
 /// The memory reader libswiftRemoteMirror calls back: it serves every read from a
 /// ``ProcessMemory`` (never from the live target), so reflection works the same once the
 /// target runs again or has exited.
+///
+/// Every size the library asks for was computed from the target's words: a read is served only
+/// when every byte of it was read from the target, and one that spans regions (copied into a
+/// buffer) is at most ``maximumAssembled`` bytes. Once the analysis budget is spent, every
+/// read fails.
 final class MirrorReader {
     let memory: ProcessMemory
+    let budget: AnalysisBudget
     /// Symbol addresses by name, filled on demand.
     private var symbols: [String: UInt] = [:]
 
-    init(_ memory: ProcessMemory) { self.memory = memory }
+    /// The most bytes one read assembles from adjacent regions.
+    static let maximumAssembled = 16 << 20
+
+    init(_ memory: ProcessMemory, budget: AnalysisBudget = .unlimited) {
+        self.memory = memory
+        self.budget = budget
+    }
 
     private static func reader(_ context: UnsafeMutableRawPointer?) -> MirrorReader? {
         context.map { Unmanaged<MirrorReader>.fromOpaque($0).takeUnretainedValue() }
@@ -49,11 +61,17 @@ final class MirrorReader {
             UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         ) -> UnsafeRawPointer? = { context, address, size, freeContext in
             freeContext?.pointee = nil
-            guard let reader = reader(context), size < 1 << 32 else { return nil }
+            guard let reader = reader(context), size < 1 << 32, reader.budget.poll() else {
+                return nil
+            }
             let start = UInt(address)
             let count = Int(size)
             if let bytes = reader.memory.bytes(at: start, count: count) { return bytes }
-            // Spanning regions (adjacent mappings): copy the pieces.
+            // Spanning regions (adjacent mappings): copy the pieces, once it is known that
+            // every byte was read.
+            guard count <= MirrorReader.maximumAssembled, reader.isRead(start, count: count) else {
+                return nil
+            }
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
             var done = 0
             while done < count {
@@ -69,6 +87,16 @@ final class MirrorReader {
             freeContext?.pointee = buffer
             return UnsafeRawPointer(buffer)
         }
+
+    /// Whether every byte of the `count` bytes at `start` was read from the target.
+    private func isRead(_ start: UInt, count: Int) -> Bool {
+        var done = 0
+        while done < count {
+            guard let region = memory.region(containing: start &+ UInt(done)) else { return false }
+            done += Int(region.range.upperBound &- start &- UInt(done))
+        }
+        return true
+    }
 
     /// `GetStringLengthFunction`: the length of the C string at an address, 0 when it does not
     /// end inside the region that holds it.

@@ -43,10 +43,13 @@ final class RemoteMirror {
     private let context: UnsafeMutableRawPointer
 
     /// Creates a context reading `memory`, and gives it every Swift image's reflection
-    /// sections (from the image files, with their addresses in the target).
-    init(library: MirrorLibrary, memory: ProcessMemory) throws(AttachError) {
+    /// sections (from the image files, with their addresses in the target). Once `budget` is
+    /// spent, every read the library asks for fails, so that it returns quickly.
+    init(library: MirrorLibrary, memory: ProcessMemory, budget: AnalysisBudget = .unlimited)
+        throws(AttachError)
+    {
         self.library = library
-        reader = MirrorReader(memory)
+        reader = MirrorReader(memory, budget: budget)
         let opaque = Unmanaged.passUnretained(reader).toOpaque()
         guard let create = library.function("createReflectionContextWithDataLayout"),
             let context = rg_mirror_create(
@@ -124,8 +127,10 @@ final class RemoteMirror {
         guard let kind = MirrorKind(rawValue: info.kind), kind != .unknown else { return nil }
         let children = (0..<min(info.field_count, 4096)).map { index -> MirrorChild in
             let item = child(index)
+            // Field and case names come from the images' reflection strings: escaped.
             return MirrorChild(
-                name: item.name.map { String(cString: $0) } ?? "", offset: Int(item.offset),
+                name: item.name.map { PrintableText.escaped(String(cString: $0)) } ?? "",
+                offset: Int(item.offset),
                 kind: MirrorKind(rawValue: item.kind) ?? .unknown, typeRef: item.typeref)
         }
         return MirrorLayout(

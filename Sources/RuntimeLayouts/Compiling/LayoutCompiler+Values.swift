@@ -17,6 +17,7 @@ extension LayoutCompiler {
         _ shape: TypeShape, type: TypeHandle, at offset: Int, base: RoleBase, path: String,
         into layout: inout ValueLayout, nesting: Int
     ) {
+        guard Self.hasRoom(&layout) else { return }
         func slot(
             _ ownership: Ownership, at offset: Int, isFunctionContext: Bool = false,
             isStringObject: Bool = false
@@ -70,6 +71,7 @@ extension LayoutCompiler {
         _ child: TypeChild, end: Int?, at start: Int, base: RoleBase, path: String,
         into layout: inout ValueLayout, nesting: Int
     ) {
+        guard Self.hasRoom(&layout) else { return }
         let offset = start + child.offset
         if let storage = child.storage {
             switch storage {
@@ -120,6 +122,14 @@ extension LayoutCompiler {
             DynamicSlot(
                 offset: offset, size: size, shape: shape, type: type, base: base,
                 path: path))
+    }
+
+    /// Counts a visit to a value or child of `layout`; false once the layout has
+    /// ``maximumSlots`` slots or took four times that many visits.
+    static func hasRoom(_ layout: inout ValueLayout) -> Bool {
+        layout.visits += 1
+        return layout.visits <= 4 * maximumSlots
+            && layout.slots.count + layout.dynamics.count < maximumSlots
     }
 
     /// `head.tail`, or whichever is not empty.

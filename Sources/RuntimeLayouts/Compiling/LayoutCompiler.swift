@@ -36,6 +36,11 @@ package final class LayoutCompiler<Source: MetadataSource>: @unchecked Sendable 
     package static var taskBytes: Int { 8192 }
     /// The largest dynamic value copied for decoding.
     package static var maximumDynamicSize: Int { 512 }
+    /// The most slots and dynamic values one value's layout gets, and the most values and
+    /// children visited to compile it four times that (a guard against types nested to blow
+    /// up: generic arguments read from another process can be planted; no real type comes
+    /// near).
+    package static var maximumSlots: Int { 1 << 16 }
 
     package init(source: Source) { self.source = source }
 

@@ -109,6 +109,9 @@ package struct DynamicSlot: Sendable {
 package struct ValueLayout: Sendable {
     package var slots: [LayoutSlot] = []
     package var dynamics: [DynamicSlot] = []
+    /// The values and children the compiler visited to make it (bounded: see
+    /// ``LayoutCompiler/maximumSlots``).
+    package var visits = 0
     package var isEmpty: Bool { slots.isEmpty && dynamics.isEmpty }
     package init() {}
 }

@@ -24,7 +24,10 @@ extension LayoutCompiler {
         _ slot: DynamicSlot, copy: UnsafeMutableRawPointer, address: UInt, nesting: Int,
         _ visit: (UInt, LayoutSlot) -> Void
     ) {
-        guard nesting < 4 else { return }
+        // The value's own layout says where its words are, but the type it holds is named by
+        // the value's bytes (another process's, when the heap is): every word visited lies in
+        // the copy's `slot.size` bytes.
+        guard nesting < 4, slot.size >= 8 else { return }
         switch slot.shape {
         case .existential:
             guard
@@ -41,8 +44,8 @@ extension LayoutCompiler {
                         offset: 0, ownership: .strong, role: slot.base.role(path), isBox: true))
             } else {
                 apply(
-                    valueLayout(of: contents.type), to: copy, address: address, base: slot.base,
-                    path: path, nesting: nesting, visit)
+                    valueLayout(of: contents.type), to: copy, size: slot.size, address: address,
+                    base: slot.base, path: path, nesting: nesting, visit)
             }
         case .enumValue:
             guard let value = source.enumCase(of: slot.type, copy: copy, address: address) else {
@@ -57,25 +60,27 @@ extension LayoutCompiler {
                         offset: 0, ownership: .strong, role: slot.base.role(path), isBox: true))
             } else if let payload = value.payload {
                 apply(
-                    valueLayout(of: payload), to: copy, address: address, base: slot.base,
-                    path: path, nesting: nesting, visit)
+                    valueLayout(of: payload), to: copy, size: slot.size, address: address,
+                    base: slot.base, path: path, nesting: nesting, visit)
             }
         }
     }
 
     /// Visits the slots of `layout` (a value's, compiled as properties) in the value copied at
-    /// `copy`, their roles rebased onto `base` at `path`.
+    /// `copy`, `size` bytes, their roles rebased onto `base` at `path`; slots and values that
+    /// do not lie inside those bytes are skipped.
     private func apply(
-        _ layout: ValueLayout, to copy: UnsafeMutableRawPointer, address: UInt, base: RoleBase,
-        path: String, nesting: Int, _ visit: (UInt, LayoutSlot) -> Void
+        _ layout: ValueLayout, to copy: UnsafeMutableRawPointer, size: Int, address: UInt,
+        base: RoleBase, path: String, nesting: Int, _ visit: (UInt, LayoutSlot) -> Void
     ) {
-        for slot in layout.slots {
+        for slot in layout.slots where slot.offset >= 0 && slot.offset <= size - 8 {
             var rebased = slot
             rebased.role = base.role(Self.joined(path, Self.propertyPath(slot.role)))
             let word = copy.loadUnaligned(fromByteOffset: slot.offset, as: UInt.self)
             visit(slot.isStringObject ? StringObject.storage(word) : word, rebased)
         }
-        for inner in layout.dynamics {
+        for inner in layout.dynamics
+        where inner.offset >= 0 && inner.size > 0 && inner.offset <= size - inner.size {
             var nested = inner
             nested.base = base
             nested.path = Self.joined(path, inner.path)

@@ -76,9 +76,9 @@ package final class FlatLayouts {
             var bytes = 0
             for value in values {
                 dynamicList.append(value)
-                bytes += (value.size + 15) & ~15
+                bytes &+= (value.size + 15) & ~15
             }
-            return (start, Int32(dynamicList.count), Int32(bytes))
+            return (start, Int32(dynamicList.count), Int32(clamping: bytes))
         }
         for layout in compiled {
             let slotStart = Int32(slotList.count)
@@ -91,18 +91,18 @@ package final class FlatLayouts {
                 let (start, end, bytes) = addDynamics(region.dynamics)
                 var flat = Region(
                     isHashed: false, countOffset: 0, start: 0, baseOffset: 0,
-                    stride: Int32(region.stride), slotStart: elementStart,
+                    stride: Int32(clamping: region.stride), slotStart: elementStart,
                     slotEnd: Int32(slotList.count), dynamicStart: start, dynamicEnd: end,
                     dynamicBytes: bytes)
                 switch region.counting {
                 case .prefix(let countOffset, let first):
-                    flat.countOffset = Int32(countOffset)
-                    flat.start = Int32(first)
+                    flat.countOffset = Int32(clamping: countOffset)
+                    flat.start = Int32(clamping: first)
                 case .hashed(let scaleOffset, let bitmapOffset, let baseOffset):
                     flat.isHashed = true
-                    flat.countOffset = Int32(scaleOffset)
-                    flat.start = Int32(bitmapOffset)
-                    flat.baseOffset = Int32(baseOffset)
+                    flat.countOffset = Int32(clamping: scaleOffset)
+                    flat.start = Int32(clamping: bitmapOffset)
+                    flat.baseOffset = Int32(clamping: baseOffset)
                 }
                 regionList.append(flat)
             }
@@ -111,7 +111,7 @@ package final class FlatLayouts {
                     slotStart: slotStart, slotEnd: Int32(layout.slots.count) + slotStart,
                     dynamicStart: dynamicStart, dynamicEnd: dynamicEnd, dynamicBytes: dynamicBytes,
                     regionStart: regionStart, regionEnd: Int32(regionList.count),
-                    conservativeFrom: layout.conservativeFrom.map(Int32.init) ?? -1,
+                    conservativeFrom: layout.conservativeFrom.map { Int32(clamping: $0) } ?? -1,
                     conservativeLimit: Int32(clamping: layout.conservativeLimit),
                     conservativeRole: layout.conservativeRole, hasMore: !layout.hasOnlyFixedSlots,
                     kind: layout.kind))
@@ -123,8 +123,8 @@ package final class FlatLayouts {
         dynamics = Self.copy(
             dynamicList.map {
                 Dynamic(
-                    offset: Int32($0.offset), size: Int32($0.size),
-                    referenceWords: $0.shape == .existential ? 3 : Int32($0.size / 8))
+                    offset: Int32(clamping: $0.offset), size: Int32(clamping: $0.size),
+                    referenceWords: $0.shape == .existential ? 3 : Int32(clamping: $0.size / 8))
             })
         dynamicSlots = dynamicList
     }

@@ -39,8 +39,12 @@ extension ObjectReader {
         let bitmap = object &+ UInt(bitPattern: Int(region.start))
         let words = (buckets + 63) / 64
         let base = load(object &+ UInt(bitPattern: Int(region.baseOffset)))
-        guard bitmap &+ UInt(bitPattern: 8 * words) <= blockEnd, base >= object,
-            base &+ UInt(bitPattern: buckets * stride) <= blockEnd
+        // Compared without overflow: the scale, the stride and the base are the target's words
+        // when the heap is another process's.
+        let (bytes, overflow) = buckets.multipliedReportingOverflow(by: stride)
+        guard bitmap <= blockEnd, UInt(bitPattern: 8 * words) <= blockEnd &- bitmap,
+            base >= object, base <= blockEnd, !overflow,
+            UInt(bitPattern: bytes) <= blockEnd &- base
         else { return Extent() }
         return Extent(first: base, count: buckets, bitmap: bitmap, bitmapWords: words)
     }

@@ -22,6 +22,8 @@
 //   attach-mixed-holders   healthy and leaked watchers and leases mixed: who holds which (issue 31)
 //   attach-literal-names   N sleeping tasks, an AsyncStream, heap string keys, a thread named
 //                          before start(): names and counts taken literally (issue 31)
+//   attach-hostile         plants fake metadata, cyclic superclasses, escape sequences in a
+//                          type name, implausible counts and looping free lists (issue 32)
 import PackageDescription
 
 let package = Package(
@@ -43,5 +45,6 @@ let package = Package(
         .executableTarget(name: "attach-stop-target", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-mixed-holders", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-literal-names", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-hostile", dependencies: ["FixtureSupport"]),
     ]
 )

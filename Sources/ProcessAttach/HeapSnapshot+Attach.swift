@@ -77,7 +77,8 @@ extension HeapSnapshot {
         let process = HeapProcess(
             processID: memory.processID, command: memory.command,
             threads: memory.threads.map { HeapThread(id: $0.id, name: $0.name) },
-            capturedAt: Date(), stopDuration: stoppedFor)
+            capturedAt: memory.capturedAt.map(Date.init(timeIntervalSince1970:)) ?? Date(),
+            stopDuration: stoppedFor)
         self.init(
             scan: scan, roots: ProcessRoots(memory: memory), process: process,
             limitations: memory.limitations + heap.limitations, statistics: statistics)

@@ -7,22 +7,25 @@
 /// (`Sources/CHeapDump`) writes the same notes with `write(2)` alone. A reader ignores a type
 /// it does not know.
 ///
+/// Types are `0x5247000N` ("RG"), numbers no standard note uses: gdb's BFD reads note types
+/// 1 to 6 as the kernel's whatever their name.
+///
 /// | type | contents |
 /// | --- | --- |
-/// | 1 | the memory map, `/proc/PID/maps` lines |
-/// | 2 | thread names: `TID<TAB>NAME` lines |
-/// | 3 | statements: what the writer could not see, one a line |
-/// | 4 | when it was written: seconds since 1970, `SECONDS.NANOSECONDS` |
-/// | 5 | stacks of threads whose registers are unknown: `START END THREADPOINTER` in hex |
-/// | 6 | the writer: `retain-graph dump` or `fork dump` |
+/// | 0x52470001 | the memory map, `/proc/PID/maps` lines |
+/// | 0x52470002 | thread names: `TID<TAB>NAME` lines |
+/// | 0x52470003 | statements: what the writer could not see, one a line |
+/// | 0x52470004 | when it was written: seconds since 1970, `SECONDS.NANOSECONDS` |
+/// | 0x52470005 | stacks of threads whose registers are unknown: `START END THREADPOINTER` in hex |
+/// | 0x52470006 | the writer: `retain-graph dump` or `fork dump` |
 struct RetainGraphNotes {
     static let name = "RETAINGRAPH"
-    static let mapsType: UInt32 = 1
-    static let threadNamesType: UInt32 = 2
-    static let statementsType: UInt32 = 3
-    static let timeType: UInt32 = 4
-    static let stacksType: UInt32 = 5
-    static let writerType: UInt32 = 6
+    static let mapsType: UInt32 = 0x5247_0001
+    static let threadNamesType: UInt32 = 0x5247_0002
+    static let statementsType: UInt32 = 0x5247_0003
+    static let timeType: UInt32 = 0x5247_0004
+    static let stacksType: UInt32 = 0x5247_0005
+    static let writerType: UInt32 = 0x5247_0006
 
     /// A stack of a thread whose registers are unknown (a forked child sees one thread).
     struct UnknownStack: Equatable {

@@ -96,6 +96,22 @@ static int open_dump_file(char *path, size_t size) {
     return -1;
 }
 
+/// Writes PATH.txt beside a core: what the dump cost, for a person or a script (the core's own
+/// notes cannot hold the pause: the child writes them before the parent has measured it).
+static void write_sidecar(const char *core, const rg_dump_result *result) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s.txt", core);
+    FILE *file = fopen(path, "we");
+    if (!file) return;
+    fprintf(file,
+            "pause_ns %lld\ndump_ns %lld\nfile_size %lld\ndisk_size %lld\nresident %lld\n"
+            "status %d\nerror %d\n",
+            (long long)result->pause_nanoseconds, (long long)result->dump_nanoseconds,
+            (long long)result->file_size, (long long)result->disk_size,
+            (long long)result->resident_bytes, result->child_status, result->error);
+    fclose(file);
+}
+
 /// Takes one dump, if the directory has room; records it.
 static void dump_once(void) {
     rg_dump_result result;
@@ -116,6 +132,7 @@ static void dump_once(void) {
             close(fd);
         }
     }
+    if (path[0]) write_sidecar(path, &result);
     pthread_mutex_lock(&lock);
     if (count < MAX_DUMPS) {
         results[count] = result;
@@ -128,9 +145,12 @@ static void dump_once(void) {
 static void *watch(void *unused) {
     (void)unused;
     prctl(PR_SET_NAME, "rg-heap-dump", 0, 0, 0);
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, NULL);  // the handler runs on the process's other threads
+    // Every signal blocked but the one that asks for a dump: this thread accepts that one even
+    // where every other thread blocks it (a child inherits its parent's mask).
+    sigset_t mask;
+    sigfillset(&mask);
+    if (settings.signal_number > 0) sigdelset(&mask, settings.signal_number);
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
     uint64_t mark = settings.resident_threshold;
     int taken = 0;
     while (!stopping && taken < settings.limit) {

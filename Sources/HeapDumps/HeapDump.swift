@@ -112,6 +112,13 @@ public struct HeapDumpError: Error, Sendable, Equatable, CustomStringConvertible
     /// What failed.
     public let step: String
 
+    /// An error of `step` on `path` with `errno` `code`.
+    public init(path: String, code: Int32, step: String) {
+        self.path = path
+        self.code = code
+        self.step = step
+    }
+
     /// A message for a person.
     public var description: String {
         let reason = code > 128 && code < 192 ? "the child ended by signal \(code - 128)"

@@ -65,6 +65,9 @@ public struct HeapDumpConfiguration: Sendable, Equatable {
 /// // kill -USR2 PID, or resident memory passing 2 GiB: /var/tmp/core.web.PID.1
 /// ```
 ///
+/// Beside each core, `CORE.txt` says what it cost: `pause_ns`, `dump_ns`, `file_size`,
+/// `disk_size`, `resident`, `status` and `error`, one a line.
+///
 /// A signal's handler only writes a byte to a pipe the watcher polls (not `sigwait`: a signal
 /// sent to the process goes to any thread that does not block it, and threads made before the
 /// watcher do not).

@@ -19,6 +19,8 @@
 //   attach-brk-blocked     N objects in a main arena that brk cannot grow (mmap'd instead)
 //   attach-stop-target     busy, blocked and thread-creating threads and a progress counter;
 //                          forks and execs on command (the stop tests, issue 32)
+//   attach-dump-target     sessions in a global, an object on a parked thread's stack, memory
+//                          that grows on command (the core and dump tests, issue 33)
 import PackageDescription
 
 let package = Package(
@@ -38,5 +40,6 @@ let package = Package(
         .executableTarget(name: "attach-symbolicated", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-brk-blocked", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-stop-target", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-dump-target", dependencies: ["FixtureSupport"]),
     ]
 )

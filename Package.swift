@@ -104,7 +104,8 @@ let package = Package(
         .target(
             name: "HeapGraph",
             dependencies: [
-                "ObjectGraph", "RuntimeLayouts", "RetainGraphUtilities", "StackTraces", "HeapExport",
+                "ObjectGraph", "RuntimeLayouts", "RetainGraphUtilities", "StackTraces",
+                "HeapExport",
             ]),
         .target(name: "HeapExport", dependencies: ["ObjectGraph"]),
         .systemLibrary(name: "CProcessAccess"),
@@ -153,7 +154,8 @@ let package = Package(
         .target(
             name: "LeakTracking",
             dependencies: [
-                "RetainGraph", "StackTraces", "Locking", "RetainGraphReports", "RetainGraphUtilities",
+                "RetainGraph", "StackTraces", "Locking", "RetainGraphReports",
+                "RetainGraphUtilities",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -197,7 +199,8 @@ let package = Package(
         // One heap read from inside (the census) and from outside (an attach): the fixture
         // program links the census and writes its snapshot; the test attaches to it.
         .executableTarget(
-            name: "InsideOutside", dependencies: ["HeapCensus"], path: "Tests/Fixtures/InsideOutside"),
+            name: "InsideOutside", dependencies: ["HeapCensus"],
+            path: "Tests/Fixtures/InsideOutside"),
         .testTarget(
             name: "HeapGraphTests", dependencies: ["HeapGraph", "ProcessAttach", "InsideOutside"]),
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),

@@ -121,7 +121,9 @@ public struct HeapDumpError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// A message for a person.
     public var description: String {
-        let reason = code > 128 && code < 192 ? "the child ended by signal \(code - 128)"
+        let reason =
+            code > 128 && code < 192
+            ? "the child ended by signal \(code - 128)"
             : String(cString: strerror(code))
         return "heap dump \(path): \(step) failed: \(reason)"
     }

@@ -36,7 +36,8 @@ enum HeapDumpDoor {
             var result = rg_dump_result()
             var path = [CChar](repeating: 0, count: 1100)
             guard rg_watch_dump(index, &result, &path, Int32(path.count)) == 0 else { return nil }
-            let text = String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let text = String(
+                decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             return HeapDumpResult(result, path: text.isEmpty ? nil : text)
         }
     }
@@ -50,8 +51,10 @@ enum HeapDumpDoor {
         }
         return HeapDumpConfiguration(
             directory: directory,
-            residentThreshold: config.resident_threshold == 0 ? nil : Int(clamping: config.resident_threshold),
-            limit: Int(config.limit), signal: config.signal_number == 0 ? nil : config.signal_number,
+            residentThreshold: config.resident_threshold == 0
+                ? nil : Int(clamping: config.resident_threshold),
+            limit: Int(config.limit),
+            signal: config.signal_number == 0 ? nil : config.signal_number,
             pollInterval: .milliseconds(Int(config.poll_milliseconds)))
     }
 
@@ -71,6 +74,7 @@ extension HeapDumpResult {
             path: path, pause: .nanoseconds(result.pause_nanoseconds),
             duration: .nanoseconds(result.dump_nanoseconds), fileSize: Int(result.file_size),
             diskSize: Int(result.disk_size), residentBytes: Int(result.resident_bytes),
-            errorCode: result.error != 0 ? result.error : result.child_status != 0 ? result.child_status : nil)
+            errorCode: result.error != 0
+                ? result.error : result.child_status != 0 ? result.child_status : nil)
     }
 }

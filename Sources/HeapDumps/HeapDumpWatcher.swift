@@ -79,7 +79,8 @@ public enum HeapDumpWatcher {
     public static func start(_ configuration: HeapDumpConfiguration) throws(HeapDumpError) {
         let code = HeapDumpDoor.startWatching(configuration)
         guard code == 0 else {
-            throw HeapDumpError(path: configuration.directory, code: code, step: "starting the watcher")
+            throw HeapDumpError(
+                path: configuration.directory, code: code, step: "starting the watcher")
         }
     }
 

@@ -1,11 +1,11 @@
+import RetainGraphUtilities
+import RuntimeLayouts
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-import RetainGraphUtilities
-import RuntimeLayouts
 
 /// A range of the target's memory as this process sees it: a copy taken while the target was
 /// stopped, or a view of the file the target maps there (read-only data that cannot change).
@@ -128,7 +128,6 @@ public struct ProcessMemory: MemoryReader, Sendable {
         else { return nil }
         return region.local(address)
     }
-
 
     /// The copied regions (the target's writable memory), by address.
     var copiedRegions: [MemoryRegion] { regions.filter(\.isCopy) }

@@ -71,7 +71,8 @@ struct Core: ParsableCommand {
         }
         if let growthFrom {
             let (earlier, before) = try read(growthFrom)
-            guard earlier.executable == core.executable, earlier.memory.command == core.memory.command
+            guard earlier.executable == core.executable,
+                earlier.memory.command == core.memory.command
             else {
                 throw reportFailure(
                     CoreFileError.differentPrograms(earlier: growthFrom, later: file).description,

@@ -43,9 +43,11 @@ struct Dump: ParsableCommand {
             remoteMirrorPath: remoteMirror)
         let memory: ProcessMemory
         let stop: Duration
-        let auxiliaryVector = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/auxv")))
+        let auxiliaryVector =
+            (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/auxv")))
             .map(Array.init) ?? []
-        let parent = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))
+        let parent =
+            (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))
             .flatMap { $0.split(separator: ")").last?.split(separator: " ").dropFirst().first }
             .flatMap { Int32($0) } ?? 0
         do {

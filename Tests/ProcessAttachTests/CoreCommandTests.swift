@@ -28,11 +28,9 @@ struct CoreCommandTests {
         #expect(read.status == 0, "\(read.error)")
         #expect(read.text == live.text)
         #expect(live.text.contains("WHO HOLDS \(CoreFileRuns.session): 40 live objects"))
-        #expect(
-            live.text.contains(
-                "  held by: global variable attach_dump_target.sessions : "
-                    + "Swift.Array<attach_dump_target.DumpedSession>"))
-        #expect(live.text.contains("  held by: the stack or registers of thread "))
+        // (`held by:` one object at a time, or `N held by` a group of them.)
+        #expect(live.text.contains(#/held by:? global variable attach_dump_target\.sessions /#))
+        #expect(live.text.contains(#/held by:? the stack or registers of thread /#))
 
         // gdb takes it for a core: both threads, with registers.
         let (status, gdb) = try CoreFileRuns.run(
@@ -63,13 +61,16 @@ struct CoreCommandTests {
         #expect(read.status == 0, "\(read.error)")
         // gcore keeps no thread names.
         #expect(
-            CoreFileRuns.withoutThreadNames(read.text) == CoreFileRuns.withoutThreadNames(live.text))
+            CoreFileRuns.withoutThreadNames(read.text) == CoreFileRuns.withoutThreadNames(live.text)
+        )
         #expect(read.text.contains("WHO HOLDS \(CoreFileRuns.session): 40 live objects"))
     }
 
     @Test(
         "A core the kernel wrote on SIGABRT gives attach's answers",
-        .enabled(if: CoreFileRuns.kernelCoresUnavailable == nil, "\(CoreFileRuns.kernelCoresUnavailable ?? "")"))
+        .enabled(
+            if: CoreFileRuns.kernelCoresUnavailable == nil,
+            "\(CoreFileRuns.kernelCoresUnavailable ?? "")"))
     func kernelCoreMatchesAttach() throws {
         let folder = try CoreFileRuns.folder("kernel")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -85,11 +86,13 @@ struct CoreCommandTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         let name = try #require(
             names.first { $0.hasPrefix("core") },
-            "no core in \(folder.path) (core_pattern: \((try? String(contentsOfFile: "/proc/sys/kernel/core_pattern", encoding: .utf8)) ?? "?"))")
+            "no core in \(folder.path) (core_pattern: \((try? String(contentsOfFile: "/proc/sys/kernel/core_pattern", encoding: .utf8)) ?? "?"))"
+        )
         let read = try CoreFileRuns.answers(["core", folder.appendingPathComponent(name).path])
         #expect(read.status == 0, "\(read.error)")
         #expect(
-            CoreFileRuns.withoutThreadNames(read.text) == CoreFileRuns.withoutThreadNames(live.text))
+            CoreFileRuns.withoutThreadNames(read.text) == CoreFileRuns.withoutThreadNames(live.text)
+        )
         #expect(read.text.contains("WHO HOLDS \(CoreFileRuns.stackHeld): 1 live object"))
     }
 
@@ -109,7 +112,6 @@ struct CoreCommandTests {
         #expect(result.status == 0, "\(result.error)")
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("\(CoreFileRuns.session): +7 (10 → 17), ") })
-        #expect(
-            lines.contains { $0.hasPrefix("  held by: global variable attach_dump_target.sessions") })
+        #expect(lines.contains { $0.contains("global variable attach_dump_target.sessions") })
     }
 }

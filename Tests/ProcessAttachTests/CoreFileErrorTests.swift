@@ -22,7 +22,8 @@ struct CoreFileErrorTests {
     }
 
     private func dump(_ target: RunningTarget, to path: String) throws {
-        let result = try AttachCommandTests.run(try CoreFileRuns.tool(), ["dump", "\(target.pid)", path])
+        let result = try AttachCommandTests.run(
+            try CoreFileRuns.tool(), ["dump", "\(target.pid)", path])
         try #require(result.status == 0, "\(result.error)")
     }
 
@@ -40,7 +41,8 @@ struct CoreFileErrorTests {
         #expect(result.status == 2)
         #expect(
             result.error.hasPrefix(
-                "retain-graph: \(cut) is truncated: \(bytes.count / 2) bytes, but its segments need "),
+                "retain-graph: \(cut) is truncated: \(bytes.count / 2) bytes, but its segments need "
+            ),
             "\(result.error)")
         #expect(result.output.isEmpty)
     }
@@ -83,13 +85,15 @@ struct CoreFileErrorTests {
         let executable = folder.appendingPathComponent("bin/attach-dump-target")
         let other = folder.appendingPathComponent("bin/other")
         try FileManager.default.copyItem(
-            at: try AttachTargets.products.get().appendingPathComponent("attach-task-loop"), to: other)
+            at: try AttachTargets.products.get().appendingPathComponent("attach-task-loop"),
+            to: other)
         #expect(rename(other.path, executable.path) == 0)
         let result = try AttachCommandTests.run(try CoreFileRuns.tool(), ["core", core])
         #expect(result.status == 2)
         #expect(
             result.error.hasPrefix(
-                "retain-graph: \(core): \(executable.path) is not the file the process ran (build id "),
+                "retain-graph: \(core): \(executable.path) is not the file the process ran (build id "
+            ),
             "\(result.error)")
         #expect(result.output.isEmpty)
     }
@@ -103,7 +107,8 @@ struct CoreFileErrorTests {
         let core = folder.appendingPathComponent("target.core").path
         try dump(target, to: core)
         // Read to its end (a /proc file's size is 0: String(contentsOfFile:) stops early).
-        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(target.pid)/maps"))
+        let handle = try FileHandle(
+            forReadingFrom: URL(fileURLWithPath: "/proc/\(target.pid)/maps"))
         let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
         target.stop()
         // The machine the core is read on: the program's files copied under a folder, the
@@ -137,6 +142,7 @@ struct CoreFileErrorTests {
         let changed = try AttachCommandTests.run(
             try CoreFileRuns.tool(), ["core", core, "--sysroot", root.path])
         #expect(changed.status == 2)
-        #expect(changed.error.contains("\(core2) is not the file the process ran"), "\(changed.error)")
+        #expect(
+            changed.error.contains("\(core2) is not the file the process ran"), "\(changed.error)")
     }
 }

@@ -22,9 +22,12 @@ enum CoreFileRuns {
 
     /// `retain-graph ARGUMENTS --top 40 --who-holds SESSION --who-holds STACKHELD`: its answer
     /// from the type table on (the summary and limits say how it was read, not what).
-    static func answers(_ arguments: [String]) throws -> (status: Int32, text: String, error: String) {
+    static func answers(_ arguments: [String]) throws -> (
+        status: Int32, text: String, error: String
+    ) {
         let result = try AttachCommandTests.run(
-            try tool(), arguments + ["--top", "40", "--who-holds", session, "--who-holds", stackHeld])
+            try tool(),
+            arguments + ["--top", "40", "--who-holds", session, "--who-holds", stackHeld])
         let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
         let start = lines.firstIndex { $0 == "   count       bytes  type" } ?? lines.endIndex
         return (result.status, lines[start...].joined(separator: "\n"), result.error)

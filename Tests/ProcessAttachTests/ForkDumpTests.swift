@@ -15,7 +15,8 @@ struct ForkDumpTests {
     /// `libHeapDumpsPreload.so`: next to the tests, else built once into `.build-fixtures-dumps`.
     static let library: Result<URL, AttachTargets.BuildFailure> = {
         if let tool = AttachCommandTests.toolURL() {
-            let beside = tool.deletingLastPathComponent().appendingPathComponent("libHeapDumpsPreload.so")
+            let beside = tool.deletingLastPathComponent().appendingPathComponent(
+                "libHeapDumpsPreload.so")
             if FileManager.default.fileExists(atPath: beside.path) { return .success(beside) }
         }
         let scratch = AttachTargets.repository.appendingPathComponent(".build-fixtures-dumps")
@@ -36,7 +37,9 @@ struct ForkDumpTests {
         let end = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < end {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            if let name = names.first(where: { $0.hasPrefix("core.") && $0.hasSuffix(".\(pid).\(number)") }),
+            if let name = names.first(where: {
+                $0.hasPrefix("core.") && $0.hasSuffix(".\(pid).\(number)")
+            }),
                 let size = try? FileManager.default.attributesOfItem(
                     atPath: folder.appendingPathComponent(name).path)[.size] as? Int,
                 size > 0, !hasChildren(pid)
@@ -50,9 +53,12 @@ struct ForkDumpTests {
 
     /// Whether any thread of `pid` has a child process (the dump's, until it is reaped).
     static func hasChildren(_ pid: Int32) -> Bool {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        let tasks =
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         return tasks.contains { task in
-            let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            let children =
+                (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8))
+                ?? ""
             return !children.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
         }
     }
@@ -77,14 +83,17 @@ struct ForkDumpTests {
         let read = try CoreFileRuns.answers(["core", core.path])
         #expect(read.status == 0, "\(read.error)")
         #expect(
-            CoreFileRuns.withoutThreadNames(read.text) == CoreFileRuns.withoutThreadNames(live.text))
+            CoreFileRuns.withoutThreadNames(read.text) == CoreFileRuns.withoutThreadNames(live.text)
+        )
         #expect(read.text.contains("\"a thread's stack at fork (registers unknown, read whole)\""))
         let full = try AttachCommandTests.run(try CoreFileRuns.tool(), ["core", core.path])
         #expect(full.output.contains("a fork dump (HeapDumps; the process ran on)"))
         #expect(full.output.contains("only the forking thread's registers are known"))
     }
 
-    @Test("Resident memory past the threshold: one dump, then another past 1.5 times, no more than the limit")
+    @Test(
+        "Resident memory past the threshold: one dump, then another past 1.5 times, no more than the limit"
+    )
     func residentThreshold() throws {
         let folder = try CoreFileRuns.folder("fork-rss")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -117,17 +126,22 @@ struct ForkDumpTests {
         #expect(sidecar.contains("\nstatus 0\n"))
         // The first dump started once resident memory reached 96 MiB (the program may still
         // have been growing): its sidecar says so, and its core holds the payload made by then.
-        let resident = sidecar.split(separator: "\n").first { $0.hasPrefix("resident ") }
+        let resident =
+            sidecar.split(separator: "\n").first { $0.hasPrefix("resident ") }
             .flatMap { Int($0.dropFirst(9)) } ?? 0
         #expect(resident >= 96 << 20, "\(sidecar)")
         let length = try #require(
             FileManager.default.attributesOfItem(atPath: first.path)[.size] as? Int)
         #expect(length >= resident / 2)
-        let read = try AttachCommandTests.run(try CoreFileRuns.tool(), ["core", first.path, "--top", "5"])
+        let read = try AttachCommandTests.run(
+            try CoreFileRuns.tool(), ["core", first.path, "--top", "5"])
         #expect(read.status == 0, "\(read.error)")
         let lines = read.output.split(separator: "\n")
         let arrays = lines.first { $0.hasSuffix("  [UInt8] storage") }
-        #expect((arrays?.split(separator: " ").first.flatMap { Int($0) } ?? 0) >= 40, "\(read.output)")
-        #expect(lines.contains { $0.hasPrefix("      40") && $0.hasSuffix("  \(CoreFileRuns.session)") })
+        #expect(
+            (arrays?.split(separator: " ").first.flatMap { Int($0) } ?? 0) >= 40, "\(read.output)")
+        #expect(
+            lines.contains { $0.hasPrefix("      40") && $0.hasSuffix("  \(CoreFileRuns.session)") }
+        )
     }
 }

@@ -37,7 +37,7 @@ struct CoreFile {
     }
 
     /// `x86_64`'s `EM_X86_64`.
-    static let x86_64 = 62
+    static let x86Machine = 62
     /// The words of `user_regs_struct` on x86-64.
     static let registerCount = 27
 
@@ -73,7 +73,7 @@ struct CoreFile {
             throw .notACore(path: path)
         }
         let machine = Int(file.load(0x12, as: UInt16.self) ?? 0)
-        guard machine == Self.x86_64 else {
+        guard machine == Self.x86Machine else {
             throw .unsupportedMachine(path: path, machine: machine)
         }
         let size = UInt(file.bytes.count)
@@ -120,7 +120,8 @@ struct CoreFile {
             guard next <= end else { return }
             let name = file.string(at: nameStart).map { String($0.prefix(Int(nameSize))) } ?? ""
             let bytes = UnsafeRawBufferPointer(
-                rebasing: file.bytes[Int(descriptionStart)..<Int(descriptionStart) + Int(descriptionSize)])
+                rebasing: file.bytes[
+                    Int(descriptionStart)..<Int(descriptionStart) + Int(descriptionSize)])
             note(name: name, type: type, bytes)
             at = next
         }
@@ -129,7 +130,8 @@ struct CoreFile {
     /// Reads one note.
     private mutating func note(name: String, type: UInt32, _ bytes: UnsafeRawBufferPointer) {
         func word(_ offset: Int) -> UInt {
-            offset + 8 <= bytes.count ? bytes.loadUnaligned(fromByteOffset: offset, as: UInt.self) : 0
+            offset + 8 <= bytes.count
+                ? bytes.loadUnaligned(fromByteOffset: offset, as: UInt.self) : 0
         }
         func int32(_ offset: Int) -> Int32 {
             offset + 4 <= bytes.count

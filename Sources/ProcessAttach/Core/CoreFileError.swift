@@ -31,7 +31,8 @@ public enum CoreFileError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A file the process mapped is not the one on disk now: it was rebuilt or replaced since.
     case fileChanged(path: String, file: String, reason: String)
     /// The process ran another Swift runtime than the one the remote mirror library reads.
-    case runtimeMismatch(path: String, target: String, runtime: String, mirror: String, library: String)
+    case runtimeMismatch(
+        path: String, target: String, runtime: String, mirror: String, library: String)
     /// Two cores given to compare are of different programs.
     case differentPrograms(earlier: String, later: String)
     /// Writing a core failed.

@@ -35,7 +35,8 @@ struct CoreImages {
         var missing: [String] = []
         for path in order {
             guard let fileMappings = byPath[path] else { continue }
-            let local = (sysroot.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? "") + path
+            let local =
+                (sysroot.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? "") + path
             guard let file = ELFFile(path: local) else {
                 if fileMappings.contains(where: \.isExecutable) {
                     missing.append(path)
@@ -127,7 +128,8 @@ struct CoreImages {
             var at = Int(offset)
             let end = min(bytes.count, at + Int(clamping: length))
             while at + 12 <= end {
-                guard let nameSize = load(at, UInt32.self), let descriptionSize = load(at + 4, UInt32.self),
+                guard let nameSize = load(at, UInt32.self),
+                    let descriptionSize = load(at + 4, UInt32.self),
                     let noteType = load(at + 8, UInt32.self)
                 else { break }
                 let description = at + 12 + (Int(nameSize) + 3) & ~3

@@ -13,8 +13,9 @@ struct CoreNotes {
     static let processInfoSize = 136
 
     /// The notes of `memory`, with the auxiliary vector `auxiliaryVector` (`/proc/PID/auxv`).
-    init(_ memory: ProcessMemory, auxiliaryVector: [UInt8], parentID: Int32, notes: RetainGraphNotes)
-    {
+    init(
+        _ memory: ProcessMemory, auxiliaryVector: [UInt8], parentID: Int32, notes: RetainGraphNotes
+    ) {
         for thread in memory.threads where thread.id > 0 {
             var status = [UInt8](repeating: 0, count: Self.statusSize)
             Self.put(UInt32(bitPattern: thread.id), at: 32, in: &status)
@@ -33,7 +34,9 @@ struct CoreNotes {
         append(name: "CORE", type: 3, info)
         if !auxiliaryVector.isEmpty { append(name: "CORE", type: 6, auxiliaryVector) }
         append(name: "CORE", type: 0x4649_4C45, Self.fileNote(memory.mappings))
-        for note in notes.encoded { append(name: RetainGraphNotes.name, type: note.type, note.bytes) }
+        for note in notes.encoded {
+            append(name: RetainGraphNotes.name, type: note.type, note.bytes)
+        }
     }
 
     /// `NT_FILE`: the file mappings, with their offsets in pages of 4 KiB.

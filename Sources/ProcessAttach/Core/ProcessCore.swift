@@ -28,6 +28,7 @@ public struct ProcessCore: Sendable {
         /// A forked child of HeapDumps: the process ran on; one thread's registers kept.
         case forkDump
 
+        /// Who wrote the core, for a person.
         public var description: String {
             switch self {
             case .system: return "an ELF core (kernel or gdb)"
@@ -82,8 +83,9 @@ public struct ProcessCore: Sendable {
         case "fork dump"?: writer = .forkDump
         default: writer = .system
         }
-        let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[
-            .modificationDate] as? Date
+        let modified =
+            (try? FileManager.default.attributesOfItem(atPath: path))?[
+                .modificationDate] as? Date
         writtenAt =
             core.retainGraph.time.map(Date.init(timeIntervalSince1970:)) ?? modified ?? Date()
     }

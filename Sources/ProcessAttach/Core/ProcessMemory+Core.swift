@@ -53,7 +53,9 @@ extension ProcessMemory {
                 if !undumped.isEmpty { rest.append(undumped) }
                 covered = max(covered, part.upperBound)
             }
-            if covered < mapping.range.upperBound { rest.append(covered..<mapping.range.upperBound) }
+            if covered < mapping.range.upperBound {
+                rest.append(covered..<mapping.range.upperBound)
+            }
             for piece in rest {
                 if mapping.isFile, let file = images.files[mapping.path],
                     let view = MemoryRegion(

@@ -1,10 +1,10 @@
+import RetainGraphUtilities
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-import RetainGraphUtilities
 
 /// What writing a core produced.
 public struct CoreWriteResult: Sendable, Equatable {
@@ -51,7 +51,8 @@ extension ProcessMemory {
             let flags: UInt32 =
                 (mapping.isReadable ? 4 : 0) | (mapping.isWritable ? 2 : 0)
                 | (mapping.isExecutable ? 1 : 0)
-            while index < regions.count, regions[index].range.upperBound <= mapping.range.lowerBound {
+            while index < regions.count, regions[index].range.upperBound <= mapping.range.lowerBound
+            {
                 index += 1
             }
             var cursor = mapping.range.lowerBound
@@ -63,8 +64,10 @@ extension ProcessMemory {
                     segments.append((cursor..<piece.lowerBound, flags, nil, 0))
                 }
                 let isHeader =
-                    mapping.isFile && mapping.offset == 0 && piece.lowerBound == mapping.range.lowerBound
-                let size = region.isCopy ? UInt(piece.count) : isHeader ? min(4096, UInt(piece.count)) : 0
+                    mapping.isFile && mapping.offset == 0
+                    && piece.lowerBound == mapping.range.lowerBound
+                let size =
+                    region.isCopy ? UInt(piece.count) : isHeader ? min(4096, UInt(piece.count)) : 0
                 segments.append((piece, flags, region, size))
                 cursor = piece.upperBound
                 next += 1
@@ -124,7 +127,7 @@ extension ProcessMemory {
     private static func writeELFHeader(_ bytes: inout [UInt8], programHeaders count: Int) {
         bytes.replaceSubrange(0..<8, with: [0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0])
         CoreNotes.put(UInt16(4), at: 0x10, in: &bytes)  // ET_CORE
-        CoreNotes.put(UInt16(CoreFile.x86_64), at: 0x12, in: &bytes)
+        CoreNotes.put(UInt16(CoreFile.x86Machine), at: 0x12, in: &bytes)
         CoreNotes.put(UInt32(1), at: 0x14, in: &bytes)  // EV_CURRENT
         CoreNotes.put(UInt64(64), at: 0x20, in: &bytes)  // e_phoff
         CoreNotes.put(UInt16(64), at: 0x34, in: &bytes)  // e_ehsize
@@ -187,7 +190,8 @@ struct CoreOutput: ~Copyable {
     }
 
     /// Writes `count` bytes from `start`, leaving each page of zeros a hole; the bytes written.
-    func writeSkippingZeroPages(_ start: UnsafeRawPointer, count: Int) throws(CoreFileError) -> Int {
+    func writeSkippingZeroPages(_ start: UnsafeRawPointer, count: Int) throws(CoreFileError) -> Int
+    {
         var written = 0
         var page = 0
         while page < count {
@@ -211,10 +215,12 @@ struct CoreOutput: ~Copyable {
 
     private static func isZero(_ start: UnsafeRawPointer, _ count: Int) -> Bool {
         let words = count / 8
-        for index in 0..<words where start.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self) != 0 {
+        for index in 0..<words
+        where start.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self) != 0 {
             return false
         }
-        for index in words * 8..<count where start.load(fromByteOffset: index, as: UInt8.self) != 0 {
+        for index in words * 8..<count where start.load(fromByteOffset: index, as: UInt8.self) != 0
+        {
             return false
         }
         return true

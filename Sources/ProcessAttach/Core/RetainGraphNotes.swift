@@ -1,3 +1,5 @@
+import RetainGraphUtilities
+
 /// The notes RetainGraph's core writers add to a core (name `RETAINGRAPH`), for what an ELF
 /// core has no standard note for: the memory map as `/proc/PID/maps` showed it (names such as
 /// `[heap]`, inodes), thread names, when it was written, what its writer could not see, and
@@ -92,11 +94,10 @@ struct RetainGraphNotes {
     }
 }
 
-import RetainGraphUtilities
-
 extension String {
     /// Without leading and trailing spaces and newlines.
     fileprivate var trimmingSpaces: String {
-        String(drop { $0 == " " || $0 == "\n" }.reversed().drop { $0 == " " || $0 == "\n" }.reversed())
+        String(
+            drop { $0 == " " || $0 == "\n" }.reversed().drop { $0 == " " || $0 == "\n" }.reversed())
     }
 }

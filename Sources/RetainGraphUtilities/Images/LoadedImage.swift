@@ -54,7 +54,9 @@ package final class LoadedImage: @unchecked Sendable {
     }
 
     /// The bytes of section `name` as in the file, and its target address.
-    package func sectionContents(named name: String) -> (bytes: UnsafeRawBufferPointer, address: UInt)? {
+    package func sectionContents(named name: String) -> (
+        bytes: UnsafeRawBufferPointer, address: UInt
+    )? {
         guard let section = file.section(named: name), let bytes = file.contents(of: section)
         else { return nil }
         return (bytes, bias &+ section.address)

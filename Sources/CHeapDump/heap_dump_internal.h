@@ -52,9 +52,9 @@ void rg_find_relocated_ranges(void);
 unsigned long rg_dump_size(const struct mapping *m);
 /// Lists the stacks of the threads other than the one whose stack holds `own_stack`.
 void rg_find_other_stacks(unsigned long own_stack);
-#pragma GCC visibility pop
 
 /// Writes the core to context->fd and exits with 0, or with the errno of the step that failed.
 _Noreturn void rg_dump_child(const struct rg_dump_context *context);
+#pragma GCC visibility pop
 
 #endif

@@ -14,7 +14,8 @@
 #   4. fork dump, parent paused (goal <= 50 ms at 1 GiB resident): `attach-many OBJECTS` and
 #      `attach-dump-target` grown to RESIDENT_MIB MiB, each with libHeapDumpsPreload.so preloaded
 #      (RETAINGRAPH_DUMP_SIGNAL=SIGUSR2), dumped on SIGUSR2; the pause (the thread inside
-#      clone) and the dump's time from the core's sidecar (CORE.txt).
+#      clone; pause_cpu_ns: its CPU time, the figure on a busy machine) and the dump's time from
+#      the core's sidecar (CORE.txt).
 #
 # Everything is built in release. Wall clock is a result only on a quiet machine: the load
 # average is printed with every figure.

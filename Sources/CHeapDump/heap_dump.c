@@ -74,7 +74,8 @@ int rg_dump_write(int fd, rg_dump_result *result) {
     clock_gettime(CLOCK_REALTIME, &context.time);
     result->resident_bytes = (int64_t)rg_resident_bytes();
 
-    struct timespec before, after, done;
+    struct timespec before, after, done, cpu_before, cpu_after;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_before);
     clock_gettime(CLOCK_MONOTONIC, &before);
     long child = syscall(SYS_clone, 0UL, 0UL, 0UL, 0UL, 0UL);
     if (child == 0) {
@@ -82,7 +83,9 @@ int rg_dump_write(int fd, rg_dump_result *result) {
         rg_dump_child(&context);
     }
     clock_gettime(CLOCK_MONOTONIC, &after);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu_after);
     result->pause_nanoseconds = nanoseconds_between(before, after);
+    result->pause_cpu_nanoseconds = nanoseconds_between(cpu_before, cpu_after);
     if (child < 0) {
         result->error = errno;
         return -1;

@@ -104,9 +104,10 @@ static void write_sidecar(const char *core, const rg_dump_result *result) {
     FILE *file = fopen(path, "we");
     if (!file) return;
     fprintf(file,
-            "pause_ns %lld\ndump_ns %lld\nfile_size %lld\ndisk_size %lld\nresident %lld\n"
-            "status %d\nerror %d\n",
-            (long long)result->pause_nanoseconds, (long long)result->dump_nanoseconds,
+            "pause_ns %lld\npause_cpu_ns %lld\ndump_ns %lld\nfile_size %lld\ndisk_size %lld\n"
+            "resident %lld\nstatus %d\nerror %d\n",
+            (long long)result->pause_nanoseconds, (long long)result->pause_cpu_nanoseconds,
+            (long long)result->dump_nanoseconds,
             (long long)result->file_size, (long long)result->disk_size,
             (long long)result->resident_bytes, result->child_status, result->error);
     fclose(file);

@@ -62,7 +62,8 @@ public enum HeapDump {
             throw HeapDumpError(path: path, code: code, step: "writing the core")
         }
         return HeapDumpResult(
-            path: path, pause: result.pause, duration: result.duration,
+            path: path, pause: result.pause, pauseCPUTime: result.pauseCPUTime,
+            duration: result.duration,
             fileSize: result.fileSize, diskSize: result.diskSize,
             residentBytes: result.residentBytes, errorCode: nil)
     }
@@ -77,6 +78,9 @@ public struct HeapDumpResult: Sendable, Equatable {
     public let path: String?
     /// How long the process was held: the `fork` (the calling thread inside `clone`).
     public let pause: Duration
+    /// The CPU time the calling thread spent inside `clone` (copying the page tables): the
+    /// pause's own cost, without the time it waited for a CPU on a busy machine.
+    public let pauseCPUTime: Duration
     /// From the fork to the child's end: the time the core took to write.
     public let duration: Duration
     /// The core's length in bytes.
@@ -90,11 +94,12 @@ public struct HeapDumpResult: Sendable, Equatable {
 
     /// Creates a result.
     public init(
-        path: String?, pause: Duration, duration: Duration, fileSize: Int, diskSize: Int,
-        residentBytes: Int, errorCode: Int32?
+        path: String?, pause: Duration, pauseCPUTime: Duration, duration: Duration,
+        fileSize: Int, diskSize: Int, residentBytes: Int, errorCode: Int32?
     ) {
         self.path = path
         self.pause = pause
+        self.pauseCPUTime = pauseCPUTime
         self.duration = duration
         self.fileSize = fileSize
         self.diskSize = diskSize

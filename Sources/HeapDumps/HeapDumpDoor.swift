@@ -72,6 +72,7 @@ extension HeapDumpResult {
     init(_ result: rg_dump_result, path: String?) {
         self.init(
             path: path, pause: .nanoseconds(result.pause_nanoseconds),
+            pauseCPUTime: .nanoseconds(result.pause_cpu_nanoseconds),
             duration: .nanoseconds(result.dump_nanoseconds), fileSize: Int(result.file_size),
             diskSize: Int(result.disk_size), residentBytes: Int(result.resident_bytes),
             errorCode: result.error != 0

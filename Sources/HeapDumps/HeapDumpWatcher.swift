@@ -65,7 +65,7 @@ public struct HeapDumpConfiguration: Sendable, Equatable {
 /// // kill -USR2 PID, or resident memory passing 2 GiB: /var/tmp/core.web.PID.1
 /// ```
 ///
-/// Beside each core, `CORE.txt` says what it cost: `pause_ns`, `dump_ns`, `file_size`,
+/// Beside each core, `CORE.txt` says what it cost: `pause_ns`, `pause_cpu_ns`, `dump_ns`, `file_size`,
 /// `disk_size`, `resident`, `status` and `error`, one a line.
 ///
 /// A signal's handler only writes a byte to a pipe the watcher polls (not `sigwait`: a signal

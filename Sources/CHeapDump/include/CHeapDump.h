@@ -31,6 +31,9 @@ typedef struct {
     int32_t error;
     /// The resident memory when the dump started, in bytes.
     int64_t resident_bytes;
+    /// The CPU time the calling thread spent inside clone(2) (copying the page tables): the
+    /// pause's own cost, apart from the time the thread waited for a CPU.
+    int64_t pause_cpu_nanoseconds;
 } rg_dump_result;
 
 /// Forks; the child writes this process's core to descriptor `fd` (open for writing, empty)

@@ -1,7 +1,7 @@
 /// When a watcher thread dumps the process: on a signal, when resident memory passes a
 /// threshold, at most so many times, into which directory.
 ///
-/// Read from the environment by ``init(environment:)`` (and at start-up, when the program
+/// Read from the environment by ``fromEnvironment()`` (and at start-up, when the program
 /// links HeapDumps or preloads `libHeapDumpsPreload.so`):
 ///
 /// | variable | meaning | default |

@@ -23,7 +23,7 @@ extension ProcessMemory {
     /// page of each image (its ELF header and build id, as the kernel dumps it), and the rest
     /// of each image with no bytes (read from its file, as in the kernel's cores). Notes:
     /// `NT_PRSTATUS` per thread (registers), `NT_PRPSINFO`, `NT_AUXV` when given, `NT_FILE`,
-    /// and ``RetainGraphNotes`` (the memory map, thread names, the time, what was not read).
+    /// and `RETAINGRAPH` notes (the memory map, thread names, the time, what was not read).
     /// Pages of zeros are left as holes (`lseek`), as the kernel does: the file's length is
     /// the process's address space read, its size on disk what was in use.
     ///

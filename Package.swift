@@ -37,6 +37,10 @@
 //   HeapCensus           a census of live Swift heap objects, read into a HeapSnapshot
 //   RetainGraphReports   report types readable without the census or a test framework
 //   HeapGrowth           what repeated work leaves behind on the heap (census snapshots diffed)
+//   CHeapDump            C door: the forked child's core writer (async-signal-safe) and the
+//                        dump watcher thread
+//   HeapDumps            cores of this process written by a forked child while it runs on: on
+//                        a call, a signal, or resident memory past a threshold
 //   HeapProfiles         pprof heap profiles of the census's sampled mode, and a
 //                        handler-agnostic /debug/pprof/heap endpoint
 //   LeakTracking         expected death, verdicts, leak reports (text, JSON, DOT) and sinks
@@ -70,6 +74,11 @@ let package = Package(
         // `LD_PRELOAD=…/libSuiteLeaksPreload.so swift test`.
         .library(name: "SuiteLeaks", targets: ["SuiteLeaks"]),
         .library(name: "SuiteLeaksPreload", type: .dynamic, targets: ["SuiteLeaks"]),
+        // Issue 33: cores written by a forked child while the process runs on. Link it, or
+        // preload it into a program that does not: `LD_PRELOAD=…/libHeapDumpsPreload.so
+        // RETAINGRAPH_DUMP_SIGNAL=SIGUSR2 ./server`.
+        .library(name: "HeapDumps", targets: ["HeapDumps"]),
+        .library(name: "HeapDumpsPreload", type: .dynamic, targets: ["HeapDumps"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -128,6 +137,8 @@ let package = Package(
             ]
         ),
         .target(name: "RetainGraphReports", dependencies: ["RetainGraphUtilities"]),
+        .target(name: "CHeapDump"),
+        .target(name: "HeapDumps", dependencies: ["CHeapDump"]),
         .target(
             name: "HeapGrowth",
             dependencies: ["HeapCensus", "RetainGraphReports", "StackTraces", "ObjectGraph"]),
@@ -236,6 +247,9 @@ let package = Package(
             name: "reader-fuzzer",
             dependencies: ["ProcessAttach", "ObjectGraph", "RetainGraphUtilities"],
             path: "Tests/Fuzzing/ReaderFuzzer"),
+        // Dumps a real child process (Tests/Fixtures/AttachTargets' heap-dump-target, which links
+        // HeapDumps) and reads the cores back with ProcessAttach.
+        .testTarget(name: "HeapDumpsTests", dependencies: ["HeapDumps", "ProcessAttach"]),
         // Reads the profiles back with `go tool pprof` (Debian's golang-go) where it is installed.
         .testTarget(name: "HeapProfilesTests", dependencies: ["HeapProfiles", "HeapCensus"]),
         .testTarget(

@@ -32,7 +32,7 @@ mkdir -p "$out"
 # The library modules in dependency order: each is converted with the archives of those before
 # it, so that a link such as ``RetainGraph/LiveGraph`` in LeakTracking's catalog resolves.
 # A module without a catalog (TrackedTimers) is converted from its symbol graphs alone.
-modules=(StackTraces ObjectGraph HeapExport HeapGraph ProcessAttach RetainGraph TrackedTimers ReferenceReflection HeapCensus RetainGraphReports HeapGrowth HeapProfiles LeakTracking RetainGraphTesting SuiteLeaks)
+modules=(StackTraces ObjectGraph HeapExport HeapGraph ProcessAttach RetainGraph TrackedTimers ReferenceReflection HeapCensus RetainGraphReports HeapGrowth HeapProfiles LeakTracking RetainGraphTesting SuiteLeaks HeapDumps)
 for catalog in Sources/*/*.docc; do
     module=$(basename "$catalog" .docc)
     [[ " ${modules[*]} " == *" $module "* ]] \

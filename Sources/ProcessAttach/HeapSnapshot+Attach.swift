@@ -99,7 +99,8 @@ extension HeapSnapshot {
             threads: memory.threads.map {
                 HeapThread(id: $0.id, name: PrintableText.escaped($0.name))
             },
-            capturedAt: Date(), stopDuration: stoppedFor)
+            capturedAt: memory.capturedAt.map(Date.init(timeIntervalSince1970:)) ?? Date(),
+            stopDuration: stoppedFor)
         self.init(
             scan: scan, roots: ProcessRoots(memory: memory), process: process,
             limitations: memory.limitations + heap.limitations + scanner.limitations,

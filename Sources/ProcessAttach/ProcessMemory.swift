@@ -38,15 +38,16 @@ final class MemoryRegion: @unchecked Sendable {
         file = nil
     }
 
-    /// A view of `file` from byte `offset` for `range`.
-    init?(viewing range: Range<UInt>, of file: ELFFile, at offset: UInt) {
+    /// A view of `file` from byte `offset` for `range`; `isCopy` when the file holds a copy of
+    /// the target's memory (a core file) rather than an image's own bytes.
+    init?(viewing range: Range<UInt>, of file: ELFFile, at offset: UInt, isCopy: Bool = false) {
         let size = range.upperBound - range.lowerBound
         guard let start = file.bytes.baseAddress, offset <= UInt(file.bytes.count),
             UInt(file.bytes.count) - offset >= size
         else { return nil }
         self.range = range
         base = start + Int(offset)
-        isCopy = false
+        self.isCopy = isCopy
         allocation = nil
         allocationSize = 0
         self.file = file
@@ -86,6 +87,8 @@ public struct ProcessMemory: MemoryReader, Sendable {
     /// By address; `starts[i] == regions[i].range.lowerBound`.
     let regions: [MemoryRegion]
     private let starts: [UInt]
+    /// When the memory was read, in seconds since 1970, if not now (a core file's time).
+    var capturedAt: Double?
 
     init(
         processID: Int32, command: String, threads: [StoppedThread], mappings: [Mapping],

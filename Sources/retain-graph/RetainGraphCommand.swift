@@ -21,7 +21,7 @@ struct RetainGraphCommand: ParsableCommand {
             Exit codes: 0 success (compare: no new leaks); 1 compare found new leaks; \
             2 a report could not be read.
             """,
-        subcommands: [Render.self, Compare.self, Heap.self, Attach.self])
+        subcommands: [Render.self, Compare.self, Heap.self, Attach.self, Core.self, Dump.self])
 }
 
 /// Reads reports, turning failures into exit code 2 with a message on standard error.

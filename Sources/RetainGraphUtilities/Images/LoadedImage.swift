@@ -90,6 +90,9 @@ package final class LoadedImage: @unchecked Sendable {
 package struct ImageTable: Sendable {
     package let images: [LoadedImage]
 
+    /// The images `images`, opened by the caller (a core file's, from its notes).
+    package init(images: [LoadedImage]) { self.images = images }
+
     /// Opens the file of every mapped image (through `/proc/PID/root`, so a target in another
     /// mount namespace is read right).
     package init(mappings: [Mapping], processID: Int32) {

@@ -24,6 +24,8 @@
 //                          before start(): names and counts taken literally (issue 31)
 //   attach-hostile         plants fake metadata, cyclic superclasses, escape sequences in a
 //                          type name, implausible counts and looping free lists (issue 32)
+//   attach-dump-target     sessions in a global, an object on a parked thread's stack, memory
+//                          that grows on command (the core and dump tests, issue 33)
 import PackageDescription
 
 let package = Package(
@@ -46,5 +48,6 @@ let package = Package(
         .executableTarget(name: "attach-mixed-holders", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-literal-names", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-hostile", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-dump-target", dependencies: ["FixtureSupport"]),
     ]
 )

@@ -19,6 +19,8 @@
 //   attach-brk-blocked     N objects in a main arena that brk cannot grow (mmap'd instead)
 //   attach-stop-target     busy, blocked and thread-creating threads and a progress counter;
 //                          forks and execs on command (the stop tests, issue 32)
+//   attach-tasks           tasks suspended in known places (a sleep loop, a continuation, an
+//                          AsyncStream, a task group, an actor), plus N identical ones (issue 34)
 import PackageDescription
 
 let package = Package(
@@ -38,5 +40,6 @@ let package = Package(
         .executableTarget(name: "attach-symbolicated", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-brk-blocked", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-stop-target", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-tasks", dependencies: ["FixtureSupport"]),
     ]
 )

@@ -150,7 +150,7 @@ let package = Package(
             name: "RetainGraphTesting",
             dependencies: [
                 "LeakTracking", "ReferenceReflection", "RetainGraph", "HeapGrowth", "HeapCensus",
-                "HeapExport",
+                "HeapExport", "ProcessAttach", "StackTraces",
             ]
         ),
         // Links no census (no interposed malloc) and no test framework: a test checks the
@@ -253,7 +253,10 @@ let package = Package(
         ),
         .testTarget(
             name: "RetainGraphTestingTests",
-            dependencies: ["RetainGraphTesting", "LeakTracking", "RetainGraph", "TrackedTimers"]
+            dependencies: [
+                "RetainGraphTesting", "LeakTracking", "RetainGraph", "TrackedTimers",
+                "ProcessAttach", "HeapCensus", "HeapGraph",
+            ]
         ),
         // Real threads, run loops and timers, through a watcher's report to the built
         // `retain-graph`: run-loop roots' names, GitHub annotations on real report JSON.

@@ -65,9 +65,19 @@ public struct AsyncTaskInfo: Hashable, Sendable {
         return frames[..<waiting].last { !$0.isThunk }.map(AsyncFunctionNames.short)
     }
 
-    /// Whether no frame is the program's own: a task the runtime made for itself (the timer of
-    /// a `Task.sleep`), or one whose images have no symbols.
-    public var isRuntimeTask: Bool { !frames.isEmpty && waitingFrame == nil }
+    /// Whether every frame is in the Swift runtime's own libraries: a task the runtime made
+    /// for itself (the timer of a `Task.sleep`). A task of the program's that has not started
+    /// is not one: its entry point is in the program.
+    public var isRuntimeTask: Bool {
+        let own = frames.filter { !TaskInspection.isCompletion($0) }
+        return !own.isEmpty && own.allSatisfy { $0.imageName?.hasPrefix("libswift") == true }
+    }
+
+    /// The frames a person reads: ``frames`` without compiler-generated thunks and without the
+    /// runtime's task completion (every task's outermost frame).
+    public var backtrace: [StackFrame] {
+        frames.filter { !$0.isThunk && !TaskInspection.isCompletion($0) }
+    }
 
     /// One line: `Task 7 (suspended) in refreshForever(_:) at main.swift:25, awaiting
     /// Task.sleep(for:tolerance:clock:)`.
@@ -80,6 +90,17 @@ public struct AsyncTaskInfo: Hashable, Sendable {
         if let awaiting { text += ", awaiting " + awaiting }
         if let actor { text += ", " + actor.description }
         return text
+    }
+
+    /// The short name reports give a frame's function (`Task.sleep(for:tolerance:clock:)`,
+    /// `closure #1 in Poller.start()`), escaped; its image and offset when it has no name.
+    public static func shortName(of frame: StackFrame) -> String {
+        AsyncFunctionNames.short(frame)
+    }
+
+    /// The frame's file name and line (`Poller.swift:40`), escaped; nil without a line.
+    public static func location(of frame: StackFrame) -> String? {
+        AsyncFunctionNames.location(of: frame)
     }
 
     /// Whether `frame` is the program's own code, with a line: not a thunk, not the runtime's,

@@ -81,9 +81,9 @@ extension HeapSnapshot {
 }
 
 extension AsyncTaskInfo {
-    /// Where the task waits, for a name: `refreshForever(_:) at main.swift:25`, the runtime's
-    /// function for a task of the runtime's, or its state.
-    var place: String {
+    /// Where the task waits, for a name or a profile's frame: `refreshForever(_:) at
+    /// main.swift:25`; for a task of the runtime's, its innermost function; else its state.
+    public var place: String {
         if let waiting = waitingFrame {
             let location = AsyncFunctionNames.location(of: waiting).map { " at " + $0 } ?? ""
             return AsyncFunctionNames.short(waiting) + location

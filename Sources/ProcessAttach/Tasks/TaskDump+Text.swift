@@ -66,7 +66,7 @@ extension TaskDump {
         }
         lines.append(detail)
         if let kept = keptAlive(group) { lines.append("  " + kept) }
-        for frame in group.frames where !frame.isThunk && !TaskInspection.isCompletion(frame) {
+        for frame in group.tasks[0].backtrace {
             var line = "    " + AsyncFunctionNames.short(frame)
             if let location = AsyncFunctionNames.location(of: frame) {
                 line += "  at " + location

@@ -85,6 +85,16 @@ public final class TaskInspection: @unchecked Sendable {
         withReader { readTasks([address]).first }
     }
 
+    /// What the task at `address` is doing, read without symbolicating its frames (a task not
+    /// started reads as suspended); nil when no task the mirror can read is there.
+    ///
+    /// - Complexity: A few reads of the task's memory.
+    public func state(ofTaskAt address: UInt) -> TaskState? {
+        withReader {
+            rawTasks([address]).first.map { state(of: $0.address, $0.info, frames: []) }
+        }
+    }
+
     /// The tasks at `addresses` that the mirror can read, in the same order, symbolicated
     /// together (one symbolizer run per image for every new address).
     public func tasks(at addresses: [UInt]) -> [AsyncTaskInfo] {

@@ -138,6 +138,7 @@ let package = Package(
             name: "SuiteLeaks",
             dependencies: [
                 "HeapCensus", "LeakTracking", "ObjectGraph", "RetainGraph", "RetainGraphUtilities",
+                "ProcessAttach",
             ]),
         .target(
             name: "LeakTracking",

@@ -39,6 +39,15 @@ public struct TaskDump: Sendable {
         self.limitations = limitations
     }
 
+    /// The dump of the tasks that satisfy `isIncluded`, grouped again.
+    ///
+    /// ```swift
+    /// let stuck = dump.filtered { $0.state == .suspended && !$0.isRuntimeTask }
+    /// ```
+    public func filtered(_ isIncluded: (AsyncTaskInfo) -> Bool) -> TaskDump {
+        TaskDump(tasks: tasks.filter(isIncluded), limitations: limitations)
+    }
+
     /// The task at `address`, if the dump holds one there.
     public func task(at address: UInt) -> AsyncTaskInfo? {
         tasks.first { $0.address == address }

@@ -13,6 +13,36 @@ extension TaskInspection {
         read(heap).tasks
     }
 
+    /// The tasks at `addresses` (and their children), grouped by backtrace: a dump without a
+    /// heap (no retained sizes, no actors), for a process that knows its tasks another way
+    /// (this process's census).
+    ///
+    /// - Parameter addresses: Task objects' addresses in the process this reader reads.
+    /// - Returns: The dump.
+    /// - Complexity: O(*t*) mirror reads for *t* tasks, and one symbolizer run per image for
+    ///   the distinct resume addresses.
+    public func dump(ofTasksAt addresses: [UInt]) -> TaskDump {
+        withReader {
+            var seen = Set(addresses)
+            var pending = addresses
+            var found: [UInt] = []
+            while let address = pending.popLast() {
+                guard case .success(let info) = mirror.taskInfo(at: address) else { continue }
+                found.append(address)
+                for child in info.children where seen.insert(child).inserted {
+                    pending.append(child)
+                }
+            }
+            var tasks = readTasks(found)
+            var parents: [UInt: UInt] = [:]
+            for task in tasks {
+                for child in task.children { parents[child] = task.address }
+            }
+            for index in tasks.indices { tasks[index].parent = parents[tasks[index].address] }
+            return TaskDump(tasks: tasks, limitations: [])
+        }
+    }
+
     /// Every task of `heap`, with what each waits for and keeps alive, and the heap with the
     /// tasks' async frames read.
     ///

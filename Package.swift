@@ -131,7 +131,9 @@ let package = Package(
             name: "HeapGrowth",
             dependencies: ["HeapCensus", "RetainGraphReports", "StackTraces", "ObjectGraph"]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "HeapProfiles", dependencies: ["CZlib", "HeapCensus", "StackTraces"]),
+        .target(
+            name: "HeapProfiles",
+            dependencies: ["CZlib", "HeapCensus", "StackTraces", "ProcessAttach"]),
         // The at-exit check of a whole test run; the census's C door holds its exit hook
         // (census_exit.c).
         .target(
@@ -228,7 +230,8 @@ let package = Package(
             ]
         ),
         // Reads the profiles back with `go tool pprof` (Debian's golang-go) where it is installed.
-        .testTarget(name: "HeapProfilesTests", dependencies: ["HeapProfiles", "HeapCensus"]),
+        .testTarget(
+            name: "HeapProfilesTests", dependencies: ["HeapProfiles", "HeapCensus", "ProcessAttach"]),
         .testTarget(
             name: "HeapCensusLeakTests",
             dependencies: [

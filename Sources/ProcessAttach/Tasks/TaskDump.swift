@@ -26,6 +26,9 @@ public struct TaskDump: Sendable {
     /// What could not be read (a task the mirror could not read, a missing symbolizer).
     public let limitations: [String]
 
+    /// A dump of no task.
+    public static let empty = TaskDump(tasks: [], limitations: [])
+
     /// A dump of `tasks`, grouped.
     init(tasks: [AsyncTaskInfo], limitations: [String]) {
         self.tasks = tasks.sorted { $0.id < $1.id }

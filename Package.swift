@@ -231,7 +231,8 @@ let package = Package(
         ),
         // Reads the profiles back with `go tool pprof` (Debian's golang-go) where it is installed.
         .testTarget(
-            name: "HeapProfilesTests", dependencies: ["HeapProfiles", "HeapCensus", "ProcessAttach"]),
+            name: "HeapProfilesTests",
+            dependencies: ["HeapProfiles", "HeapCensus", "ProcessAttach"]),
         .testTarget(
             name: "HeapCensusLeakTests",
             dependencies: [

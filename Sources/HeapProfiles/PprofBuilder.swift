@@ -13,10 +13,12 @@ struct PprofBuilder {
         symbolicateAll()
         let bytes = tables.string("bytes")
         let count = tables.string("count")
-        tables.profile.sampleTypes = ["alloc_objects", "alloc_space", "inuse_objects", "inuse_space"]
-            .enumerated().map {
-                .init(type: tables.string($0.element), unit: $0.offset % 2 == 0 ? count : bytes)
-            }
+        tables.profile.sampleTypes = [
+            "alloc_objects", "alloc_space", "inuse_objects", "inuse_space",
+        ]
+        .enumerated().map {
+            .init(type: tables.string($0.element), unit: $0.offset % 2 == 0 ? count : bytes)
+        }
         tables.profile.periodType = .init(type: tables.string("space"), unit: bytes)
         tables.profile.period = Int64(heap.meanInterval)
         tables.profile.defaultSampleType = tables.string("inuse_space")

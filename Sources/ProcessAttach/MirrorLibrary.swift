@@ -1,10 +1,10 @@
+import RetainGraphUtilities
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-import RetainGraphUtilities
 
 /// The toolchain's `libswiftRemoteMirror.so`, loaded once with `dlopen`, its entry points
 /// looked up with `dlsym`.

@@ -99,7 +99,8 @@ enum ExternalSymbolication {
             let inlined = index < answers.count - 1
             var frame = StackFrame(address: address, isInlined: inlined)
             if let images {
-                RuntimeSymbolication.addImage(of: address, images: images, loaded: image, to: &frame)
+                RuntimeSymbolication.addImage(
+                    of: address, images: images, loaded: image, to: &frame)
             } else if address >= image.base {
                 frame.imageName = image.name
                 frame.imagePath = image.path

@@ -33,7 +33,9 @@ func waitInProfiledPile(_ parking: TaskParking) async {
     "A pprof profile of tasks by async backtrace",
     .enabled(if: PprofTool.go != nil, "go tool pprof is not installed"), .timeLimit(.minutes(3)))
 struct TaskProfileTests {
-    @Test("go tool pprof reads the task profile: the pile of parked tasks first, with its count and line")
+    @Test(
+        "go tool pprof reads the task profile: the pile of parked tasks first, with its count and line"
+    )
     func goToolPprofReadsTheTaskProfile() async throws {
         try #require(TaskProfileEndpoint().enableCensus())
         let parking = TaskParking()

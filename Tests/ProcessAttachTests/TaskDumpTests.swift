@@ -107,7 +107,8 @@ struct TaskDumpTests {
         #expect(largest.count == 3000)
         #expect(largest.waitingFrame?.line == (try Self.line("many")))
         #expect(largest.title.hasPrefix("3000 tasks suspended in parkOne() at main.swift:"))
-        #expect(largest.title.hasSuffix(", awaiting withCheckedContinuation(isolation:function:_:)"))
+        #expect(
+            largest.title.hasSuffix(", awaiting withCheckedContinuation(isolation:function:_:)"))
         #expect(dump.text().contains(largest.title))
     }
 

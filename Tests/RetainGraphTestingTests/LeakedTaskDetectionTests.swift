@@ -44,14 +44,17 @@ struct LeakedTaskDetectionTests {
         }
         defer { parked.resumeAll() }
         try #require(leaked.count == 1, "\(leaked.map(\.failureMessage))")
-        let task = try #require(leaked[0].task, "\(TaskInspection.thisProcessUnavailableReason ?? "")")
+        let task = try #require(
+            leaked[0].task, "\(TaskInspection.thisProcessUnavailableReason ?? "")")
         #expect(task.state == .suspended)
         let waiting = try #require(task.waitingFrame)
         #expect(waiting.function?.contains("parkUntilResumed") == true)
         #expect(waiting.line == (try line(of: "// wait: parked")))
         #expect(task.awaiting == "withCheckedContinuation(isolation:function:_:)")
         #expect(leaked[0].createdAt?.line == startLine)
-        #expect(leaked[0].failureMessage.contains("parkUntilResumed(_:) at LeakedTaskDetectionTests.swift:"))
+        #expect(
+            leaked[0].failureMessage.contains(
+                "parkUntilResumed(_:) at LeakedTaskDetectionTests.swift:"))
     }
 
     @Test("A sleep loop never cancelled is reported, awaiting Task.sleep")

@@ -29,7 +29,10 @@ struct TaskHolderTests {
         let info = try #require(reader.task(at: task.address))
         #expect(info.state == .suspended, "\(info.summary)")
         #expect(info.waitingFrame?.function?.contains("parkUntilResumed") == true)
-        #expect(info.waitingFrame?.line == (try line(of: "// wait: parked", in: TaskLeakTraitTests.testsFile)), "\(info.frames)")
+        #expect(
+            info.waitingFrame?.line
+                == (try line(of: "// wait: parked", in: TaskLeakTraitTests.testsFile)),
+            "\(info.frames)")
         #expect(info.awaiting == "withCheckedContinuation(isolation:function:_:)")
         #expect(info.summary.contains("parkUntilResumed(_:) at LeakedTaskDetectionTests.swift:"))
         // The same through the heap: the dump of the census's heap finds the task too.

@@ -55,7 +55,9 @@ struct TaskLeakTraitTests {
         return try line(of: marker, in: source) + 1
     }
 
-    @Test("A never-resumed continuation fails at the line that started the task, naming where it waits")
+    @Test(
+        "A never-resumed continuation fails at the line that started the task, naming where it waits"
+    )
     func continuationFails() async throws {
         #expect(try await Self.child.value.run.status != 0)
         let startLine = try Self.plantedLine("// planted-task")
@@ -63,7 +65,9 @@ struct TaskLeakTraitTests {
         let issue = try #require(issues.first { $0.line == startLine }, "\(issues)")
         let waits = try line(of: "// wait: parked", in: Self.testsFile)
         #expect(issue.comment.contains("suspended when it ends"))
-        #expect(issue.comment.contains("in parkUntilResumed(_:) at LeakedTaskDetectionTests.swift:\(waits)"))
+        #expect(
+            issue.comment.contains(
+                "in parkUntilResumed(_:) at LeakedTaskDetectionTests.swift:\(waits)"))
         #expect(issue.comment.contains("awaiting withCheckedContinuation(isolation:function:_:)"))
         #expect(issue.comment.contains("created at PlantedTaskLeakChild.swift:\(startLine)"))
     }
@@ -73,7 +77,8 @@ struct TaskLeakTraitTests {
         let startLine = try Self.plantedLine("// planted-loop")
         let issues = try await Self.issues()
         let issue = try #require(issues.first { $0.line == startLine }, "\(issues)")
-        #expect(issue.comment.contains("in sleepUntilCancelled(_:) at LeakedTaskDetectionTests.swift:"))
+        #expect(
+            issue.comment.contains("in sleepUntilCancelled(_:) at LeakedTaskDetectionTests.swift:"))
         #expect(issue.comment.contains("awaiting Task.sleep(for:tolerance:clock:)"))
         // Two issues in all: the clean test recorded none.
         #expect(issues.count == 2, "\(issues)")

@@ -1,14 +1,13 @@
 // The only Swift file that imports the remote-mirror C door (Sources/CSwiftRemoteMirror): the
 // calls through it, each turned into Swift values at once.
 internal import CSwiftRemoteMirror
+import RetainGraphUtilities
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-import RetainGraphUtilities
 
 /// The layout kinds of libswiftRemoteMirror (`swift_layout_kind_t`).
 enum MirrorKind: UInt32 {
@@ -246,7 +245,9 @@ final class RemoteMirror {
             return .failure(MirrorTaskError(reason: "the library cannot read tasks"))
         }
         let info = rg_mirror_task_info(function, context, UInt64(task))
-        if let error = info.error { return .failure(MirrorTaskError(reason: String(cString: error))) }
+        if let error = info.error {
+            return .failure(MirrorTaskError(reason: String(cString: error)))
+        }
         func addresses(_ start: UnsafePointer<rg_address>?, _ count: UInt32) -> [UInt] {
             guard let start else { return [] }
             return UnsafeBufferPointer(start: start, count: Int(min(count, 4096))).map { UInt($0) }

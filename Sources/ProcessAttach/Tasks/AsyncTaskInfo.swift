@@ -120,7 +120,8 @@ public struct AsyncTaskInfo: Hashable, Sendable {
         isCancelled = info.isCancelled
         relation =
             info.isAsyncLetTask
-            ? .asyncLet : info.isGroupChildTask ? .groupChild : info.isChildTask ? .child : .unstructured
+            ? .asyncLet
+            : info.isGroupChildTask ? .groupChild : info.isChildTask ? .child : .unstructured
         children = info.children
         self.frames = frames
         self.resumeAddresses = resumeAddresses

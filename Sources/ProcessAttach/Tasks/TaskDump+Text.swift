@@ -55,7 +55,9 @@ extension TaskDump {
             let task = group.tasks[0]
             if task.relation != .unstructured {
                 detail += " (\(task.relation.rawValue)"
-                if let parent = task.parent.flatMap(dump.task(at:)) { detail += " of Task \(parent.id)" }
+                if let parent = task.parent.flatMap(dump.task(at:)) {
+                    detail += " of Task \(parent.id)"
+                }
                 detail += ")"
             }
             let children = task.children.compactMap(dump.task(at:)).map { "Task \($0.id)" }

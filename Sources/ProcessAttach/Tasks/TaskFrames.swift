@@ -90,10 +90,13 @@ struct TaskFrames {
         var edgeRoles: [UInt32] = []
         var tags: [UInt32] = []
         for node in 0..<CompactGraph.NodeID(graph.nodeCount) {
-            let added = references[node].map { held in
-                held.subtracting(graph.strongOutEdges(of: node).map { graph.target(of: UInt32($0)) })
+            let added =
+                references[node].map { held in
+                    held.subtracting(
+                        graph.strongOutEdges(of: node).map { graph.target(of: UInt32($0)) }
+                    )
                     .sorted()
-            } ?? []
+                } ?? []
             for target in added {
                 targets.append(target)
                 flags.append(flag)

@@ -1,11 +1,11 @@
+import RetainGraphUtilities
+import StackTraces
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-import RetainGraphUtilities
-import StackTraces
 
 extension TaskInspection {
     /// The frames of each resume address, read from the image files that hold them.

@@ -1,11 +1,11 @@
+import Locking
+import RetainGraphUtilities
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-import Locking
-import RetainGraphUtilities
 
 extension TaskInspection {
     private static let shared = Locked<SharedReader>(SharedReader())

@@ -139,7 +139,8 @@ public final class TaskInspection: @unchecked Sendable {
     /// The resume function, then the backtrace without its first entry when that repeats it.
     static func resumeAddresses(_ info: MirrorTaskInfo) -> [UInt] {
         var addresses = [info.resumeFunction]
-        addresses += info.backtrace.first == info.resumeFunction
+        addresses +=
+            info.backtrace.first == info.resumeFunction
             ? info.backtrace.dropFirst() : info.backtrace[...]
         return addresses.filter { $0 != 0 }
     }

@@ -16,7 +16,7 @@ final class Parking: @unchecked Sendable {
     var streams: [AsyncStream<Int>.Continuation] = []
 }
 
-nonisolated(unsafe) let parking = Parking()
+let parking = Parking()
 let lock = NSLock()
 
 /// A sleep loop that is never cancelled.

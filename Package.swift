@@ -143,14 +143,16 @@ let package = Package(
             name: "HeapGrowth",
             dependencies: ["HeapCensus", "RetainGraphReports", "StackTraces", "ObjectGraph"]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "HeapProfiles", dependencies: ["CZlib", "HeapCensus", "StackTraces"]),
+        .target(
+            name: "HeapProfiles",
+            dependencies: ["CZlib", "HeapCensus", "StackTraces", "ProcessAttach"]),
         // The at-exit check of a whole test run; the census's C door holds its exit hook
         // (census_exit.c).
         .target(
             name: "SuiteLeaks",
             dependencies: [
                 "HeapCensus", "LeakTracking", "ObjectGraph", "RetainGraph", "RetainGraphUtilities",
-                "StackTraces",
+                "ProcessAttach", "StackTraces",
             ]),
         .target(
             name: "LeakTracking",
@@ -164,7 +166,7 @@ let package = Package(
             name: "RetainGraphTesting",
             dependencies: [
                 "LeakTracking", "ReferenceReflection", "RetainGraph", "HeapGrowth", "HeapCensus",
-                "HeapExport",
+                "HeapExport", "ProcessAttach", "StackTraces",
             ]
         ),
         // Links no census (no interposed malloc) and no test framework: a test checks the
@@ -251,7 +253,9 @@ let package = Package(
         // HeapDumps) and reads the cores back with ProcessAttach.
         .testTarget(name: "HeapDumpsTests", dependencies: ["HeapDumps", "ProcessAttach"]),
         // Reads the profiles back with `go tool pprof` (Debian's golang-go) where it is installed.
-        .testTarget(name: "HeapProfilesTests", dependencies: ["HeapProfiles", "HeapCensus"]),
+        .testTarget(
+            name: "HeapProfilesTests",
+            dependencies: ["HeapProfiles", "HeapCensus", "ProcessAttach"]),
         .testTarget(
             name: "HeapCensusLeakTests",
             dependencies: [
@@ -277,7 +281,10 @@ let package = Package(
         ),
         .testTarget(
             name: "RetainGraphTestingTests",
-            dependencies: ["RetainGraphTesting", "LeakTracking", "RetainGraph", "TrackedTimers"]
+            dependencies: [
+                "RetainGraphTesting", "LeakTracking", "RetainGraph", "TrackedTimers",
+                "ProcessAttach", "HeapCensus", "HeapGraph",
+            ]
         ),
         // Real threads, run loops and timers, through a watcher's report to the built
         // `retain-graph`: run-loop roots' names, GitHub annotations on real report JSON.

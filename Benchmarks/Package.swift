@@ -133,6 +133,17 @@ let package = Package(
             ],
             path: "Sources/ExitCheckScale"
         ),
+        // The leaked-task check at the end of a test, with 1,000 live tasks (issue 34:
+        // Scripts/tasks-scale.sh).
+        .executableTarget(
+            name: "TaskCheckScale",
+            dependencies: [
+                "CensusSupport", .product(name: "HeapCensus", package: "RetainGraph"),
+                .product(name: "ProcessAttach", package: "RetainGraph"),
+                .product(name: "RetainGraphTesting", package: "RetainGraph"),
+            ],
+            path: "Sources/TaskCheckScale"
+        ),
         // Symbolication cost per address (StackTraces): the Runtime module against
         // llvm-symbolizer, debug and release, 10 to 1,000 new addresses (issue: fast symbols).
         .executableTarget(

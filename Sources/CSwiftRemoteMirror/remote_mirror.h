@@ -137,4 +137,94 @@ static inline int rg_mirror_project_enum(
     return ((rg_project_enum_fn)function)(context, address, typeref, index);
 }
 
+/// `swift_async_task_info_t` of Swift 6.3 (its C structure, checked against the library's
+/// `swift_reflection_asyncTaskInfo`: 96 bytes, the fields at the offsets below). The two arrays
+/// belong to the context and stay valid only until its next call.
+typedef struct {
+    const char *error;
+    unsigned kind;
+    unsigned enqueue_priority;
+    _Bool is_child_task;
+    _Bool is_future;
+    _Bool is_group_child_task;
+    _Bool is_async_let_task;
+    _Bool is_synchronous_start_task;
+    unsigned max_priority;
+    _Bool is_cancelled;
+    _Bool is_status_record_locked;
+    _Bool is_escalated;
+    _Bool has_is_running;
+    _Bool is_running;
+    _Bool is_enqueued;
+    _Bool has_thread_port;
+    uint32_t thread_port;
+    uint64_t id;
+    rg_address run_job;
+    rg_address allocator_slab;
+    unsigned child_task_count;
+    const rg_address *child_tasks;
+    unsigned backtrace_count;
+    const rg_address *backtrace;
+} rg_task_info;
+
+/// `swift_actor_info_t` of Swift 6.3 (32 bytes).
+typedef struct {
+    const char *error;
+    uint8_t state;
+    _Bool is_distributed_remote;
+    _Bool is_priority_escalated;
+    uint8_t max_priority;
+    rg_address first_job;
+    _Bool has_thread_port;
+    uint32_t thread_port;
+} rg_actor_info;
+
+_Static_assert(sizeof(rg_task_info) == 96, "swift_async_task_info_t of Swift 6.3");
+_Static_assert(sizeof(rg_actor_info) == 32, "swift_actor_info_t of Swift 6.3");
+
+/// `swift_async_task_allocation_chunk_t`: a used range of a task allocator's slab.
+typedef struct {
+    rg_address start;
+    unsigned length;
+    uint32_t kind;
+} rg_slab_chunk;
+
+/// `swift_async_task_slab_allocations_return_t`: one slab of a task's allocator (where its
+/// async frames live): its used ranges and the next slab. `chunks` belongs to the context until
+/// its next call.
+typedef struct {
+    const char *error;
+    rg_address next_slab;
+    unsigned slab_size;
+    unsigned chunk_count;
+    const rg_slab_chunk *chunks;
+} rg_slab_allocations;
+
+_Static_assert(sizeof(rg_slab_chunk) == 16, "swift_async_task_allocation_chunk_t");
+_Static_assert(sizeof(rg_slab_allocations) == 32, "swift_async_task_slab_allocations_return_t");
+
+typedef rg_slab_allocations (*rg_slab_allocations_fn)(void *, rg_address);
+typedef rg_task_info (*rg_task_info_fn)(void *, rg_address);
+typedef rg_actor_info (*rg_actor_info_fn)(void *, rg_address);
+typedef rg_address (*rg_next_job_fn)(void *, rg_address);
+
+/// `swift_reflection_asyncTaskInfo`: a task's flags, id, resume function, children and async
+/// backtrace (the resume functions of its suspended frames), or an error.
+static inline rg_task_info rg_mirror_task_info(void *function, void *context, rg_address task) {
+    return ((rg_task_info_fn)function)(context, task);
+}
+/// `swift_reflection_asyncTaskSlabAllocations`: the used ranges of the slab at `slab`.
+static inline rg_slab_allocations rg_mirror_slab_allocations(
+    void *function, void *context, rg_address slab) {
+    return ((rg_slab_allocations_fn)function)(context, slab);
+}
+/// `swift_reflection_actorInfo`: a default actor's state and the first job of its queue.
+static inline rg_actor_info rg_mirror_actor_info(void *function, void *context, rg_address actor) {
+    return ((rg_actor_info_fn)function)(context, actor);
+}
+/// `swift_reflection_nextJob`: the job after `job` in an actor's queue, or 0.
+static inline rg_address rg_mirror_next_job(void *function, void *context, rg_address job) {
+    return ((rg_next_job_fn)function)(context, job);
+}
+
 #endif

@@ -1,47 +1,34 @@
 import HeapCensus
 import StackTraces
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Turns a sampled heap into pprof's messages: one location per return address, one function
-/// per name and file, one mapping per image, strings interned.
+/// Turns a sampled heap into pprof's messages: one sample per record, its stack's locations
+/// from the shared tables (``PprofTables``).
 struct PprofBuilder {
     private let heap: SampledHeap
-    private var profile = PprofProfile()
-    private var stringIDs: [String: Int64] = ["": 0]
-    private var locationIDs: [UInt: UInt64] = [:]
-    private var functionIDs: [FunctionKey: UInt64] = [:]
-    private var mappingIDs: [String: Int] = [:]
-    /// Each address's frames (innermost inlined first), symbolicated in one batch.
-    private var frames: [UInt: [StackFrame]] = [:]
-
-    private struct FunctionKey: Hashable {
-        var name: String
-        var systemName: String
-        var file: String
-    }
+    private var tables = PprofTables()
 
     init(_ heap: SampledHeap) { self.heap = heap }
 
     mutating func build() -> PprofProfile {
         symbolicateAll()
-        let bytes = string("bytes")
-        let count = string("count")
-        profile.sampleTypes = ["alloc_objects", "alloc_space", "inuse_objects", "inuse_space"]
-            .enumerated().map {
-                .init(type: string($0.element), unit: $0.offset % 2 == 0 ? count : bytes)
-            }
-        profile.periodType = .init(type: string("space"), unit: bytes)
-        profile.period = Int64(heap.meanInterval)
-        profile.defaultSampleType = string("inuse_space")
-        profile.timeNanoseconds = heap.timeNanoseconds
-        let typeKey = string("type")
+        let bytes = tables.string("bytes")
+        let count = tables.string("count")
+        tables.profile.sampleTypes = [
+            "alloc_objects", "alloc_space", "inuse_objects", "inuse_space",
+        ]
+        .enumerated().map {
+            .init(type: tables.string($0.element), unit: $0.offset % 2 == 0 ? count : bytes)
+        }
+        tables.profile.periodType = .init(type: tables.string("space"), unit: bytes)
+        tables.profile.period = Int64(heap.meanInterval)
+        tables.profile.defaultSampleType = tables.string("inuse_space")
+        tables.profile.timeNanoseconds = heap.timeNanoseconds
+        let typeKey = tables.string("type")
         for record in heap.records where record.sampledAllocations > 0 {
-            let locations = userStack(record.stack.addresses).map { location(at: $0) }
+            let locations = userStack(record.stack.addresses).map { tables.location(at: $0) }
             let size = Double(record.size)
-            profile.samples.append(
+            let typeName = tables.string(record.typeName)
+            tables.profile.samples.append(
                 .init(
                     locations: locations,
                     values: [
@@ -51,42 +38,12 @@ struct PprofBuilder {
                         Self.rounded(record.estimatedInUseBytes),
                     ],
                     labels: [
-                        .init(key: typeKey, string: string(record.typeName)),
+                        .init(key: typeKey, string: typeName),
                         .init(key: bytes, number: Int64(record.size), numberUnit: bytes),
                     ]))
         }
-        putExecutableFirst()
-        return profile
-    }
-
-    /// The running executable's path (`/proc/self/exe`), which pprof expects as the first
-    /// mapping (it names the profile's "File:" after it).
-    static let executablePath: String? = {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }()
-
-    /// Moves the executable's mapping to the front, renumbering mappings from 1.
-    private mutating func putExecutableFirst() {
-        guard let path = Self.executablePath,
-            let index = profile.mappings.firstIndex(where: {
-                profile.strings[Int($0.filename)] == path
-            }),
-            index > 0
-        else { return }
-        let main = profile.mappings.remove(at: index)
-        profile.mappings.insert(main, at: 0)
-        var renumbered: [UInt64: UInt64] = [:]
-        for position in profile.mappings.indices {
-            renumbered[profile.mappings[position].id] = UInt64(position + 1)
-            profile.mappings[position].id = UInt64(position + 1)
-        }
-        for position in profile.locations.indices {
-            profile.locations[position].mapping =
-                renumbered[profile.locations[position].mapping] ?? 0
-        }
+        tables.putExecutableFirst()
+        return tables.profile
     }
 
     private static func rounded(_ value: Double) -> Int64 {
@@ -98,14 +55,14 @@ struct PprofBuilder {
         var unique = Set<UInt>()
         for record in heap.records { unique.formUnion(record.stack.addresses) }
         let all = StackTrace(addresses: Array(unique)).symbolicated()
-        for frame in all { frames[frame.address, default: []].append(frame) }
+        for frame in all { tables.frames[frame.address, default: []].append(frame) }
     }
 
     /// The stack without the Swift runtime's frames at its allocation end, unless nothing else
     /// is left.
     private func userStack(_ addresses: [UInt]) -> [UInt] {
         let first = addresses.firstIndex { address in
-            !(frames[address] ?? []).allSatisfy(Self.isRuntime)
+            !(tables.frames[address] ?? []).allSatisfy(Self.isRuntime)
         }
         return first.map { Array(addresses[$0...]) } ?? addresses
     }
@@ -113,63 +70,5 @@ struct PprofBuilder {
     private static func isRuntime(_ frame: StackFrame) -> Bool {
         guard let image = frame.imageName else { return false }
         return image.hasPrefix("libswiftCore.") || image.hasPrefix("libswift_Concurrency.")
-    }
-
-    private mutating func string(_ value: String) -> Int64 {
-        if let id = stringIDs[value] { return id }
-        let id = Int64(profile.strings.count)
-        profile.strings.append(value)
-        stringIDs[value] = id
-        return id
-    }
-
-    private mutating func location(at address: UInt) -> UInt64 {
-        if let id = locationIDs[address] { return id }
-        let id = UInt64(profile.locations.count + 1)
-        let found = frames[address] ?? [StackFrame(address: address)]
-        let lines = found.map { frame in
-            PprofProfile.Line(
-                function: function(frame), line: Int64(frame.line ?? 0),
-                column: Int64(frame.column ?? 0))
-        }
-        profile.locations.append(
-            .init(
-                id: id, mapping: mapping(found[0], address), address: UInt64(address), lines: lines)
-        )
-        locationIDs[address] = id
-        return id
-    }
-
-    private mutating func function(_ frame: StackFrame) -> UInt64 {
-        let key = FunctionKey(
-            name: frame.function ?? "0x" + String(frame.address, radix: 16),
-            systemName: frame.mangledName ?? "", file: frame.file ?? "")
-        if let id = functionIDs[key] { return id }
-        let id = UInt64(profile.functions.count + 1)
-        profile.functions.append(
-            .init(
-                id: id, name: string(key.name), systemName: string(key.systemName),
-                filename: string(key.file)))
-        functionIDs[key] = id
-        return id
-    }
-
-    /// The image holding `address` as a mapping that covers every address seen in it.
-    private mutating func mapping(_ frame: StackFrame, _ address: UInt) -> UInt64 {
-        guard let path = frame.imagePath ?? frame.imageName, let offset = frame.offsetInImage,
-            offset <= address
-        else { return 0 }
-        let base = UInt64(address - offset)
-        if let index = mappingIDs[path] {
-            profile.mappings[index].limit = max(profile.mappings[index].limit, UInt64(address) + 1)
-            return profile.mappings[index].id
-        }
-        let id = UInt64(profile.mappings.count + 1)
-        profile.mappings.append(
-            .init(
-                id: id, start: base, limit: UInt64(address) + 1, fileOffset: 0,
-                filename: string(path)))
-        mappingIDs[path] = profile.mappings.count - 1
-        return id
     }
 }

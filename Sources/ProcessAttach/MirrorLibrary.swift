@@ -22,6 +22,12 @@ final class MirrorLibrary: @unchecked Sendable {
         "projectEnumValue",
     ]
 
+    /// The entry points that read tasks and actors (``TaskInspection``): looked up when present,
+    /// so that a library without them still attaches (and says it cannot read tasks).
+    private static let taskNames = [
+        "asyncTaskInfo", "asyncTaskSlabAllocations", "actorInfo", "nextJob",
+    ]
+
     private init(path: String, functions: [String: UnsafeMutableRawPointer]) {
         self.path = path
         self.functions = functions
@@ -44,6 +50,9 @@ final class MirrorLibrary: @unchecked Sendable {
                         reason: "\(candidate) lacks swift_reflection_\(name)")
                 }
                 functions[name] = function
+            }
+            for name in taskNames {
+                functions[name] = dlsym(handle, "swift_reflection_" + name)
             }
             // The file the loader found (a bare name is looked for in its search path).
             let address = functions.values.first.map { UInt(bitPattern: $0) } ?? 0
@@ -107,4 +116,8 @@ final class MirrorLibrary: @unchecked Sendable {
     }
 
     func function(_ name: String) -> UnsafeMutableRawPointer? { functions[name] }
+
+    /// Whether the library can read tasks (`swift_reflection_asyncTaskInfo` and the actor
+    /// entry points, since Swift 5.5's toolchains).
+    var readsTasks: Bool { Self.taskNames.allSatisfy { functions[$0] != nil } }
 }

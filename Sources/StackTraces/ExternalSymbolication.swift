@@ -26,9 +26,13 @@ enum ExternalSymbolication {
     /// Symbolicates `addresses`, all in `image`.
     ///
     /// - Parameters:
-    ///   - addresses: Return addresses (not 0) whose call (`address - 1`) lies in `image`.
-    ///   - image: The loaded image, as the dynamic loader placed it.
-    ///   - images: The `Runtime` module's image list, for the frames' image fields.
+    ///   - addresses: Return addresses (not 0) whose call (`address - 1`) lies in `image`; or,
+    ///     when `exact`, addresses of code itself (an async function's resume point).
+    ///   - image: The loaded image, as the dynamic loader placed it (here, or in another
+    ///     process).
+    ///   - images: The `Runtime` module's image list, for the frames' image fields; nil for an
+    ///     image of another process (the fields then come from `image`).
+    ///   - exact: Whether `addresses` name code itself rather than return addresses.
     ///   - symbolizer: The `llvm-symbolizer` to run.
     ///   - settings: The deadline of each run and the most addresses per run.
     /// - Returns: The frames found, or what failed.
@@ -38,12 +42,14 @@ enum ExternalSymbolication {
     static func symbolicate(
         _ addresses: [UInt],
         in image: LoadedImage,
-        images: ImageMap,
+        images: ImageMap?,
         symbolizer: String,
-        settings: SymbolicationSettings
+        settings: SymbolicationSettings,
+        exact: Bool = false
     ) -> Outcome {
-        let lookups = addresses.filter { $0 > image.bias + 1 }.map {
-            (address: $0, fileAddress: $0 - 1 - image.bias)
+        let back: UInt = exact ? 0 : 1
+        let lookups = addresses.filter { $0 > image.bias + back }.map {
+            (address: $0, fileAddress: $0 - back - image.bias)
         }
         var found: [UInt: [StackFrame]] = [:]
         var start = 0
@@ -86,13 +92,20 @@ enum ExternalSymbolication {
         address: UInt,
         fileAddress: UInt,
         image: LoadedImage,
-        images: ImageMap
+        images: ImageMap?
     ) -> [StackFrame] {
         let answers = withoutMacroPlaceholders(entry.frames)
         return answers.enumerated().map { index, answer in
             let inlined = index < answers.count - 1
             var frame = StackFrame(address: address, isInlined: inlined)
-            RuntimeSymbolication.addImage(of: address, images: images, loaded: image, to: &frame)
+            if let images {
+                RuntimeSymbolication.addImage(
+                    of: address, images: images, loaded: image, to: &frame)
+            } else if address >= image.base {
+                frame.imageName = image.name
+                frame.imagePath = image.path
+                frame.offsetInImage = address - image.base
+            }
             let imageName = frame.imageName ?? image.name
             let rawName = Demangling.withoutSymbolVersion(answer.function)
             let hasName = !rawName.isEmpty && rawName != "??"

@@ -204,5 +204,7 @@ public enum ExitCheck {
 func suiteLeaksAtExit() -> Int32 {
     // The process is ending: what the check itself allocates is nobody's leak.
     HeapCensus.stop()
-    return ExitCheck.run().status
+    let status = ExitCheck.run().status
+    TasksAtExit.report()
+    return status
 }

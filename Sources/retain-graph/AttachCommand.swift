@@ -22,6 +22,7 @@ struct Attach: ParsableCommand {
               retain-graph attach 4242                          # counts and bytes by type
               retain-graph attach 4242 --who-holds App.Session  # the path from its holder
               retain-graph attach 4242 --growth 30s             # what grew in 30 seconds
+              retain-graph attach 4242 --tasks                  # every Task: where it waits
               retain-graph attach 4242 --output heap.json       # save; read back with --input
               retain-graph attach 4242 --output heap.heapsnapshot  # for Chrome DevTools
 
@@ -71,6 +72,13 @@ struct Attach: ParsableCommand {
         name: .long, help: "Read a graph file written with --output instead of attaching.")
     var input: String?
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Show every Task: its state, where it waits (function and line), what it awaits, "
+                + "its actor and what it keeps alive, grouped by async backtrace."))
+    var tasks = false
+
     @Option(name: .long, help: "The longest the target may stay stopped (default 5s).")
     var maxStop: String = "5s"
 
@@ -89,11 +97,25 @@ struct Attach: ParsableCommand {
         if input != nil, growth != nil {
             throw ValidationError("--growth needs a live process")
         }
+        if tasks, input != nil || growth != nil {
+            throw ValidationError("--tasks needs a live process, without --growth")
+        }
         _ = try parseDuration(maxStop, option: "--max-stop")
         if let growth { _ = try parseDuration(growth, option: "--growth") }
     }
 
     func run() throws {
+        if tasks {
+            let (heap, dump) = try attach(withTasks: true)
+            emit(heap.summary + "\n\n" + (dump?.text() ?? ""))
+            guard let output, let dump else { return }
+            do {
+                try heap.write(toFile: output, tasks: dump)
+            } catch {
+                fail(error.description, code: 2)
+            }
+            return
+        }
         let heap: HeapSnapshot
         if let input {
             do {
@@ -129,7 +151,9 @@ struct Attach: ParsableCommand {
         try write(heap)
     }
 
-    private func attach() throws -> HeapSnapshot {
+    private func attach() throws -> HeapSnapshot { try attach(withTasks: false).heap }
+
+    private func attach(withTasks: Bool) throws -> (heap: HeapSnapshot, tasks: TaskDump?) {
         guard let pid else { fail("no process id", code: 2) }
         var options = AttachOptions(
             maximumStop: (try? parseDuration(maxStop, option: "")) ?? .seconds(5),
@@ -137,15 +161,18 @@ struct Attach: ParsableCommand {
         options.isCancelled = { interrupted.load(ordering: .relaxed) }
         signal(SIGINT) { _ in interrupted.store(true, ordering: .relaxed) }
         defer { signal(SIGINT, SIG_DFL) }
-        let heap: HeapSnapshot
+        let read: (heap: HeapSnapshot, tasks: TaskDump?)
         do {
-            heap = try HeapSnapshot.capture(processID: pid, options: options)
+            read =
+                withTasks
+                ? try HeapSnapshot.captureWithTasks(processID: pid, options: options)
+                : (try HeapSnapshot.capture(processID: pid, options: options), nil)
         } catch {
             if case .cancelled = error { fail(error.description, code: 130) }
             fail(error.description, code: 3)
         }
         if interrupted.load(ordering: .relaxed) { fail("interrupted", code: 130) }
-        return heap
+        return read
     }
 
     private func write(_ heap: HeapSnapshot) throws {

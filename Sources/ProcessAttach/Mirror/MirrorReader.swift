@@ -1,15 +1,27 @@
 import Foundation
+import RetainGraphUtilities
 
 /// The memory reader libswiftRemoteMirror calls back: it serves every read from a
 /// ``ProcessMemory`` (never from the live target), so reflection works the same once the
-/// target runs again or has exited.
+/// target runs again or has exited; or, for this process's own tasks (``TaskInspection``),
+/// from this process's memory, copied with `process_vm_readv` so that no read can fault.
 ///
-/// Every size the library asks for was computed from the target's words: a read is served only
-/// when every byte of it was read from the target, and one that spans regions (copied into a
-/// buffer) is at most ``maximumAssembled`` bytes. Once the analysis budget is spent, every
-/// read fails.
+/// Every size the library asks for was computed from the target's words: a read from a copy is
+/// served only when every byte of it was read from the target, and one that spans regions
+/// (copied into a buffer) is at most ``maximumAssembled`` bytes. Once the analysis budget is
+/// spent, every read fails.
 final class MirrorReader {
-    let memory: ProcessMemory
+    /// Where the bytes come from.
+    enum Source {
+        /// A stopped process's copy (or a core file).
+        case copy(ProcessMemory)
+        /// This process, read live.
+        case thisProcess
+    }
+
+    let source: Source
+    /// The images whose reflection sections and symbols the mirror is given.
+    let images: ImageTable
     let budget: AnalysisBudget
     /// Symbol addresses by name, filled on demand.
     private var symbols: [String: UInt] = [:]
@@ -18,8 +30,16 @@ final class MirrorReader {
     static let maximumAssembled = 16 << 20
 
     init(_ memory: ProcessMemory, budget: AnalysisBudget = .unlimited) {
-        self.memory = memory
+        source = .copy(memory)
+        images = memory.images
         self.budget = budget
+    }
+
+    /// A reader of this process's own memory, with its images.
+    init(thisProcessImages images: ImageTable) {
+        source = .thisProcess
+        self.images = images
+        budget = .unlimited
     }
 
     private static func reader(_ context: UnsafeMutableRawPointer?) -> MirrorReader? {
@@ -66,16 +86,18 @@ final class MirrorReader {
             }
             let start = UInt(address)
             let count = Int(size)
-            if let bytes = reader.memory.bytes(at: start, count: count) { return bytes }
+            guard case .copy(let memory) = reader.source else {
+                return ThisProcessMemory.copy(start, count: count, freeContext: freeContext)
+            }
+            if let bytes = memory.bytes(at: start, count: count) { return bytes }
             // Spanning regions (adjacent mappings): copy the pieces, once it is known that
             // every byte was read.
-            guard count <= MirrorReader.maximumAssembled, reader.isRead(start, count: count) else {
-                return nil
-            }
+            guard count <= MirrorReader.maximumAssembled, isRead(start, count: count, in: memory)
+            else { return nil }
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
             var done = 0
             while done < count {
-                guard let region = reader.memory.region(containing: start + UInt(done)) else {
+                guard let region = memory.region(containing: start + UInt(done)) else {
                     buffer.deallocate()
                     return nil
                 }
@@ -88,8 +110,8 @@ final class MirrorReader {
             return UnsafeRawPointer(buffer)
         }
 
-    /// Whether every byte of the `count` bytes at `start` was read from the target.
-    private func isRead(_ start: UInt, count: Int) -> Bool {
+    /// Whether every byte of the `count` bytes at `start` was read into `memory`.
+    private static func isRead(_ start: UInt, count: Int, in memory: ProcessMemory) -> Bool {
         var done = 0
         while done < count {
             guard let region = memory.region(containing: start &+ UInt(done)) else { return false }
@@ -102,9 +124,11 @@ final class MirrorReader {
     /// end inside the region that holds it.
     static let stringLength: @convention(c) (UnsafeMutableRawPointer?, UInt64) -> UInt64 = {
         context, address in
-        guard let reader = reader(context),
-            let region = reader.memory.region(containing: UInt(address))
-        else { return 0 }
+        guard let reader = reader(context) else { return 0 }
+        guard case .copy(let memory) = reader.source else {
+            return UInt64(ThisProcessMemory.stringLength(at: UInt(address)) ?? 0)
+        }
+        guard let region = memory.region(containing: UInt(address)) else { return 0 }
         let available = Int(region.range.upperBound - UInt(address))
         let start = region.local(UInt(address))
         let length = strnlen(start.assumingMemoryBound(to: CChar.self), available)
@@ -125,7 +149,7 @@ final class MirrorReader {
     func address(ofSymbol name: String) -> UInt {
         if let known = symbols[name] { return known }
         var found: UInt = 0
-        for image in memory.images.images where image.hasSwiftMetadata {
+        for image in images.images where image.hasSwiftMetadata {
             if let address = image.address(ofSymbol: name) {
                 found = address
                 break

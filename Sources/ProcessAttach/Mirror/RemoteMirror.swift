@@ -1,4 +1,5 @@
-// The only Swift file that imports the remote-mirror C door (Sources/CSwiftRemoteMirror).
+// The only Swift file that imports the remote-mirror C door (Sources/CSwiftRemoteMirror): the
+// calls through it, each turned into Swift values at once.
 internal import CSwiftRemoteMirror
 import RetainGraphUtilities
 
@@ -34,7 +35,8 @@ struct MirrorLayout {
     var children: [MirrorChild]
 }
 
-/// One reflection context over a captured process's memory.
+/// One reflection context over a captured process's memory (or this process's own, for its
+/// tasks).
 ///
 /// Not thread-safe (nor is the library's context): use it from one thread.
 final class RemoteMirror {
@@ -45,11 +47,17 @@ final class RemoteMirror {
     /// Creates a context reading `memory`, and gives it every Swift image's reflection
     /// sections (from the image files, with their addresses in the target). Once `budget` is
     /// spent, every read the library asks for fails, so that it returns quickly.
-    init(library: MirrorLibrary, memory: ProcessMemory, budget: AnalysisBudget = .unlimited)
-        throws(AttachError)
-    {
+    convenience init(
+        library: MirrorLibrary, memory: ProcessMemory, budget: AnalysisBudget = .unlimited
+    ) throws(AttachError) {
+        try self.init(library: library, reader: MirrorReader(memory, budget: budget))
+    }
+
+    /// Creates a context reading through `reader` (a copy, or this process), and gives it every
+    /// Swift image of the reader's images.
+    init(library: MirrorLibrary, reader: MirrorReader) throws(AttachError) {
         self.library = library
-        reader = MirrorReader(memory, budget: budget)
+        self.reader = reader
         let opaque = Unmanaged.passUnretained(reader).toOpaque()
         guard let create = library.function("createReflectionContextWithDataLayout"),
             let context = rg_mirror_create(
@@ -57,7 +65,7 @@ final class RemoteMirror {
                 MirrorReader.readBytes, MirrorReader.stringLength, MirrorReader.symbolAddress)
         else { throw .remoteMirrorUnavailable(reason: "no reflection context was created") }
         self.context = context
-        for image in memory.images.images where image.hasSwiftMetadata {
+        for image in reader.images.images where image.hasSwiftMetadata {
             addImage(image)
         }
     }
@@ -164,7 +172,7 @@ final class RemoteMirror {
     /// reading resolves them.
     func typeRef(forMangledNameAt address: UInt) -> UInt64 {
         guard let function = library.function("typeRefForMangledTypeName"),
-            let image = reader.memory.images.image(containing: address),
+            let image = reader.images.image(containing: address),
             let section = image.sectionContents(named: "swift5_typeref"),
             address >= section.address, address - section.address < UInt(section.bytes.count),
             let base = section.bytes.baseAddress
@@ -227,6 +235,70 @@ final class RemoteMirror {
                 function, context, UInt64(address), typeRef, &instance, &start) != 0
         else { return nil }
         return (instance, UInt(start))
+    }
+
+    // MARK: Tasks and actors (the calls through the door; what they mean:
+    // RemoteMirror+Tasks.swift)
+
+    /// Whether the library has the task and actor entry points.
+    var readsTasks: Bool { library.readsTasks }
+
+    /// `swift_reflection_asyncTaskInfo` for the task at `task`, or the library's error. The
+    /// arrays it returns belong to the context until its next call: they are copied here.
+    func taskInfo(at task: UInt) -> Result<MirrorTaskInfo, MirrorTaskError> {
+        guard let function = library.function("asyncTaskInfo") else {
+            return .failure(MirrorTaskError(reason: "the library cannot read tasks"))
+        }
+        let info = rg_mirror_task_info(function, context, UInt64(task))
+        if let error = info.error {
+            return .failure(MirrorTaskError(reason: String(cString: error)))
+        }
+        func addresses(_ start: UnsafePointer<rg_address>?, _ count: UInt32) -> [UInt] {
+            guard let start else { return [] }
+            return UnsafeBufferPointer(start: start, count: Int(min(count, 4096))).map { UInt($0) }
+        }
+        return .success(
+            MirrorTaskInfo(
+                id: info.id, enqueuePriority: Int(info.enqueue_priority),
+                isChildTask: info.is_child_task, isFuture: info.is_future,
+                isGroupChildTask: info.is_group_child_task, isAsyncLetTask: info.is_async_let_task,
+                isCancelled: info.is_cancelled,
+                isRunning: info.has_is_running ? info.is_running : nil,
+                isEnqueued: info.is_enqueued, resumeFunction: UInt(info.run_job),
+                allocatorSlab: UInt(info.allocator_slab),
+                children: addresses(info.child_tasks, info.child_task_count),
+                backtrace: addresses(info.backtrace, info.backtrace_count)))
+    }
+
+    /// `swift_reflection_asyncTaskSlabAllocations`: the used ranges of the task allocator's
+    /// slab at `slab` (where async frames live), and the next slab (0 at the last); nil when
+    /// it cannot be read.
+    func slabAllocations(at slab: UInt) -> (next: UInt, used: [Range<UInt>])? {
+        guard let function = library.function("asyncTaskSlabAllocations") else { return nil }
+        let slabs = rg_mirror_slab_allocations(function, context, UInt64(slab))
+        guard slabs.error == nil else { return nil }
+        var used: [Range<UInt>] = []
+        if let chunks = slabs.chunks {
+            for chunk in UnsafeBufferPointer(start: chunks, count: Int(min(slabs.chunk_count, 64)))
+            where chunk.length > 0 && chunk.start <= UInt64.max - UInt64(chunk.length) {
+                used.append(UInt(chunk.start)..<UInt(chunk.start + UInt64(chunk.length)))
+            }
+        }
+        return (UInt(slabs.next_slab), used)
+    }
+
+    /// `swift_reflection_actorInfo` for the default actor at `actor`, or nil.
+    func actorInfo(at actor: UInt) -> MirrorActorInfo? {
+        guard let function = library.function("actorInfo") else { return nil }
+        let info = rg_mirror_actor_info(function, context, UInt64(actor))
+        guard info.error == nil else { return nil }
+        return MirrorActorInfo(state: info.state, firstJob: UInt(info.first_job))
+    }
+
+    /// `swift_reflection_nextJob`: the job after `job` in an actor's queue, or 0.
+    func nextJob(after job: UInt) -> UInt {
+        guard let function = library.function("nextJob") else { return 0 }
+        return UInt(rg_mirror_next_job(function, context, UInt64(job)))
     }
 
     /// The case index of the enum of type `typeRef` stored at `address`.

@@ -26,6 +26,8 @@
 //                          type name, implausible counts and looping free lists (issue 32)
 //   attach-dump-target     sessions in a global, an object on a parked thread's stack, memory
 //                          that grows on command (the core and dump tests, issue 33)
+//   attach-tasks           tasks suspended in known places (a sleep loop, a continuation, an
+//                          AsyncStream, a task group, an actor), plus N identical ones (issue 34)
 import PackageDescription
 
 let package = Package(
@@ -49,5 +51,6 @@ let package = Package(
         .executableTarget(name: "attach-literal-names", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-hostile", dependencies: ["FixtureSupport"]),
         .executableTarget(name: "attach-dump-target", dependencies: ["FixtureSupport"]),
+        .executableTarget(name: "attach-tasks", dependencies: ["FixtureSupport"]),
     ]
 )

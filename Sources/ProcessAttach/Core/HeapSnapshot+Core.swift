@@ -19,7 +19,9 @@ extension HeapSnapshot {
     ///     find one, whose Swift version must then be the process's.
     /// - Throws: ``CoreFileError/runtimeMismatch(path:target:runtime:mirror:library:)`` when the
     ///   process ran another Swift runtime than the library found reads; an ``AttachError``
-    ///   (``AttachError/remoteMirrorUnavailable(reason:)``) when no library loads.
+    ///   (``AttachError/remoteMirrorUnavailable(reason:)``) when no library loads,
+    ///   ``AttachError/gaveUp(processID:reason:)`` when reading it exceeds the attach's default
+    ///   time and memory limits.
     /// - Complexity: O(*b* + *r*) for *b* heap blocks holding *r* references.
     public init(_ core: ProcessCore, remoteMirrorPath: String? = nil) throws {
         let library = try MirrorLibrary.load(path: remoteMirrorPath)
@@ -32,6 +34,9 @@ extension HeapSnapshot {
                 runtime: PrintableText.escaped(core.runtimePath ?? "its executable"),
                 mirror: mirror.description, library: library.path)
         }
-        try self.init(core.memory, stoppedFor: nil, library: library)
+        // The attach's default limits: a core is as untrusted as a live target's memory.
+        try self.init(
+            core.memory, stoppedFor: nil, library: library,
+            budget: AttachOptions().analysisBudget(copiedBytes: core.memory.copiedBytes))
     }
 }

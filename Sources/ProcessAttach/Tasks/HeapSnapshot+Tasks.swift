@@ -31,7 +31,9 @@ extension HeapSnapshot {
         let process = try StoppedProcess(processID: processID, options: options)
         let memory = try process.captureMemory()
         let stop = process.resume()
-        let heap = try HeapSnapshot(memory, stoppedFor: stop, library: library)
+        let heap = try HeapSnapshot(
+            memory, stoppedFor: stop, library: library,
+            budget: options.analysisBudget(copiedBytes: memory.copiedBytes))
         return try TaskInspection(memory: memory, library: library).read(heap)
     }
 

@@ -114,7 +114,7 @@ let package = Package(
             name: "ProcessAttach",
             dependencies: [
                 "CProcessAccess", "CSwiftRemoteMirror", "ObjectGraph", "RuntimeLayouts",
-                "HeapGraph", "StackTraces", "RetainGraphUtilities",
+                "HeapGraph", "HeapExport", "StackTraces", "RetainGraphUtilities", "Locking",
             ]
         ),
         .target(

@@ -127,7 +127,9 @@ public enum ExitCheck {
     public static func run(settings: Settings = Settings()) -> Outcome {
         ThreadActivity.waitUntilOthersSleep(atMost: settings.settleSeconds)
         let started = Date()
-        let (threadStart, childrenStart) = (ProcessResources.processorTime(), ProcessResources.childrenProcessorTime())
+        let (threadStart, childrenStart) = (
+            ProcessResources.processorTime(), ProcessResources.childrenProcessorTime()
+        )
         var times = LeakedCycles.Times()
         let leaks = LeakedCycles.check(
             confirming: true, accepting: settings.allowed, releasingMemory: true, times: &times)
@@ -187,7 +189,8 @@ public enum ExitCheck {
         if path.hasSuffix("/") || (exists && isDirectory.boolValue) {
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: true)
-            let process = collection.process?.replacingOccurrences(of: " ", with: "-")
+            let process =
+                collection.process?.replacingOccurrences(of: " ", with: "-")
                 ?? ProcessInfo.processInfo.processName
             file = (path as NSString).appendingPathComponent(
                 "leaks-\(process)-\(ProcessInfo.processInfo.processIdentifier).json")

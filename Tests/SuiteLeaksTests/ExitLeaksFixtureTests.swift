@@ -38,7 +38,9 @@ struct ExitLeaksFixtureTests {
         // XCTest, then Swift Testing: a process each, a report each, named after the process.
         #expect(byFile.count == 2, "\(byFile.keys.sorted()): \(output.text)")
         #expect(
-            byFile.keys.contains { $0.hasPrefix("leaks-ExitLeaksPackageTests.xctest-swift-testing-") },
+            byFile.keys.contains {
+                $0.hasPrefix("leaks-ExitLeaksPackageTests.xctest-swift-testing-")
+            },
             "\(byFile.keys.sorted())")
         for (file, reports) in byFile {
             let leaky = reports.filter {

@@ -15,14 +15,18 @@ struct ExitLeaksPlacesTests {
         let byFile = try ExitLeaksFixtureTests.reports(in: directory)
         let sessions = byFile.values.map { reports in
             reports.filter {
-                ExitLeaksFixtureTests.types($0) == ["ExitLeaksKit.Session", "ExitLeaksKit.Connection"]
+                ExitLeaksFixtureTests.types($0) == [
+                    "ExitLeaksKit.Session", "ExitLeaksKit.Connection",
+                ]
             }
         }
         #expect(sessions.filter(\.isEmpty).count == 1, "XCTest's process opens no session")
         return sessions.flatMap { $0 }
     }
 
-    @Test("A session made three calls deep in another package is made at the test's line; two lines are two groups")
+    @Test(
+        "A session made three calls deep in another package is made at the test's line; two lines are two groups"
+    )
     func sessionsAreMadeAtTheTestsLines() throws {
         let (output, directory) = try FixtureRun.plainRun.get()
         let first = try FixtureRun.line(of: "FIRST-SESSION-LINE", in: Self.swiftTests)
@@ -48,8 +52,10 @@ struct ExitLeaksPlacesTests {
             #expect(sites.allSatisfy { $0.count == 1 && $0.line.map(lines.contains) ?? false })
         }
         #expect(lines == [first, second], "\(lines)")
-        #expect(output.text.contains("made at ExitLeaksSwiftTests.swift:\(first)"), "\(output.text)")
-        #expect(output.text.contains("made at ExitLeaksSwiftTests.swift:\(second)"), "\(output.text)")
+        #expect(
+            output.text.contains("made at ExitLeaksSwiftTests.swift:\(first)"), "\(output.text)")
+        #expect(
+            output.text.contains("made at ExitLeaksSwiftTests.swift:\(second)"), "\(output.text)")
         #expect(!output.text.contains("made at Client.swift"), "\(output.text)")
     }
 
@@ -70,7 +76,9 @@ struct ExitLeaksPlacesTests {
         }
     }
 
-    @Test("retain-graph compare annotates each group of the whole-suite JSON at the line that made it")
+    @Test(
+        "retain-graph compare annotates each group of the whole-suite JSON at the line that made it"
+    )
     func annotationsPointAtTheLines() throws {
         let (_, directory) = try FixtureRun.plainRun.get()
         let empty = FileManager.default.temporaryDirectory
@@ -83,7 +91,9 @@ struct ExitLeaksPlacesTests {
         ])
         #expect(compare.status == 1, "new leaks: \(compare.text)")
         let annotations = compare.text.split(separator: "\n").filter { $0.hasPrefix("::error") }
-        #expect(annotations.allSatisfy { $0.contains("::error file=") && $0.contains(",line=") }, "\(annotations)")
+        #expect(
+            annotations.allSatisfy { $0.contains("::error file=") && $0.contains(",line=") },
+            "\(annotations)")
         let swiftTests = "Tests/Fixtures/ExitLeaks/" + Self.swiftTests
         for marker in ["FIRST-SESSION-LINE", "SECOND-SESSION-LINE"] {
             let line = try FixtureRun.line(of: marker, in: Self.swiftTests)

@@ -227,7 +227,9 @@ struct LeakedCyclesTests {
         // says nothing, and its capture is a word read conservatively.
         let heap = HeapCensus.snapshot()
         let node = try #require(
-            (0..<heap.objectCount).first { heap.graph.address(of: CompactGraph.NodeID($0)) == context.address })
+            (0..<heap.objectCount).first {
+                heap.graph.address(of: CompactGraph.NodeID($0)) == context.address
+            })
         #expect(heap.graph.typeName(of: CompactGraph.NodeID(node)) == "closure context")
         #expect(context.ownership == .conservative)
         // The group names it by what it references, and draws the guess as one.
@@ -235,7 +237,8 @@ struct LeakedCyclesTests {
         #expect(!leaks.text.contains("closure context ⇄"), "\(leaks.text)")
         #expect(!leaks.text.contains("closure context ─"), "\(leaks.text)")
         #expect(
-            leaks.text.contains("─(captures GenericCallbackOwner (conservative))⇢ GenericCallbackOwner"),
+            leaks.text.contains(
+                "─(captures GenericCallbackOwner (conservative))⇢ GenericCallbackOwner"),
             "\(leaks.text)")
     }
 }

@@ -23,10 +23,18 @@ struct SiteLocatorTests {
     /// initializer: the stack of the library's object, innermost first.
     static let libraryStack = [
         frame("Kit.Session.__allocating_init(user: String) -> Kit.Session", module: "Kit"),
-        frame("Kit.SessionBuilder.build() -> Kit.Session", module: "Kit", file: "/src/Kit/Client.swift", line: 48),
-        frame("static Kit.Client.openSession(for: String) -> Kit.Session", module: "Kit", file: "/src/Kit/Client.swift", line: 36),
-        frame("AppTests.LoginTests.testLogin() -> ()", module: "AppTests", file: "/src/Tests/AppTests/LoginTests.swift", line: 31),
-        frame("XCTest.XCTestCase.invokeTest() -> ()", module: "XCTest", file: "/x/XCTestCase.swift", line: 300),
+        frame(
+            "Kit.SessionBuilder.build() -> Kit.Session", module: "Kit",
+            file: "/src/Kit/Client.swift", line: 48),
+        frame(
+            "static Kit.Client.openSession(for: String) -> Kit.Session", module: "Kit",
+            file: "/src/Kit/Client.swift", line: 36),
+        frame(
+            "AppTests.LoginTests.testLogin() -> ()", module: "AppTests",
+            file: "/src/Tests/AppTests/LoginTests.swift", line: 31),
+        frame(
+            "XCTest.XCTestCase.invokeTest() -> ()", module: "XCTest", file: "/x/XCTestCase.swift",
+            line: 300),
     ]
 
     @Test("Three calls deep in a library, the test's line is where the object was made")
@@ -47,9 +55,16 @@ struct SiteLocatorTests {
     @Test("Another package's checkout is passed over for the user's own code")
     func checkoutsArePassedOver() throws {
         let stack = [
-            Self.frame("NIOCore.ChannelPipeline.init()", module: "NIOCore", file: "/p/.build/checkouts/swift-nio/Sources/NIOCore/ChannelPipeline.swift", line: 10),
-            Self.frame("NIOPosix.ServerBootstrap.bind()", module: "NIOPosix", file: "/p/.build/checkouts/swift-nio/Sources/NIOPosix/Bootstrap.swift", line: 20),
-            Self.frame("Server.Application.run()", module: "Server", file: "/p/Sources/Server/Application.swift", line: 30),
+            Self.frame(
+                "NIOCore.ChannelPipeline.init()", module: "NIOCore",
+                file: "/p/.build/checkouts/swift-nio/Sources/NIOCore/ChannelPipeline.swift",
+                line: 10),
+            Self.frame(
+                "NIOPosix.ServerBootstrap.bind()", module: "NIOPosix",
+                file: "/p/.build/checkouts/swift-nio/Sources/NIOPosix/Bootstrap.swift", line: 20),
+            Self.frame(
+                "Server.Application.run()", module: "Server",
+                file: "/p/Sources/Server/Application.swift", line: 30),
         ]
         let chosen = try #require(SiteLocator.choose(in: stack, excluding: ["NIOCore"]))
         #expect(chosen.line == 30)
@@ -64,7 +79,8 @@ struct SiteLocatorTests {
         let stack = [
             Self.frame("Swift.Array.append(_:)", module: "Swift", file: "/s/Array.swift", line: 5),
             Self.frame("dispatch_async", module: "Dispatch", isSystem: true),
-            Self.frame("App.Cache.store()", module: "App", file: "/p/Sources/App/Cache.swift", line: 12),
+            Self.frame(
+                "App.Cache.store()", module: "App", file: "/p/Sources/App/Cache.swift", line: 12),
         ]
         #expect(SiteLocator.choose(in: stack, excluding: [])?.line == 12)
     }

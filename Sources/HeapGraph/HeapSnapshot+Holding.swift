@@ -34,7 +34,15 @@ public struct HoldingGroup: Sendable {
     public func summary(in heap: HeapSnapshot) -> String {
         switch holding {
         case .path(let path):
-            return "held by \(path.holder.description)"
+            // A task its reader named (`a Task suspended in poll() at Poller.swift:42, …`).
+            if path.holder == .task, let task = path.objects.first,
+                let place = heap.graph.label(of: CompactGraph.NodeID(task.id.rawValue))
+            {
+                return "held by \(place)"
+            }
+            let holder = path.holder.description
+            // `held from outside the Swift heap (…)` says "held" itself.
+            return holder.hasPrefix("held ") ? holder : "held by \(holder)"
         case .unreachableCycle(let cycle, _):
             let steps = cycle.map {
                 "\($0.label) ⇒ \(TypeNames.withoutModule(heap[$0.to].typeName))"
@@ -204,12 +212,22 @@ struct PathShapes {
         while let step = chain.popLast() {
             let role = graph.roleNumber(ofEdge: step.edge)
             let type = graph.typeNameNumber(of: step.to)
-            if lastStep[Int(shape)] != (role, type) {
+            // A task's label (where it waits, when its reader named it) is part of the shape:
+            // what tasks waiting at different lines hold are different groups.
+            let label = isTaskHolder(step.from) ? graph.labels[Int(step.to)] : 0
+            if label != 0 {
+                shape = intern([shape, role, type, label], role: role, type: type)
+            } else if lastStep[Int(shape)] != (role, type) {
                 shape = intern([shape, role, type], role: role, type: type)
             }
             shapeOfNode[Int(step.to)] = Int32(shape)
         }
         return shape
+    }
+
+    private func isTaskHolder(_ node: CompactGraph.NodeID) -> Bool {
+        guard case .heapHolder(let holder)? = graph.rootKind(of: node) else { return false }
+        return holder == .task
     }
 
     private mutating func intern(_ key: [UInt32], role: UInt32, type: UInt32) -> UInt32 {

@@ -3,21 +3,26 @@ import ObjectGraph
 import RetainGraphUtilities
 
 extension HeapSnapshot {
-    /// Two lines about the read: the target, its objects and bytes, how long it was stopped.
+    /// Two lines about the read: the target, its objects and bytes, how long it was stopped
+    /// (or, for memory read while it was not stopped, such as a core file, what was read).
     ///
     /// ```text
-    /// process 4242 (session-server): 52133 live Swift objects, 4.1 MB, 12 threads
-    /// stopped 23 ms (48.2 MB copied), analysed in 0.41 s after it resumed
+    /// process 4242 (session-server): 52133 live Swift objects, 4.1 MiB, 12 threads
+    /// stopped 23 ms (48.2 MiB copied), analysed in 0.41 s after it resumed
     /// ```
     public var summary: String {
-        let stop = process.stopDuration.map { "stopped \($0.shortDescription)" } ?? "not stopped"
-        let analysis = String(
-            format: "%.2f", statistics.analysisSeconds)
+        let analysis = String(format: "%.2f", statistics.analysisSeconds)
+        let copied = ByteCount.description(statistics.copiedBytes)
+        let read =
+            process.stopDuration.map {
+                "stopped \($0.shortDescription) (\(copied) copied), analysed in \(analysis) s "
+                    + "after it resumed"
+            } ?? "\(copied) of its memory read, analysed in \(analysis) s"
+        let threads = "\(process.threads.count) thread\(process.threads.count == 1 ? "" : "s")"
         return """
             process \(process.processID) (\(process.command)): \(objectCount) live Swift objects, \
-            \(ByteCount.description(totalBytes)), \(process.threads.count) thread\(process.threads.count == 1 ? "" : "s")
-            \(stop) (\(ByteCount.description(statistics.copiedBytes)) copied), analysed in \
-            \(analysis) s after it resumed
+            \(ByteCount.description(totalBytes)), \(threads)
+            \(read)
             """
     }
 

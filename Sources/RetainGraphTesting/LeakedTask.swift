@@ -5,7 +5,7 @@ import StackTraces
 /// A task a test started that is still alive when the test ends: suspended on a continuation
 /// nobody resumes, in a loop nobody cancels, or still running past the grace period.
 ///
-/// Found by ``withLeakedTaskDetection(grace:startedIn:function:_:)`` (the engine of the
+/// Found by ``withLeakedTaskDetection(grace:startedIn:function:isolation:_:)`` (the engine of the
 /// ``TaskLeakDetectionTrait`` trait and of `XCTestCase.detectLeakedTasks(within:file:line:)`):
 /// the task as the remote mirror reads it (``task``: its state, where it waits, what it
 /// awaits) and where the census saw it created (``createdAt``).

@@ -38,6 +38,8 @@ import StackTraces
 ///     every task created while `body` ran.
 ///   - function: A part of the name of the function in `filePath` that must have created them
 ///     (`LeakedTaskTests.pollerStops(`); nil for any function of the file.
+///   - isolation: Where `body` runs: the caller's actor (a `@MainActor` test's main actor), so
+///     that `body` need not be `Sendable`.
 ///   - body: The test's work.
 /// - Returns: The tasks left alive, by id.
 /// - Throws: What `body` throws (the tasks are not checked then).
@@ -46,7 +48,7 @@ import StackTraces
 ///   each through the remote mirror.
 public func withLeakedTaskDetection(
     grace: Duration = .seconds(1), startedIn filePath: String? = nil, function: String? = nil,
-    _ body: () async throws -> Void
+    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Void
 ) async throws -> [LeakedTask] {
     let before = LiveTasks.addresses()
     try await body()

@@ -11,7 +11,7 @@ import Testing
 /// records one issue per task left, at the line that started it, naming the function and line
 /// where it waits, what it awaits (`Task.sleep`, `withCheckedContinuation`, an `AsyncStream`
 /// iterator…) and its async backtrace (see
-/// ``withLeakedTaskDetection(grace:startedIn:function:_:)``).
+/// ``withLeakedTaskDetection(grace:startedIn:function:isolation:_:)``).
 ///
 /// ```swift
 /// @Test(.detectsLeakedTasks)

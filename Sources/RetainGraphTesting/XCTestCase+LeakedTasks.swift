@@ -9,7 +9,7 @@ extension XCTestCase {
     /// drives the tasks the test started from `file` until they end or `grace` is over (running
     /// the main run loop meanwhile, for tasks that wait for the main actor), then
     /// fails the test once per task left, at the line that started it, naming where it waits
-    /// and what it awaits (see ``withLeakedTaskDetection(grace:startedIn:function:_:)``).
+    /// and what it awaits (see ``withLeakedTaskDetection(grace:startedIn:function:isolation:_:)``).
     ///
     /// ```swift
     /// func testStoppingThePollerEndsItsTask() async {

@@ -151,9 +151,16 @@ struct Attach: ParsableCommand {
         try write(heap)
     }
 
-    private func attach() throws -> HeapSnapshot { try attach(withTasks: false).heap }
+    /// The heap, its tasks named as holders by where they wait when the remote mirror reads
+    /// tasks (one stop either way).
+    private func attach() throws -> HeapSnapshot {
+        let read = try attach(withTasks: true, requiringTasks: false)
+        return read.tasks.map { read.heap.namingTaskHolders($0) } ?? read.heap
+    }
 
-    private func attach(withTasks: Bool) throws -> (heap: HeapSnapshot, tasks: TaskDump?) {
+    private func attach(withTasks: Bool, requiringTasks: Bool = true) throws -> (
+        heap: HeapSnapshot, tasks: TaskDump?
+    ) {
         guard let pid else { fail("no process id", code: 2) }
         var options = AttachOptions(
             maximumStop: (try? parseDuration(maxStop, option: "")) ?? .seconds(5),
@@ -163,10 +170,14 @@ struct Attach: ParsableCommand {
         defer { signal(SIGINT, SIG_DFL) }
         let read: (heap: HeapSnapshot, tasks: TaskDump?)
         do {
-            read =
-                withTasks
-                ? try HeapSnapshot.captureWithTasks(processID: pid, options: options)
-                : (try HeapSnapshot.capture(processID: pid, options: options), nil)
+            if withTasks {
+                read = try HeapSnapshot.captureWithTasks(processID: pid, options: options)
+            } else {
+                read = (try HeapSnapshot.capture(processID: pid, options: options), nil)
+            }
+        } catch .remoteMirrorUnavailable where withTasks && !requiringTasks {
+            // A library that cannot read tasks: the heap alone, its tasks unnamed.
+            return try attach(withTasks: false)
         } catch {
             if case .cancelled = error { fail(error.description, code: 130) }
             fail(error.description, code: 3)

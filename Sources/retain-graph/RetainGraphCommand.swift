@@ -3,25 +3,31 @@ import Foundation
 import LeakTracking
 import RetainGraphReports
 
-/// `retain-graph`: renders and compares the JSON leak reports that `LeakTracking` writes.
+/// `retain-graph`: reads the heap of a running process or a core file, and renders and compares
+/// the JSON leak reports that `LeakTracking` writes.
 ///
 /// Exit codes: 0 on success (and for `compare`, when no new leak appeared); 1 when `compare`
-/// finds a fingerprint in the new reports that the old ones lack; 2 when a report cannot be
-/// read (missing file, malformed JSON, a newer schema version).
+/// finds a fingerprint in the new reports that the old ones lack; 2 when an input cannot be
+/// read (a missing file, malformed JSON, a process or core that cannot be read); 4 when an
+/// answer would be partial (see `attach --accept-partial`).
 @main
 struct RetainGraphCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "retain-graph",
-        abstract: "Render and compare RetainGraph leak reports (JSON); look at saved heap graphs.",
+        abstract:
+            "Find who holds leaked Swift objects: in a running process, a core file, or reports.",
         discussion: """
-            Reports are the JSON files written by LeakTracking's DirectorySink or by \
-            LeakReport.jsonData(). Every PATH may be a report file, a collection file \
-            ({"schemaVersion": 2, "reports": [...]}) or a directory of .json files.
+            A running process (attach, dump) or a core file (core) is read from outside: \
+            nothing of RetainGraph is linked into it. Attaching needs ptrace: root or \
+            CAP_SYS_PTRACE. Start with: retain-graph attach PID --growth 30s
+
+            A report PATH may be a report file, a collection file ({"schemaVersion": 2, \
+            "reports": [...]}) or a directory of .json files.
 
             Exit codes: 0 success (compare: no new leaks); 1 compare found new leaks; \
-            2 a report could not be read.
+            2 an input could not be read; 4 a partial answer was refused.
             """,
-        subcommands: [Render.self, Compare.self, Heap.self, Attach.self, Core.self, Dump.self])
+        subcommands: [Attach.self, Core.self, Dump.self, Heap.self, Render.self, Compare.self])
 }
 
 /// Reads reports, turning failures into exit code 2 with a message on standard error.

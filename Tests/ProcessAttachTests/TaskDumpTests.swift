@@ -147,4 +147,29 @@ struct TaskDumpTests {
         #expect(labels.filter { $0.contains("parkOne() at main.swift:\(many)") }.count == 500)
         #expect(labels.contains { $0.contains("refreshForever(_:) at main.swift:\(sleep)") })
     }
+
+    @Test("Who holds an object a task keeps: the task, by where it waits, as a user asks")
+    func whoHoldsNamesTheTask() throws {
+        let target = try AttachTargets.start("attach-tasks")
+        _ = try Self.settledDump(of: target)
+        let sleep = try Self.line("sleep-loop")
+        let place =
+            "held by a Task suspended in refreshForever(_:) at main.swift:\(sleep), awaiting "
+            + "Task.sleep(for:tolerance:clock:)"
+
+        // The API: tasks read in the same stop, named as holders.
+        let (heap, tasks) = try HeapSnapshot.captureWithTasks(processID: target.pid)
+        let named = heap.namingTaskHolders(tasks)
+        let refreshers = named.objects(ofType: "attach_tasks.Refresher")
+        let groups = named.holdingGroups(of: refreshers)
+        #expect(groups.count == 1)
+        #expect(groups.first?.summary(in: named) == place)
+
+        // The command line, as the README shows it.
+        let tool = try #require(AttachCommandTests.toolURL(), "retain-graph not built")
+        let run = try AttachCommandTests.run(
+            tool, ["attach", "\(target.pid)", "--who-holds", "attach_tasks.Refresher"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.contains("1 " + place + "; e.g. attach_tasks.Refresher at 0x"))
+    }
 }

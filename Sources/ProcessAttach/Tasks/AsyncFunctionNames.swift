@@ -74,6 +74,7 @@ enum AsyncFunctionNames {
                 body = body[body.index(after: colon)...]
             }
         }
+        body = withoutPrivateDiscriminators(body)
         var name = String(body.prefix { $0 != "(" && $0 != " " })
         for accessor in [".getter", ".setter", ".modify", ".read"] where name.hasSuffix(accessor) {
             name.removeLast(accessor.count)
@@ -91,6 +92,23 @@ enum AsyncFunctionNames {
             return (!label.isEmpty && rest.hasPrefix(":") ? String(label) : "_") + ":"
         }
         return name + "(" + labels.joined() + ")"
+    }
+
+    /// `ServiceGroup._run(…)` for `ServiceGroup.(_run in _3C5F…)(…)`: a private declaration's
+    /// name without the discriminator of the file that declares it.
+    private static func withoutPrivateDiscriminators(_ text: Substring) -> Substring {
+        var result = Substring(text)
+        while let open = result.range(of: ".(")?.upperBound,
+            let marker = result[open...].range(of: " in _"),
+            let close = result[marker.upperBound...].firstIndex(of: ")"),
+            result[open..<marker.lowerBound].allSatisfy({ $0 != "(" && $0 != ")" }),
+            result[marker.upperBound..<close].allSatisfy({ $0.isLetter || $0.isNumber })
+        {
+            let name = result[open..<marker.lowerBound]
+            let start = result.index(before: open)
+            result = result[..<start] + name + result[result.index(after: close)...]
+        }
+        return result
     }
 
     /// `text` without its `<…>` clauses.

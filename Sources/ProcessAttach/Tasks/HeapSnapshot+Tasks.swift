@@ -38,8 +38,9 @@ extension HeapSnapshot {
     }
 
     /// Writes this snapshot (see ``write(toFile:)``) with its tasks named: in a graph file,
-    /// each task's node carries its summary as its label (`Task 7 (suspended) in
-    /// refreshForever(_:) at main.swift:25, awaiting …`); in a `.heapsnapshot`, each task is
+    /// each task's node carries where it waits as its label (`a Task suspended in
+    /// refreshForever(_:) at main.swift:25, awaiting …`, as ``namingTaskHolders(_:)`` names
+    /// it, so that a who-holds answer read back groups by it); in a `.heapsnapshot`, each task is
     /// named `Task · <where it waits>` (`Task · refreshForever(_:) at main.swift:25`), so that
     /// DevTools' Summary groups tasks by where they wait, with their counts.
     ///
@@ -50,12 +51,34 @@ extension HeapSnapshot {
     /// - Throws: ``/HeapExport/HeapExportError`` when the file cannot be written.
     @discardableResult
     public func write(toFile path: String, tasks: TaskDump) throws(HeapExportError) -> Int {
-        try naming(tasks, asTypes: path.hasSuffix(".heapsnapshot")).write(toFile: path)
+        try naming(tasks, asTypes: path.hasSuffix(".heapsnapshot"), label: \.holderDescription)
+            .write(toFile: path)
     }
 
-    /// This snapshot with each task's node labelled by its summary, or (`asTypes`) its type
-    /// named by where it waits.
-    func naming(_ tasks: TaskDump, asTypes: Bool) -> HeapSnapshot {
+    /// This snapshot with each task named as a holder, by where it waits: `a Task suspended in
+    /// refreshForever(_:) at main.swift:25, awaiting Task.sleep(for:tolerance:clock:)`.
+    ///
+    /// Who-holds answers (``/HeapGraph/HeapSnapshot/holdingGroups(of:)``) and growth then say
+    /// which task holds an object, and group objects by the place their task waits: objects
+    /// held by tasks waiting at two lines are two groups.
+    ///
+    /// ```swift
+    /// let (heap, tasks) = try HeapSnapshot.captureWithTasks(processID: pid)
+    /// print(heap.namingTaskHolders(tasks).whoHoldsText("App.Session"))
+    /// ```
+    ///
+    /// - Parameter tasks: The tasks of this snapshot's process and moment.
+    /// - Returns: The snapshot, its task objects labelled.
+    /// - Complexity: O(*n* + *t*) for *n* objects and *t* tasks.
+    public func namingTaskHolders(_ tasks: TaskDump) -> HeapSnapshot {
+        naming(tasks, asTypes: false, label: \.holderDescription)
+    }
+
+    /// This snapshot with each task's node labelled by `label` (its summary by default), or
+    /// (`asTypes`) its type named by where it waits.
+    func naming(
+        _ tasks: TaskDump, asTypes: Bool, label: (AsyncTaskInfo) -> String = \.summary
+    ) -> HeapSnapshot {
         let graph = self.graph
         var strings = graph.strings
         var typeNames = graph.typeNames
@@ -66,7 +89,7 @@ extension HeapSnapshot {
             if asTypes {
                 typeNames[node] = strings.intern("Task · " + task.place)
             } else {
-                labels[node] = strings.intern(task.summary)
+                labels[node] = strings.intern(label(task))
             }
         }
         let named = CompactGraph(
@@ -83,6 +106,15 @@ extension HeapSnapshot {
 }
 
 extension AsyncTaskInfo {
+    /// The task as a holder, without its id: `a Task suspended in refreshForever(_:) at
+    /// main.swift:25, awaiting Task.sleep(for:tolerance:clock:)`.
+    public var holderDescription: String {
+        var text = "a Task \(state)\(isCancelled ? " (cancelled)" : "") in \(place)"
+        // A task of the runtime's that has not run awaits nothing but its own entry point.
+        if let awaiting, !place.hasPrefix(awaiting) { text += ", awaiting " + awaiting }
+        return text
+    }
+
     /// Where the task waits, for a name or a profile's frame: `refreshForever(_:) at
     /// main.swift:25`; for a task of the runtime's, its innermost function; else its state.
     public var place: String {

@@ -81,7 +81,8 @@ struct TaskFrames {
         }
         var roles = graph.roles
         let runs = roles.intern(.runs)
-        let flag = Ownership.conservative.byte | CompactGraph.foundInHeapFlag
+        // As the graph builder stores a conservative word: low priority for the path finder.
+        let flag = CompactGraph.flags(.conservative, .heap)
         let tagged = !graph.edgeTags.isEmpty
         var outStart: [UInt32] = [0]
         var strongOutEnd: [UInt32] = []

@@ -88,14 +88,16 @@ struct AttachCommandTests {
         #expect(lines.contains { $0.hasPrefix("stopped ") && $0.contains("copied") })
         #expect(
             lines.contains("WHO HOLDS attach_task_loop.TaskRefresher: 1 live object, held 1 way"))
+        // The task is named by where it waits (the fixture's sleep, line 12).
         #expect(
             lines.contains {
                 $0.hasPrefix(
-                    "1 held by a Task (the concurrency runtime holds it while it runs or sleeps);")
-            })
+                    "1 held by a Task suspended in closure #1 in TaskRefresher.start() at "
+                        + "main.swift:12, awaiting Task.sleep(for:tolerance:clock:);")
+            }, "\(result.output)")
         #expect(
             lines.contains {
-                $0.hasPrefix("  ╰→ captures TaskRefresher ⇒ attach_task_loop.TaskRefresher at 0x")
+                $0.hasPrefix("  ╰→ ") && $0.contains(" ⇒ attach_task_loop.TaskRefresher at 0x")
             })
         #expect(target.isRunningUntraced)
     }

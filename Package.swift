@@ -166,7 +166,7 @@ let package = Package(
             name: "RetainGraphTesting",
             dependencies: [
                 "LeakTracking", "ReferenceReflection", "RetainGraph", "HeapGrowth", "HeapCensus",
-                "HeapExport", "ProcessAttach", "StackTraces",
+                "HeapExport", "ObjectGraph", "ProcessAttach", "StackTraces",
             ]
         ),
         // Links no census (no interposed malloc) and no test framework: a test checks the

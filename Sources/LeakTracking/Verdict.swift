@@ -82,7 +82,7 @@ public struct WatchVerdict: Sendable {
     /// For ``Verdict/transient``: when the last one-shot timer holding it is due to fire.
     public let releaseDate: Date?
     /// For ``Verdict/leak``, ``Verdict/zombie`` and ``Verdict/transient``: the full report.
-    public let report: LeakReport?
+    public package(set) var report: LeakReport?
     /// The known leak that allows this one, if any: the leak is still reported but does not
     /// fail a test.
     public let allowance: KnownLeak?

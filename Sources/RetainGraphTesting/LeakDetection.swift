@@ -99,7 +99,7 @@ public func withLeakDetection(
     }
     let verdicts = await watcher.settled(timeout: options.timeout)
     watcher.deliver(verdicts)
-    return verdicts.filter(\.isUnexpectedProblem)
+    return TaskHolderNames.naming(verdicts.filter(\.isUnexpectedProblem))
 }
 
 extension WatchVerdict {

@@ -129,12 +129,13 @@ extension XCTestCase {
         let verdicts = session.watcher.settle(timeout: timeout)
         session.watcher.deliver(verdicts)
         session.watcher.removeAll()
-        return verdicts.filter { verdict in
-            verdict.isUnexpectedProblem
-                && !session.allowances.contains { known in
-                    verdict.report.map(known.matches) ?? false
-                }
-        }
+        return TaskHolderNames.naming(
+            verdicts.filter { verdict in
+                verdict.isUnexpectedProblem
+                    && !session.allowances.contains { known in
+                        verdict.report.map(known.matches) ?? false
+                    }
+            })
     }
 }
 

@@ -64,75 +64,15 @@ extension GraphSnapshot {
         return canonicalRotation(of: references(of: steps))
     }
 
-    /// `cycle` rotated to its canonical start.
+    /// `cycle` rotated to its canonical start (ObjectGraph's `CycleRotation`): references
+    /// ranked by holder type name, then role; ties broken by the smallest holder identity.
     ///
-    /// References are ranked by holder type name, then role; the rotation whose sequence of
-    /// ranks is lexicographically least wins. When several rotations tie (a cycle of identical
-    /// types and roles repeats itself), the one starting at the smallest holder identity wins,
-    /// so the result does not depend on where the cycle was entered.
-    ///
-    /// - Complexity: O(*L* log *L*) for a cycle of *L* references (ranking); the least
-    ///   rotation itself is found in O(*L*).
+    /// - Complexity: O(*L* log *L*) for a cycle of *L* references.
     func canonicalRotation(of cycle: [Reference]) -> [Reference] {
-        guard cycle.count > 1 else { return cycle }
         let keys = cycle.map { reference in
             "\(typeName(of: reference.from) ?? "?")\u{1}\(reference.role.description)"
         }
-        var rankOfKey: [String: Int] = [:]
-        for (rank, key) in Set(keys).sorted().enumerated() { rankOfKey[key] = rank }
-        let ranks = keys.map { rankOfKey[$0] ?? 0 }
-        let least = Self.leastRotation(of: ranks)
-        let period = Self.period(of: ranks)
-        var best = least
-        var candidate = least + period
-        while candidate < least + ranks.count {
-            let start = candidate % ranks.count
-            if cycle[start].from < cycle[best].from { best = start }
-            candidate += period
-        }
+        let best = CycleRotation.canonicalStart(keys: keys, identities: cycle.map(\.from))
         return Array(cycle[best...] + cycle[..<best])
-    }
-
-    /// The start of the lexicographically least rotation of `sequence` (the smallest such
-    /// start when several rotations are equal), by the two-pointer minimum-expression method.
-    ///
-    /// - Complexity: O(*L*).
-    static func leastRotation(of sequence: [Int]) -> Int {
-        let length = sequence.count
-        var i = 0
-        var j = 1
-        var k = 0
-        while i < length, j < length, k < length {
-            let a = sequence[(i + k) % length]
-            let b = sequence[(j + k) % length]
-            if a == b {
-                k += 1
-                continue
-            }
-            if a > b { i += k + 1 } else { j += k + 1 }
-            if i == j { j += 1 }
-            k = 0
-        }
-        return min(i, j)
-    }
-
-    /// The smallest rotation period of `sequence`: the least *p* dividing its length with
-    /// `sequence[k] == sequence[k + p]` throughout (the length itself when there is none).
-    ///
-    /// - Complexity: O(*L*) (prefix function).
-    static func period(of sequence: [Int]) -> Int {
-        let length = sequence.count
-        guard length > 1 else { return max(length, 1) }
-        var prefix = [Int](repeating: 0, count: length)
-        for position in 1..<length {
-            var matched = prefix[position - 1]
-            while matched > 0, sequence[position] != sequence[matched] {
-                matched = prefix[matched - 1]
-            }
-            if sequence[position] == sequence[matched] { matched += 1 }
-            prefix[position] = matched
-        }
-        let candidate = length - prefix[length - 1]
-        return length % candidate == 0 ? candidate : length
     }
 }

@@ -6,89 +6,55 @@ import RetainGraph
 import RetainGraphUtilities
 import StackTraces
 
-/// Sorts leaked cycles into groups (one shape, made at the same lines) and makes each group's
+/// Splits groups of leaked cycles of one shape (HeapGraph's
+/// ``/HeapGraph/UnreachableCycles/Group``) by the lines that made them, and makes each group's
 /// sample, sites and report.
 ///
-/// Cycles are first gathered by shape: the references of their shortest loop (holder type,
-/// ownership, role) and every type of the cycle. Then, for the shapes no type pattern accepts,
-/// every creation stack is symbolicated in one batch (``SiteLocator/prepare(_:)``) and each
-/// shape is split by where its objects were made (``SiteLocator/madeAt(_:excluding:)``).
+/// For the shapes no type pattern accepts, every creation stack is symbolicated in one batch
+/// (``SiteLocator/prepare(_:)``) and each shape is split by where its objects were made
+/// (``SiteLocator/madeAt(_:excluding:)``).
 struct GroupBuilder {
     let heap: HeapSnapshot
-    /// The objects no root holds, as a graph of their own (``CycleAnalysis/Unheld``).
-    let unheld: CycleAnalysis.Unheld
-    let components: CompactGraph.Components
     /// Patterns of accepted leaks (see ``CycleAnalysis/accepted``).
     let accepted: [TypePattern]
-    private var order: [String] = []
-    private var shapes: [String: [Found]] = [:]
-    /// Names of anonymous closure contexts, by node (see ``name(of:within:)``).
-    private var contextNames: [CompactGraph.NodeID: String] = [:]
+    /// The cycles' objects' type names, by node (closure contexts named by their captures).
+    private var names: [CompactGraph.NodeID: String] = [:]
 
     /// One leaked cycle: its shortest loop in the heap's graph, its figures and objects.
     private struct Found {
         var steps: [CompactGraph.Step]
         var cycle: CycleGroup.Cycle
-        /// Every type of the cycle, each once, by name.
-        var types: [String]
     }
 
-    init(
-        heap: HeapSnapshot, unheld: CycleAnalysis.Unheld, components: CompactGraph.Components,
-        accepted: [TypePattern]
-    ) {
+    init(heap: HeapSnapshot, accepted: [TypePattern]) {
         self.heap = heap
-        self.unheld = unheld
-        self.components = components
         self.accepted = accepted
     }
 
-    /// Adds one leaked cycle (a component's members, as nodes of the unheld objects' graph).
-    mutating func add(_ localMembers: [CompactGraph.NodeID], retainedBytes: UInt64) {
-        let graph = heap.graph
-        let members = localMembers.map { unheld.nodes[Int($0)] }
-        let memberSet = Set(members)
-        let names = members.map { name(of: $0, within: memberSet) }
-        // The shortest cycle through the member whose type name sorts first: the whole cycle
-        // for a simple one, the same shape whichever member a search starts from.
-        guard let first = names.indices.min(by: { names[$0] < names[$1] }),
-            let localSteps = unheld.graph.cycle(
-                through: localMembers[first], components: components)
-        else { return }
-        // The cycle's steps in the heap's graph (an edge's tag is its heap edge).
-        let steps = localSteps.map { step in
-            CompactGraph.Step(
-                from: unheld.nodes[Int(step.from)],
-                edge: unheld.graph.tag(ofEdge: step.edge),
-                to: unheld.nodes[Int(step.to)])
-        }
-        let types = Set(names).sorted()
-        // The shape, whatever its rotation: its references as holder type, ownership and role,
-        // and every type of the cycle.
-        let key =
-            steps.map { step in
-                "\(name(of: step.from, within: memberSet))\u{1}\(graph.ownership(ofEdge: step.edge))\u{1}"
-                    + graph.role(ofEdge: step.edge).description
-            }.sorted().joined(separator: "\u{2}") + "\u{3}" + types.joined(separator: "\u{2}")
-        let objects = zip(members, names).map { node, name in
-            (address: graph.address(of: node) ?? 0, name: name, size: graph.size(of: node))
-        }.sorted { $0.address < $1.address }
-        let cycle = CycleGroup.Cycle(
-            addresses: objects.map(\.address), bytes: objects.reduce(0) { $0 + $1.size },
-            retainedBytes: retainedBytes,
-            members: objects.map {
-                CycleGroup.Member(
-                    typeName: $0.name, site: HeapCensus.creationSite(ofObjectAt: $0.address),
-                    madeAt: nil)
-            })
-        if shapes[key] == nil { order.append(key) }
-        shapes[key, default: []].append(Found(steps: steps, cycle: cycle, types: types))
-    }
-
     /// The groups, by retained bytes, then cycles, largest first.
-    mutating func groups() -> [CycleGroup] {
+    ///
+    /// - Parameter shapes: The heap's unreachable cycles, grouped by shape.
+    mutating func groups(of shapes: [UnreachableCycles.Group]) -> [CycleGroup] {
         let now = Date().timeIntervalSince1970
-        let gathered = order.compactMap { shapes[$0] }.filter { !$0.isEmpty }
+        var gathered: [[Found]] = []
+        for shape in shapes {
+            gathered.append(
+                shape.cycles.map { cycle in
+                    for (object, name) in zip(cycle.objects, cycle.typeNames) {
+                        names[CompactGraph.NodeID(object.rawValue)] = name
+                    }
+                    return Found(
+                        steps: cycle.loop,
+                        cycle: CycleGroup.Cycle(
+                            addresses: cycle.addresses, bytes: cycle.bytes,
+                            retainedBytes: cycle.retainedBytes,
+                            members: zip(cycle.addresses, cycle.typeNames).map {
+                                CycleGroup.Member(
+                                    typeName: $1, site: HeapCensus.creationSite(ofObjectAt: $0),
+                                    madeAt: nil)
+                            }))
+                })
+        }
         let isAccepted = gathered.map { found in
             found[0].steps.contains { step in
                 let name = name(of: step.from)
@@ -102,12 +68,12 @@ struct GroupBuilder {
             })
         var locator = SiteLocator()
         var groups: [CycleGroup] = []
-        for (found, accepted) in zip(gathered, isAccepted) {
+        for (shape, (found, accepted)) in zip(shapes, zip(gathered, isAccepted)) {
             if accepted {
-                groups.append(group(found, locating: false, reportedAt: now))
+                groups.append(group(found, types: shape.types, locating: false, reportedAt: now))
                 continue
             }
-            let modules = SiteLocator.modules(ofTypes: found[0].types)
+            let modules = SiteLocator.modules(ofTypes: Set(shape.types).sorted())
             var places: [String] = []
             var byPlace: [String: [Found]] = [:]
             for var one in found {
@@ -123,7 +89,7 @@ struct GroupBuilder {
             }
             for place in places {
                 guard let cycles = byPlace[place] else { continue }
-                groups.append(group(cycles, locating: true, reportedAt: now))
+                groups.append(group(cycles, types: shape.types, locating: true, reportedAt: now))
             }
         }
         return groups.sorted {
@@ -138,35 +104,15 @@ struct GroupBuilder {
         return "\(frame.file ?? frame.function ?? "?"):\(frame.line ?? 0)"
     }
 
-    /// A node's type name; for a closure context whose captures the layout could not name,
-    /// `closure context (captures A, B)` after the types it holds in its cycle (`cycle`, its
-    /// members; a context's undecoded words can also point at unrelated objects, stale copies
-    /// read conservatively).
-    private mutating func name(
-        of node: CompactGraph.NodeID, within cycle: Set<CompactGraph.NodeID>? = nil
-    ) -> String {
-        let graph = heap.graph
-        let typeName = graph.typeName(of: node)
-        guard typeName == "closure context" else { return typeName }
-        if let known = contextNames[node] { return known }
-        var captured: [String] = []
-        for edge in graph.strongOutEdges(of: node) {
-            let target = graph.target(of: CompactGraph.EdgeID(edge))
-            guard cycle?.contains(target) ?? true else { continue }
-            let name = TypeNames.withoutModule(graph.typeName(of: target))
-            if !captured.contains(name) { captured.append(name) }
-        }
-        let named =
-            captured.isEmpty
-            ? typeName : "closure context (captures \(captured.sorted().joined(separator: ", ")))"
-        contextNames[node] = named
-        return named
+    /// A cycle member's type name, as the shapes named it.
+    private func name(of node: CompactGraph.NodeID) -> String {
+        names[node] ?? heap.graph.typeName(of: node)
     }
 
     /// A finished group: its sample in canonical rotation, its report and its fingerprint.
-    private mutating func group(_ found: [Found], locating: Bool, reportedAt: Double)
-        -> CycleGroup
-    {
+    private func group(
+        _ found: [Found], types: [String], locating: Bool, reportedAt: Double
+    ) -> CycleGroup {
         let graph = heap.graph
         let first = found[0]
         let members = Dictionary(
@@ -223,10 +169,6 @@ struct GroupBuilder {
             report.fingerprint = Self.fingerprint(report.fingerprint, madeAt: found)
             report.creationSites = []
         }
-        var types = steps.map(\.typeName).reduce(into: [String]()) { names, name in
-            if !names.contains(name) { names.append(name) }
-        }
-        types += first.types.filter { !types.contains($0) }
         let cycles = found.map(\.cycle)
         return CycleGroup(
             fingerprint: report.fingerprint, sample: steps, types: types,

@@ -30,6 +30,7 @@ extension LeakedCycles {
     ///     sites (`RETAINGRAPH_LEAKS_STACKS=1` at exit).
     /// - Returns: The text.
     public func text(allowing patterns: [TypePattern], stacks: Bool = false) -> String {
+        let counted = UnreachableCycles.counted
         guard !isEmpty else {
             return "RetainGraph: no leaked reference cycle at exit "
                 + "(\(heapObjectCount) objects read)"
@@ -41,15 +42,16 @@ extension LeakedCycles {
         if shown.isEmpty {
             headline =
                 "RetainGraph: no leaked reference cycle at exit but "
-                + Self.counted(cycleCount, "allowed one")
+                + counted(cycleCount, "allowed one")
         } else {
             headline =
-                "RetainGraph: \(Self.counted(shownCycles, "leaked reference cycle")) at exit, "
-                + "\(Self.counted(shown.count, "shape")) "
-                + "(\(Self.counted(shown.reduce(0) { $0 + $1.objectCount }, "object")), "
+                "RetainGraph: \(counted(shownCycles, "leaked reference cycle")) at exit, "
+                + "\(counted(shown.count, "shape")) "
+                + "(\(counted(shown.reduce(0) { $0 + $1.objectCount }, "object")), "
                 + "\(ByteCount.description(shown.reduce(0) { $0 + $1.retainedBytes })) retained)"
             if !accepted.isEmpty {
-                headline += ", and \(Self.counted(cycleCount - shownCycles, "cycle")) allowed"
+                headline +=
+                    ", and \(counted(cycleCount - shownCycles, "cycle")) allowed"
             }
         }
         headline += "; \(heapObjectCount) objects read."
@@ -67,22 +69,18 @@ extension LeakedCycles {
             lines.append("")
             lines.append(
                 "Allowed by type pattern (\(patterns.map(\.pattern).joined(separator: ", "))): "
-                    + "\(Self.counted(accepted.count, "shape")), "
-                    + "\(Self.counted(cycles, "cycle")), \(ByteCount.description(bytes)) retained")
+                    + "\(counted(accepted.count, "shape")), "
+                    + "\(counted(cycles, "cycle")), \(ByteCount.description(bytes)) retained"
+            )
             for group in accepted.prefix(5) {
                 lines.append(
-                    "   \(group.shapeText): \(Self.counted(group.cycleCount, "cycle")), "
+                    "   \(group.shapeText): \(counted(group.cycleCount, "cycle")), "
                         + "\(ByteCount.description(group.retainedBytes)) retained   \(group.fingerprint)"
                 )
             }
             if accepted.count > 5 { lines.append("   … and \(accepted.count - 5) more shapes") }
         }
         return lines.joined(separator: "\n")
-    }
-
-    /// `1 cycle`, `2 cycles`.
-    static func counted(_ count: Int, _ noun: String) -> String {
-        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 }
 
@@ -91,30 +89,23 @@ extension CycleGroup {
     /// objects reads `Parent ⇄ Child`, a longer loop through all its types `A ⇒ B ⇒ C`, an
     /// object holding itself `Node`; a cycle through more objects than its sample loop names
     /// every type once: `ChannelHandlerContext ⇄ ChannelPipeline ⇄ EmbeddedChannel`.
-    var shapeText: String {
-        let names = sample.map { TypeNames.withoutModule($0.typeName) }
-        let all = types.map(TypeNames.withoutModule)
-        guard Set(names).count == Set(all).count else { return all.joined(separator: " ⇄ ") }
-        return names.count == 2 ? "\(names[0]) ⇄ \(names[1])" : names.joined(separator: " ⇒ ")
-    }
+    var shapeText: String { UnreachableCycles.title(sample: shape, types: types) }
 
     /// The group's lines in ``LeakedCycles/text``.
     func textLines(number: Int, stacks: Bool = false) -> [String] {
+        let counted = UnreachableCycles.counted
         let names = sample.map { TypeNames.withoutModule($0.typeName) }
         var lines = [
-            "\(number). \(shapeText): \(LeakedCycles.counted(cycleCount, "cycle")), "
-                + "\(LeakedCycles.counted(objectCount, "object")), \(ByteCount.description(bytes)) "
+            "\(number). \(shapeText): \(counted(cycleCount, "cycle")), "
+                + "\(counted(objectCount, "object")), \(ByteCount.description(bytes)) "
                 + "(\(ByteCount.description(retainedBytes)) retained)   fingerprint \(fingerprint)"
         ]
         for (index, step) in sample.enumerated() {
-            let next = names[(index + 1) % names.count]
-            var label = step.role.description
-            var arrow = step.ownership.arrow
-            if step.ownership == .conservative {
-                label += " (conservative)"
-                arrow = "⇢"
-            }
-            var line = "     \(names[index]) ─(\(label))\(arrow) \(next)"
+            var line =
+                "     "
+                + UnreachableCycles.stepText(
+                    holder: names[index], role: step.role, ownership: step.ownership,
+                    next: names[(index + 1) % names.count])
             if let madeAt = step.madeAt {
                 line += "   made at \(SiteLocator.location(of: madeAt))"
             }

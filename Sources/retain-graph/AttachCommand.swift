@@ -21,10 +21,17 @@ struct Attach: ParsableCommand {
             Examples:
               retain-graph attach 4242                          # counts and bytes by type
               retain-graph attach 4242 --who-holds App.Session  # the path from its holder
+              retain-graph attach 4242 --cycles                 # cycles nothing reaches
               retain-graph attach 4242 --growth 30s             # what grew in 30 seconds
               retain-graph attach 4242 --tasks                  # every Task: where it waits
               retain-graph attach 4242 --output heap.json       # save; read back with --input
               retain-graph attach 4242 --output heap.heapsnapshot  # for Chrome DevTools
+
+            --cycles lists every strong reference cycle nothing reaches, as the whole-suite \
+            check does: no holder (global, stack, Task, timer, C code), no weak or unowned \
+            reference from a reachable object, every retain count explained by the heap. \
+            Groups of one shape (the same types held by the same references), the most \
+            cycles first, each titled by its types with one sample cycle (⇢ conservative).
 
             A heap read only in part (glibc's heap not walked whole: an arena or a heap not \
             found) is an error, not an answer: objects would be missing with nothing to say \
@@ -46,8 +53,7 @@ struct Attach: ParsableCommand {
         help: "Show who holds the objects of a type (App.Session) or the object at an address.")
     var whoHolds: [String] = []
 
-    @Flag(name: .long, help: "With --who-holds, show every way the objects are held (not 5).")
-    var all = false
+    @OptionGroup var cycleOptions: CycleOptions
 
     @Flag(
         name: .long,
@@ -100,6 +106,9 @@ struct Attach: ParsableCommand {
         if tasks, input != nil || growth != nil {
             throw ValidationError("--tasks needs a live process, without --growth")
         }
+        if cycleOptions.cycles, tasks || growth != nil {
+            throw ValidationError("--cycles reads one heap: not with --tasks or --growth")
+        }
         _ = try parseDuration(maxStop, option: "--max-stop")
         if let growth { _ = try parseDuration(growth, option: "--growth") }
     }
@@ -143,10 +152,13 @@ struct Attach: ParsableCommand {
         if !heap.limitations.isEmpty {
             sections.append("limits: " + heap.limitations.prefix(8).joined(separator: "\n        "))
         }
-        if top != nil || whoHolds.isEmpty { sections.append(heap.topText(limit: top ?? 20)) }
-        for name in whoHolds {
-            sections.append(heap.whoHoldsText(name, groupLimit: all ? nil : 5))
+        if top != nil || (whoHolds.isEmpty && !cycleOptions.cycles) {
+            sections.append(heap.topText(limit: top ?? 20))
         }
+        for name in whoHolds {
+            sections.append(heap.whoHoldsText(name, groupLimit: cycleOptions.groupLimit))
+        }
+        if let text = cycleOptions.cyclesText(heap) { sections.append(text) }
         emit(sections.joined(separator: "\n\n"))
         try write(heap)
     }

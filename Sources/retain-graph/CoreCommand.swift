@@ -16,6 +16,7 @@ struct Core: ParsableCommand {
             Examples:
               retain-graph core core.4242                          # counts and bytes by type
               retain-graph core core.4242 --who-holds App.Session  # the path from its holder
+              retain-graph core core.4242 --cycles                 # cycles nothing reaches
               retain-graph core later.core --growth-from earlier.core  # what grew between
               retain-graph core core.4242 --sysroot /srv/cores/web-1   # read on another machine
               retain-graph core core.4242 --output heap.heapsnapshot   # for Chrome DevTools
@@ -49,6 +50,8 @@ struct Core: ParsableCommand {
         help: "Show who holds the objects of a type (App.Session) or the object at an address.")
     var whoHolds: [String] = []
 
+    @OptionGroup var cycleOptions: CycleOptions
+
     @Option(
         name: .long,
         help: ArgumentHelp(
@@ -79,10 +82,13 @@ struct Core: ParsableCommand {
                     code: 2)
             }
             sections.append(HeapComparison(from: before, to: heap).text)
-        } else if top != nil || whoHolds.isEmpty {
+        } else if top != nil || (whoHolds.isEmpty && !cycleOptions.cycles) {
             sections.append(heap.topText(limit: top ?? 20))
         }
-        for name in whoHolds { sections.append(heap.whoHoldsText(name)) }
+        for name in whoHolds {
+            sections.append(heap.whoHoldsText(name, groupLimit: cycleOptions.groupLimit))
+        }
+        if let text = cycleOptions.cyclesText(heap) { sections.append(text) }
         print(sections.joined(separator: "\n\n"))
         if let output {
             do {

@@ -31,12 +31,12 @@ struct GraphStorageLayoutTests {
 
     @Test("Least rotation and period of rank sequences")
     func rotationHelpers() {
-        #expect(GraphSnapshot.leastRotation(of: [3, 1, 2]) == 1)
-        #expect(GraphSnapshot.leastRotation(of: [2, 1, 1, 2, 1]) == 1)
-        #expect(GraphSnapshot.leastRotation(of: [1, 1, 1]) == 0)
-        #expect(GraphSnapshot.period(of: [1, 2, 1, 2]) == 2)
-        #expect(GraphSnapshot.period(of: [1, 2, 1]) == 3)
-        #expect(GraphSnapshot.period(of: [5, 5, 5]) == 1)
+        #expect(CycleRotation.leastRotation(of: [3, 1, 2]) == 1)
+        #expect(CycleRotation.leastRotation(of: [2, 1, 1, 2, 1]) == 1)
+        #expect(CycleRotation.leastRotation(of: [1, 1, 1]) == 0)
+        #expect(CycleRotation.period(of: [1, 2, 1, 2]) == 2)
+        #expect(CycleRotation.period(of: [1, 2, 1]) == 3)
+        #expect(CycleRotation.period(of: [5, 5, 5]) == 1)
     }
 
     @Test("Sparse identities are indexed by binary search, dense ones by table, alike")

@@ -19,7 +19,8 @@
 //   attach-brk-blocked     N objects in a main arena that brk cannot grow (mmap'd instead)
 //   attach-stop-target     busy, blocked and thread-creating threads and a progress counter;
 //                          forks and execs on command (the stop tests, issue 32)
-//   attach-mixed-holders   healthy and leaked watchers and leases mixed: who holds which (issue 31)
+//   attach-mixed-holders   healthy and leaked watchers, leases and three-type order cycles
+//                          mixed: who holds which, every unreachable cycle (issue 31)
 //   attach-literal-names   N sleeping tasks, an AsyncStream, heap string keys, a thread named
 //                          before start(): names and counts taken literally (issue 31)
 //   attach-hostile         plants fake metadata, cyclic superclasses, escape sequences in a

@@ -11,7 +11,7 @@ import StackTraces
 /// awaits) and where the census saw it created (``createdAt``).
 public struct LeakedTask: Sendable {
     /// The task, as it was when the grace period ended; nil when this process's tasks cannot
-    /// be read (``TaskInspection/thisProcessUnavailableReason`` says why): only its address is
+    /// be read (``/ProcessAttach/TaskInspection/thisProcessUnavailableReason`` says why): only its address is
     /// known then.
     public let task: AsyncTaskInfo?
     /// The task object's address.

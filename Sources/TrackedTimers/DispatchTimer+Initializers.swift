@@ -64,12 +64,16 @@ extension DispatchTimer {
     ///                           capturing: self, as: .weak) { [weak self] _ in self?.tick() }
     /// ```
     ///
-    /// `interval`, `tolerance`, `repeats`, `queue`, `label`, `graph` and `handler` are as for
-    /// ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
-    ///
     /// - Parameters:
+    ///   - interval: See ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
+    ///   - tolerance: The leeway.
+    ///   - repeats: Whether the timer repeats.
+    ///   - queue: Where the handler runs.
+    ///   - label: A label for reports.
     ///   - owner: The object the closure captures (as `self`). Not retained by the timer.
     ///   - kind: How the closure captures it.
+    ///   - graph: The graph to record into.
+    ///   - handler: The action.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init(
         interval: TimeInterval, tolerance: TimeInterval = 0, repeats: Bool,
@@ -95,12 +99,14 @@ extension DispatchTimer {
     ///                           weakTarget: self) { owner, _ in owner.tick() }
     /// ```
     ///
-    /// `interval`, `tolerance`, `repeats`, `queue` (where the target must be safe to use),
-    /// `label` and `graph` are as for
-    /// ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
-    ///
     /// - Parameters:
+    ///   - interval: See ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
+    ///   - tolerance: The leeway.
+    ///   - repeats: Whether the timer repeats.
+    ///   - queue: Where `action` runs; the target must be safe to use there.
+    ///   - label: A label for reports.
     ///   - target: The receiver; held weakly.
+    ///   - graph: The graph to record into.
     ///   - action: Called with the (living) target and the timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<Target: AnyObject>(
@@ -123,12 +129,16 @@ extension DispatchTimer {
 
     /// Creates an unscheduled timer that retains `target` until it is invalidated and calls
     /// `action` with it: `timer ⇒ target`, the NSTimer semantics that make a repeating timer
-    /// keep its owner alive. `interval`, `tolerance`, `repeats`, `queue` (where the target must
-    /// be safe to use), `label` and `graph` are as for
-    /// ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
+    /// keep its owner alive.
     ///
     /// - Parameters:
+    ///   - interval: See ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
+    ///   - tolerance: The leeway.
+    ///   - repeats: Whether the timer repeats.
+    ///   - queue: Where `action` runs; the target must be safe to use there.
+    ///   - label: A label for reports.
     ///   - target: The receiver; held strongly until ``invalidate()``.
+    ///   - graph: The graph to record into.
     ///   - action: Called with the target and the timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<Target: AnyObject>(

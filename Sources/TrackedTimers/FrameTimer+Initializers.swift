@@ -29,18 +29,21 @@ extension FrameTimer {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
             clock: clock, label: label, graph: graph, stopsWhenTargetDies: false,
-            action: .always { timer in action(target, timer) })
+            action: .always { timer in action(target, timer) }
+        )
         tracker?.recordTarget(target, ownership: .strong, role: .target)
     }
 
     /// Creates a frame timer that holds `target` **weakly** and invalidates itself at the first
     /// frame after the target died.
     ///
-    /// `refreshRate`, `preferredFramesPerSecond`, `clock`, `label` and `graph` are as for the
-    /// strong-target initialiser.
-    ///
     /// - Parameters:
     ///   - weakTarget: Not retained; loaded strongly for the duration of each frame.
+    ///   - refreshRate: Refreshes per second; above 0, at most ``FrameTimer/maximumRefreshRate``.
+    ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh.
+    ///   - clock: Where timestamps are read.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - action: Called with the living target and the timer.
     /// - Throws: ``TimerError/invalidFrameRate(_:)``.
     public convenience init<Target: AnyObject>(
@@ -56,18 +59,22 @@ extension FrameTimer {
                 guard let target = weakTarget else { return false }
                 action(target, timer)
                 return true
-            })
+            }
+        )
         tracker?.recordTarget(weakTarget, ownership: .weak, role: .target)
     }
 
     /// Creates a frame timer whose target is a ``WeakProxy`` (held strongly) forwarding each
     /// frame to its weak target: `link ⇒ proxy → owner`. Frames into a dead target are dropped
-    /// and counted; the timer keeps running until invalidated. `refreshRate`,
-    /// `preferredFramesPerSecond`, `clock`, `label` and `graph` are as for the strong-target
-    /// initialiser.
+    /// and counted; the timer keeps running until invalidated.
     ///
     /// - Parameters:
     ///   - proxy: Retained until ``invalidate()``.
+    ///   - refreshRate: Refreshes per second; above 0, at most ``FrameTimer/maximumRefreshRate``.
+    ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh.
+    ///   - clock: Where timestamps are read.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - action: Called with the proxy's living target and the timer.
     /// - Throws: ``TimerError/invalidFrameRate(_:)``.
     public convenience init<Target: AnyObject>(
@@ -79,18 +86,22 @@ extension FrameTimer {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
             clock: clock, label: label, graph: graph, stopsWhenTargetDies: false,
-            action: .reporting { timer in proxy.forward { target in action(target, timer) } })
+            action: .reporting { timer in proxy.forward { target in action(target, timer) } }
+        )
         tracker?.recordTarget(proxy, ownership: .strong, role: .target)
     }
 
     /// Creates a frame timer that runs a closure, optionally declaring what it captures
-    /// (`capturing: self, as: .weak` records `link ⇒ closure → owner`, S12b). `refreshRate`,
-    /// `preferredFramesPerSecond`, `clock`, `label` and `graph` are as for the strong-target
-    /// initialiser.
+    /// (`capturing: self, as: .weak` records `link ⇒ closure → owner`, S12b).
     ///
     /// - Parameters:
+    ///   - refreshRate: Refreshes per second; above 0, at most ``FrameTimer/maximumRefreshRate``.
+    ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh.
+    ///   - clock: Where timestamps are read.
     ///   - captured: The object the closure captures, to show in the graph. Not retained.
     ///   - kind: How the closure captures it.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - action: The closure, released on ``invalidate()``.
     /// - Throws: ``TimerError/invalidFrameRate(_:)``.
     public convenience init(
@@ -102,7 +113,8 @@ extension FrameTimer {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
             clock: clock, label: label, graph: graph, stopsWhenTargetDies: false,
-            action: .always(action))
+            action: .always(action)
+        )
         tracker?.recordClosure(capturing: captured, ownership: kind, name: "self")
     }
 }

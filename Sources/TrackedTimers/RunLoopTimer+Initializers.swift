@@ -30,7 +30,9 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false, action: .always { timer in action(target, timer) })
+            stopsWhenTargetDies: false,
+            action: .always { timer in action(target, timer) }
+        )
         tracker?.recordTarget(target, ownership: .strong, role: .target)
     }
 
@@ -39,10 +41,13 @@ extension RunLoopTimer {
     ///
     /// The target is loaded strongly for the duration of each fire, so it cannot die in the
     /// middle of one. The fire that finds it dead counts as a fire into a dead target.
-    /// `interval`, `repeats`, `label` and `graph` are as for the strong-target initialiser.
     ///
     /// - Parameters:
+    ///   - interval: As for the strong-target initialiser.
+    ///   - repeats: Whether the timer repeats.
     ///   - weakTarget: The object the action is called on; not retained.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - action: Called with the (living) target and the timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<Target: AnyObject>(
@@ -56,7 +61,8 @@ extension RunLoopTimer {
                 guard let target = weakTarget else { return false }
                 action(target, timer)
                 return true
-            })
+            }
+        )
         tracker?.recordTarget(weakTarget, ownership: .weak, role: .target)
     }
 
@@ -66,7 +72,6 @@ extension RunLoopTimer {
     ///
     /// A fire whose action returns `false` counts as a fire into a dead target in the timer's
     /// `TimerInfo.firesIntoDeadTarget`; the timer keeps firing (it does not stop by itself).
-    /// `interval`, `repeats`, `label` and `graph` are as for the strong-target initialiser.
     ///
     /// ```swift
     /// final class Forwarder { weak var owner: Owner? }
@@ -78,7 +83,11 @@ extension RunLoopTimer {
     /// ```
     ///
     /// - Parameters:
+    ///   - interval: As for the strong-target initialiser.
+    ///   - repeats: Whether the timer repeats.
     ///   - target: The forwarding object, the timer's target; retained until ``invalidate()``.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - forward: Called with the target and the timer; returns whether the call was
     ///     delivered to a living receiver.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
@@ -89,7 +98,9 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false, action: .reporting { timer in forward(target, timer) })
+            stopsWhenTargetDies: false,
+            action: .reporting { timer in forward(target, timer) }
+        )
         tracker?.recordTarget(target, ownership: .strong, role: .target)
     }
 
@@ -98,10 +109,13 @@ extension RunLoopTimer {
     ///
     /// A fire through a proxy whose target died is dropped and counted (in the proxy and in the
     /// timer's `firesIntoDeadTarget`); the timer keeps firing until invalidated, as with `NSProxy`.
-    /// `interval`, `repeats`, `label` and `graph` are as for the strong-target initialiser.
     ///
     /// - Parameters:
+    ///   - interval: As for the strong-target initialiser.
+    ///   - repeats: Whether the timer repeats.
     ///   - proxy: The proxy; retained until ``invalidate()``.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - action: Called with the proxy's (living) target and the timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     /// - Complexity: A fire allocates nothing: the forwarded call is a non-escaping closure.
@@ -113,7 +127,8 @@ extension RunLoopTimer {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
             stopsWhenTargetDies: false,
-            action: .reporting { timer in proxy.forward { target in action(target, timer) } })
+            action: .reporting { timer in proxy.forward { target in action(target, timer) } }
+        )
         tracker?.recordTarget(proxy, ownership: .strong, role: .target)
     }
 
@@ -122,8 +137,7 @@ extension RunLoopTimer {
     /// Declare what the closure captures so the graph can show it: `capturing: self, as: .weak`
     /// for `[weak self]` records `timer ⇒ closure → owner` (S6a); `as: .strong` records
     /// `timer ⇒ closure ⇒ owner` (S6b). Without a declaration the graph records no closure
-    /// node: one that holds nothing lies on no path and in no cycle. `interval`, `repeats`,
-    /// `label` and `graph` are as for the strong-target initialiser.
+    /// node: one that holds nothing lies on no path and in no cycle.
     ///
     /// ```swift
     /// timer = try RunLoopTimer(interval: 1, repeats: true, capturing: self, as: .weak) {
@@ -132,9 +146,13 @@ extension RunLoopTimer {
     /// ```
     ///
     /// - Parameters:
+    ///   - interval: As for the strong-target initialiser.
+    ///   - repeats: Whether the timer repeats.
     ///   - captured: The object the closure captures, if you want it in the graph. Not retained.
     ///   - kind: How the closure captures it.
     ///   - captureName: The captured variable's name for reports; `"self"` by default.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - action: The closure; retained until ``invalidate()``, then released.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init(
@@ -145,7 +163,9 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false, action: .always(action))
+            stopsWhenTargetDies: false,
+            action: .always(action)
+        )
         tracker?.recordClosure(capturing: captured, ownership: kind, name: captureName)
     }
 
@@ -155,7 +175,6 @@ extension RunLoopTimer {
     ///
     /// The graph records `timer ⇒ Type` where the type is a root `.immortalType(name:)` (a
     /// type never dies, so that cycle is no leak) and `timer ⇒ closure →/⇒ captured`.
-    /// `interval`, `repeats`, `label` and `graph` are as for the strong-target initialiser.
     ///
     /// ```swift
     /// enum BlockTrampoline { static func invoke(_ block: () -> Void) { block() } }
@@ -166,9 +185,13 @@ extension RunLoopTimer {
     /// ```
     ///
     /// - Parameters:
+    ///   - interval: As for the strong-target initialiser.
+    ///   - repeats: Whether the timer repeats.
     ///   - typeTarget: The type used as the target.
     ///   - captured: The object the closure captures, if you want it in the graph.
     ///   - kind: How the closure captures it.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - action: Called with the type and the timer; retained until ``invalidate()``.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<T>(
@@ -179,7 +202,9 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false, action: .always { timer in action(typeTarget, timer) })
+            stopsWhenTargetDies: false,
+            action: .always { timer in action(typeTarget, timer) }
+        )
         tracker?.recordTarget(
             root: .immortalType(name: String(reflecting: typeTarget)), ownership: .strong,
             role: .target)

@@ -37,7 +37,7 @@ extension HeapSnapshot {
         return try TaskInspection(memory: memory, library: library).read(heap)
     }
 
-    /// Writes this snapshot (see ``write(toFile:)``) with its tasks named: in a graph file,
+    /// Writes this snapshot (see ``/HeapGraph/HeapSnapshot/write(toFile:)``) with its tasks named: in a graph file,
     /// each task's node carries where it waits as its label (`a Task suspended in
     /// refreshForever(_:) at main.swift:25, awaiting …`, as ``namingTaskHolders(_:)`` names
     /// it, so that a who-holds answer read back groups by it); in a `.heapsnapshot`, each task is

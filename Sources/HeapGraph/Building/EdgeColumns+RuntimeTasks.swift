@@ -2,16 +2,18 @@ import ObjectGraph
 import RuntimeLayouts
 
 extension EdgeColumns {
-    /// The tasks the concurrency runtime made to wake a `Task.sleep`: those that reference a
-    /// `Task.sleep`'s wake-up closure (``/RuntimeLayouts/CompiledLayout/isSleepWakeUp``) and no
-    /// other closure context.
+    /// The tasks the concurrency runtime made to wake a `Task.sleep`: those whose first
+    /// reference to a closure context, in the order of their words, is to a `Task.sleep`'s
+    /// wake-up closure (``/RuntimeLayouts/CompiledLayout/isSleepWakeUp``).
     ///
     /// Every `Task.sleep` makes a second task, which runs that closure at the deadline (see
     /// ``/RuntimeLayouts/RuntimeTasks``); its header is a plain future's, so the closure it runs
-    /// is what tells it apart. A program's task always holds the closure it runs (a context
-    /// of the program's, or the generic thunk `Task.init` wraps it in) until it ends, so a
-    /// task that also held a stale word pointing at some wake-up closure is still the
-    /// program's.
+    /// is what tells it apart. A task is read conservatively, and the closure it runs is the
+    /// first closure context its words point at: the runtime's `swift_task_create` allocates
+    /// the task's first async context (after the header it initialises) from the task's own
+    /// allocator, with the closure context in the `FutureAsyncContextPrefix` just before it;
+    /// the memory after it (the first frames, or stale bytes in a task that has not started)
+    /// may point at any object, a wake-up closure included, and is not looked at.
     ///
     /// - Parameters:
     ///   - objectKinds: Each object's kind, as the reader read it.
@@ -25,15 +27,16 @@ extension EdgeColumns {
         let wakeUpTypes = layouts.map(\.isSleepWakeUp)
         guard wakeUpTypes.contains(true) else { return [] }
         let closureTypes = layouts.map { $0.kind == .closureContext || $0.kind == .block }
-        // Per task: 1 when it runs a wake-up closure, 2 when it holds another closure.
-        var seen = [UInt8](repeating: 0, count: objectKinds.count)
+        // Per task, its first closure: 1 a wake-up closure, 2 any other. A reader appends an
+        // object's references in the order of its words.
+        var first = [UInt8](repeating: 0, count: objectKinds.count)
         for edge in sources.indices {
             let source = Int(sources[edge])
-            guard objectKinds[source] == .task else { continue }
+            guard objectKinds[source] == .task, first[source] == 0 else { continue }
             let type = Int(typeIndex[Int(targets[edge])])
             guard type >= 0, type < layouts.count, closureTypes[type] else { continue }
-            seen[source] |= wakeUpTypes[type] ? 1 : 2
+            first[source] = wakeUpTypes[type] ? 1 : 2
         }
-        return seen.indices.filter { seen[$0] == 1 }
+        return first.indices.filter { first[$0] == 1 }
     }
 }

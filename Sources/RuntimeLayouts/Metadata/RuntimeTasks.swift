@@ -17,8 +17,10 @@
 // continuation). Nothing in the task's header tells it from the program's tasks (its job flags
 // are a plain future's: TaskCreateFlags' `copyTaskLocals`/`inheritContext` are not kept), so
 // the readers tell it by that closure: the closure context is named by its capture's type (a
-// fact of its metadata), and the task that runs such a context and no other closure is named
-// after it (``/HeapGraph/HeapSnapshot``'s builder).
+// fact of its metadata), and a task whose first closure context (the one in the
+// `FutureAsyncContextPrefix` of its first async context: IndirectResult, AsyncEntryPoint,
+// ClosureContext, ErrorResult, in RemoteInspection's RuntimeInternals.h) is such a context is
+// named after it (HeapGraph's builder, `EdgeColumns.sleepWakeUpTasks`).
 
 /// The names the readers give the objects the concurrency runtime makes for itself, so that a
 /// count of `Task` is a count of the program's tasks.

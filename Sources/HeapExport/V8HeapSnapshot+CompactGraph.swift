@@ -154,10 +154,11 @@ extension V8HeapSnapshot {
     }
 
     /// The name a node of `kind` with type name `typeName` gets: the type name, saying what
-    /// a closure context or a box is when the type name does not.
+    /// a closure context or a box is when the type name does not (`thunk of closure context
+    /// (captures Owner)` and `wake-up closure of a Task.sleep (runtime)` already do).
     static func objectName(_ typeName: String, kind: CompactGraph.NodeKind) -> String {
         switch kind {
-        case .closure where !typeName.hasPrefix("closure"):
+        case .closure where !typeName.contains("closure"):
             return typeName.isEmpty ? "closure context" : "closure context \(typeName)"
         case .box where !typeName.hasPrefix("box"):
             return typeName.isEmpty ? "box" : "box \(typeName)"

@@ -14,11 +14,14 @@ extension EdgeColumns {
     /// The reference to the forwarding context stays (it keeps that context's memory, for
     /// retained sizes), marked low priority so that paths take the direct one.
     ///
+    /// - Returns: Each forwarding context's node, with the node of the closure context it
+    ///   forwards to in the end (through thunks of thunks); empty when there is none.
     /// - Complexity: O(*r*) for *r* references.
+    @discardableResult
     mutating func lookThroughForwardingContexts(
         typeIndex: [Int32], layouts: [CompiledLayout], kinds: [CompactGraph.NodeKind],
         typeNames: [String], builder: inout CompactGraph.Builder
-    ) {
+    ) -> [UInt32: UInt32] {
         // Each node's number of references and, for a node with one, its target.
         var outCount = [UInt8](repeating: 0, count: kinds.count)
         var onlyTarget = [UInt32](repeating: 0, count: kinds.count)
@@ -41,7 +44,7 @@ extension EdgeColumns {
         for edge in sources.indices where forwards(sources[edge]) {
             wrapped[sources[edge]] = targets[edge]
         }
-        guard !wrapped.isEmpty else { return }
+        guard !wrapped.isEmpty else { return [:] }
         var direct = EdgeColumns()
         for edge in targets.indices where wrapped[sources[edge]] == nil {
             var target = targets[edge]
@@ -64,5 +67,18 @@ extension EdgeColumns {
                 source: direct.sources[index], target: direct.targets[index],
                 flags: direct.flags[index], role: direct.roles[index])
         }
+        var forwardedTo: [UInt32: UInt32] = [:]
+        for context in wrapped.keys {
+            var target = context
+            var hops = 0
+            while let next = wrapped[target], hops < 8 {
+                target = next
+                hops += 1
+            }
+            if kinds[Int(target)] == .closure, wrapped[target] == nil {
+                forwardedTo[context] = target
+            }
+        }
+        return forwardedTo
     }
 }

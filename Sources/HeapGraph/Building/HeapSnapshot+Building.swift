@@ -58,9 +58,17 @@ extension HeapSnapshot {
         let boxes = Self.decodeDynamicValues(
             scan, index: index, kinds: nodeKinds, builder: &builder, typeNames: typeNames,
             typeIndex: typeIndex, into: &edges)
-        edges.lookThroughForwardingContexts(
+        let forwarding = edges.lookThroughForwardingContexts(
             typeIndex: typeIndex, layouts: layouts, kinds: nodeKinds, typeNames: typeNames,
             builder: &builder)
+        // A context that only forwards to another closure (a reabstraction thunk's, the generic
+        // one `Task.init` wraps a task's closure in) is named after that closure, the same way
+        // whichever reader read it and whether or not its own captures could be decoded:
+        // `thunk of closure context (captures Owner)`.
+        for (context, target) in forwarding {
+            nodeTypes[Int(context)] = builder.intern(
+                "thunk of " + typeNames[Int(typeIndex[Int(target)])])
+        }
         // Boxes the compiler made for values held out of line look like closure contexts:
         // named as what they are.
         for box in boxes where typeIndex[Int(box)] < Int32(layouts.count) {
@@ -68,6 +76,14 @@ extension HeapSnapshot {
             guard layout.kind == .closureContext || layout.kind == .box else { continue }
             nodeKinds[Int(box)] = .box
             nodeTypes[Int(box)] = builder.intern(layout.boxName)
+        }
+        // The tasks the runtime makes to wake a `Task.sleep`: named as what they are, so that
+        // `Task` counts the program's tasks.
+        let wakeUpTasks = edges.sleepWakeUpTasks(
+            objectKinds: objectKinds, typeIndex: typeIndex, layouts: layouts)
+        if !wakeUpTasks.isEmpty {
+            let name = builder.intern(RuntimeTasks.sleepWakeUpTask)
+            for task in wakeUpTasks { nodeTypes[task] = name }
         }
 
         // What holds objects from outside the heap.

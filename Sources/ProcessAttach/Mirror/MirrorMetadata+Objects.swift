@@ -234,6 +234,7 @@ extension MirrorMetadata {
             result.dependsOnInstance = true
             return result
         }
+        result.typeNames = captureTypeNames(descriptor: descriptor)
         guard let sample, let context = mirror.layout(ofInstance: sample),
             context.kind == .closureContext
         else {
@@ -266,6 +267,28 @@ extension MirrorMetadata {
             }
         }
         return result
+    }
+
+    /// The qualified names of the capture types the non-generic capture descriptor at
+    /// `descriptor` lists (u32 capture count, then one relative mangled-name pointer per
+    /// capture @12), named by the mirror; empty when any is unknown or the count implausible.
+    private func captureTypeNames(descriptor: UInt) -> [String] {
+        guard let count = memory.uint32(at: descriptor), count <= 64 else { return [] }
+        var names: [String] = []
+        for index in 0..<UInt(count) {
+            guard let address = memory.relativePointer(at: descriptor &+ 12 &+ 4 &* index) else {
+                return []
+            }
+            let type = mirror.typeRef(forMangledNameAt: address)
+            if type != 0, let name = name(of: TypeHandle(type)) {
+                names.append(name)
+            } else if let name = memory.referencedTypeName(mangledNameAt: address) {
+                names.append(name)
+            } else {
+                return []
+            }
+        }
+        return names
     }
 
     /// Whether a capture of this type is the box of a captured `var`: the remote demangler

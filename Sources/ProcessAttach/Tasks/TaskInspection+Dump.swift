@@ -1,5 +1,6 @@
 import HeapGraph
 import ObjectGraph
+import RuntimeLayouts
 import StackTraces
 
 extension TaskInspection {
@@ -69,7 +70,10 @@ extension TaskInspection {
 
     private func readDump(of heap: HeapSnapshot) -> (heap: HeapSnapshot, tasks: TaskDump) {
         var limitations: [String] = []
-        var pending = heap.objects(ofType: "Task").map { heap[$0].address }
+        // The program's tasks and the runtime's own (a `Task.sleep`'s wake-up), read alike.
+        var pending = RuntimeTasks.taskTypeNames.flatMap(heap.objects(ofType:)).map {
+            heap[$0].address
+        }
         var seen = Set(pending)
         var raw: [(address: UInt, info: MirrorTaskInfo)] = []
         var unreadable = 0
@@ -167,7 +171,9 @@ struct TaskActors {
         var near = [task]
         for edge in graph.strongOutEdges(of: task) {
             let target = graph.target(of: CompactGraph.EdgeID(edge))
-            if graph.typeName(of: target) != "Task" { near.append(target) }
+            if !RuntimeTasks.taskTypeNames.contains(graph.typeName(of: target)) {
+                near.append(target)
+            }
         }
         for holder in near {
             for edge in graph.strongOutEdges(of: holder) {

@@ -33,6 +33,18 @@ extension LayoutCompiler {
             layout.typeName =
                 "closure context (captures \(layout.captures.joined(separator: ", ")))"
         }
+        // Named by what it is, whether or not the source could decode its capture.
+        if RuntimeTasks.isSleepWakeUpClosure(captureTypeNames: context.typeNames) {
+            layout.typeName = RuntimeTasks.sleepWakeUpClosure
+            layout.isSleepWakeUp = true
+            // Its one capture is a pointer to a word the runtime allocated, not an object: there
+            // is nothing to read conservatively.
+            layout.fields = ValueLayout()
+            layout.problem = nil
+            layout.conservativeFrom = nil
+            layout.dependsOnInstance = false
+            return layout
+        }
         if let problem = context.problem {
             // The captures after the last decoded one are read conservatively.
             layout.problem = problem

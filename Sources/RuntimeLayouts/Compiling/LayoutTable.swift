@@ -53,6 +53,8 @@ package struct CompiledLayout: Sendable {
     package var dependsOnInstance: Bool
     /// Whether this is a reabstraction thunk's context (``ObjectLayout/isThunk``).
     package var isThunk: Bool
+    /// Whether this is a `Task.sleep`'s wake-up closure (``ObjectLayout/isSleepWakeUp``).
+    package var isSleepWakeUp: Bool
     /// Whether the type is `Foundation.Timer` or a subclass.
     package var isTimer: Bool
     /// Whether the type is `Foundation.Thread` or a subclass.
@@ -184,7 +186,8 @@ package final class LayoutTable<Source: MetadataSource>: @unchecked Sendable {
             conservativeFrom: layout.conservativeFrom, conservativeLimit: layout.conservativeLimit,
             conservativeRole: roles.intern(layout.conservativeRole),
             dependsOnInstance: layout.dependsOnInstance, isThunk: layout.isThunk,
-            isTimer: layout.isTimer, isThread: layout.isThread, handleOffset: layout.handleOffset)
+            isSleepWakeUp: layout.isSleepWakeUp, isTimer: layout.isTimer, isThread: layout.isThread,
+            handleOffset: layout.handleOffset)
     }
 }
 

@@ -172,6 +172,11 @@ package struct ObjectLayout: Sendable {
     /// compiler reads from the object): ``LayoutCompiler/instanceLayout(of:)`` gives it.
     package var dependsOnInstance = false
 
+    /// Whether this is the closure a `Task.sleep`'s wake-up task runs
+    /// (``RuntimeTasks/isSleepWakeUpClosure(captureTypeNames:)``): the readers name the task
+    /// that runs it after it.
+    package var isSleepWakeUp = false
+
     /// Whether the type is `Foundation.Timer` or a subclass (its holder is named).
     package var isTimer = false
     /// Whether the type is `Foundation.Thread` or a subclass (a running one is named).

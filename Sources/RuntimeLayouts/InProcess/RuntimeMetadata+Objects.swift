@@ -104,6 +104,7 @@ extension RuntimeMetadata {
             result.problem = "capture descriptor outside any loaded image"
             return result
         }
+        result.typeNames = RuntimeABI.captureTypeNames(ofContext: type)
         let object = sample.flatMap { UnsafeRawPointer(bitPattern: $0) }
         if descriptor.loadUnaligned(fromByteOffset: 8, as: UInt32.self) != 0, object == nil {
             result.problem = "generic closure context: captures read conservatively"

@@ -140,6 +140,10 @@ package struct ContextCaptures: Sendable {
     package var dependsOnInstance = false
     /// The end of the last decoded capture.
     package var decodedEnd: Int?
+    /// The qualified names of the capture types the context's capture descriptor lists, read
+    /// even when the captures cannot be decoded; empty for a generic context (its types depend
+    /// on its bindings) or when the source cannot name them.
+    package var typeNames: [String] = []
 
     package init() {}
 }

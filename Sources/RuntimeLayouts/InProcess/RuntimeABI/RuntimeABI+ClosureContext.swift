@@ -134,6 +134,37 @@ extension RuntimeABI {
         return layout
     }
 
+    /// The qualified names of the capture types a non-generic closure context's capture
+    /// descriptor lists (empty for a generic one, whose types depend on its bindings): resolved
+    /// by the runtime, or else `Module.Name` from the descriptor a symbolic reference names
+    /// (``MemoryReader/referencedTypeName(mangledNameAt:)``).
+    ///
+    /// - Parameter metadata: A closure context's metadata (kind `.heapLocalVariable`).
+    /// - Returns: The names, in order; empty when any is unknown.
+    static func captureTypeNames(ofContext metadata: TypeMetadata) -> [String] {
+        guard metadata.kind == .heapLocalVariable,
+            let descriptor = pointer(at: metadata.address, offset: 16, alignment: 4),
+            isInLoadedImage(descriptor)
+        else { return [] }
+        let captureCount = descriptor.loadUnaligned(as: UInt32.self)
+        let bindingCount = descriptor.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
+        guard bindingCount == 0, captureCount <= maximumCaptures else { return [] }
+        var names: [String] = []
+        for index in 0..<Int(captureCount) {
+            guard let start = relativeDirect(at: descriptor + 12 + 4 * index) else { return [] }
+            if let type = MangledTypeName(start: start).resolve() {
+                names.append(_typeName(type, qualified: true))
+            } else if let name = LocalMemory().referencedTypeName(
+                mangledNameAt: UInt(bitPattern: start))
+            {
+                names.append(name)
+            } else {
+                return []
+            }
+        }
+        return names
+    }
+
     /// Resolves a capture's type: from a generic binding when a metadata source names it,
     /// otherwise by the runtime.
     private static func resolveCapture(

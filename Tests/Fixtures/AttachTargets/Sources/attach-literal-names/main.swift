@@ -73,7 +73,8 @@ do {
     thread.start()
 }
 
-// Every task is at (or just before) its sleep; the test attaches until it sees them all asleep.
-while started.value < count { Thread.sleep(forTimeInterval: 0.01) }
+// The tasks are the main actor's (top-level code is): the main run loop runs them until each
+// is at (or just before) its sleep; the test attaches until it sees them all asleep.
+while started.value < count { RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.01)) }
 announceReady("\(count)")
 runForever()

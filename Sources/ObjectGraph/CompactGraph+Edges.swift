@@ -55,6 +55,9 @@ extension CompactGraph {
     package static let discoveredFlag: UInt8 = 0x80
     package static let foundInHeapFlag: UInt8 = 0x40
     package static let lowPriorityFlag: UInt8 = 0x20
+    /// Bit 4: a path through this edge is a last resort (``PathPriority/unattributed``): a word
+    /// of a task's memory, which may be a stale pointer its private allocator left behind.
+    package static let lastResortFlag: UInt8 = 0x10
 
     /// The edge flags of an ownership and an origin, as the graph stores them; conservative
     /// words are low priority.
@@ -79,6 +82,12 @@ extension CompactGraph {
     /// path reaches its target.
     @inline(__always)
     package static func lowPriority(_ flags: UInt8) -> UInt8 { flags | 0x20 }
+    /// Whether `flags` mark a last-resort edge.
+    @inlinable
+    package static func isLastResort(_ flags: UInt8) -> Bool { flags & 0x10 != 0 }
+    /// `flags`, marked last resort (and so low priority).
+    @inlinable
+    package static func lastResort(_ flags: UInt8) -> UInt8 { flags | 0x30 }
 
     /// Whether edge flags describe a retaining reference (strong or conservative).
     @inline(__always)

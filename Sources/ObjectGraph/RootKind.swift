@@ -74,7 +74,9 @@ public enum PathPriority: UInt8, Comparable, Sendable, CaseIterable {
     case namedHolder = 1
     /// Through a word read conservatively, or a reference its discoverer marked low priority.
     case lowPriorityReference = 2
-    /// From references outside the Swift heap that nothing names, or from a thread's stack.
+    /// From references outside the Swift heap that nothing names, or from a thread's stack; or
+    /// through a word of a task's memory (its private allocator leaves stale pointers there):
+    /// chosen only when nothing else reaches the object.
     case unattributed = 3
 
     /// Orders by strength, the strongest first.

@@ -171,7 +171,8 @@ extension OutEdgeKernel {
     /// One breadth-first search over retaining edges from `roots` (each with its priority), in
     /// tiers (see ``CompactGraph/PathTree``): every node is reached first by the paths of its
     /// strongest priority, a path being as weak as its weakest step (its root's priority, and
-    /// ``PathPriority/lowPriorityReference`` for a low-priority edge). For each node it records
+    /// ``PathPriority/lowPriorityReference`` for a low-priority edge, ``PathPriority/unattributed``
+    /// for a last-resort one). For each node it records
     /// the edge and holder that reached it (`unreached` where none did, `rootMark` for roots)
     /// and its path's priority. Nodes in `excluded` are never entered.
     func prioritizedBreadthFirst(
@@ -182,6 +183,7 @@ extension OutEdgeKernel {
     ) {
         let tiers = PathPriority.allCases.count
         let edgeTier = PathPriority.lowPriorityReference.rawValue
+        let lastTier = PathPriority.unattributed.rawValue
         parentEdge.initialize(repeating: unreached)
         parentNode.initialize(repeating: 0)
         priority.initialize(repeating: UInt8(tiers))
@@ -225,6 +227,7 @@ extension OutEdgeKernel {
                 guard state[next] == 0 else { continue }
                 var level = UInt8(tier)
                 if CompactGraph.isLowPriority(flags[edge]) { level = max(level, edgeTier) }
+                if CompactGraph.isLastResort(flags[edge]) { level = max(level, lastTier) }
                 guard level < priority[next] else { continue }
                 parentEdge[next] = UInt32(truncatingIfNeeded: edge)
                 parentNode[next] = UInt32(truncatingIfNeeded: node)

@@ -86,6 +86,14 @@ extension HeapSnapshot {
             for task in wakeUpTasks { nodeTypes[task] = name }
         }
 
+        // A word of a task's (or job's) memory may be a pointer its private allocator left
+        // behind: a path through one is a last resort, taken only when nothing else reaches
+        // the object (a closure context only its task keeps is still held by that task).
+        let runs = builder.intern(ReferenceRole.runs)
+        for edge in edges.roles.indices where edges.roles[edge] == runs {
+            edges.flags[edge] = CompactGraph.lastResort(edges.flags[edge])
+        }
+
         // What holds objects from outside the heap.
         var holders = HolderFinder(
             count: count, edges: edges, retainCounts: retainCounts, roots: roots, index: index,

@@ -81,8 +81,9 @@ struct TaskFrames {
         }
         var roles = graph.roles
         let runs = roles.intern(.runs)
-        // As the graph builder stores a conservative word: low priority for the path finder.
-        let flag = CompactGraph.flags(.conservative, .heap)
+        // As the graph builder stores a word of a task's memory: a last resort for the path
+        // finder.
+        let flag = CompactGraph.lastResort(CompactGraph.flags(.conservative, .heap))
         let tagged = !graph.edgeTags.isEmpty
         var outStart: [UInt32] = [0]
         var strongOutEnd: [UInt32] = []

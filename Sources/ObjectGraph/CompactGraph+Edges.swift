@@ -55,8 +55,8 @@ extension CompactGraph {
     package static let discoveredFlag: UInt8 = 0x80
     package static let foundInHeapFlag: UInt8 = 0x40
     package static let lowPriorityFlag: UInt8 = 0x20
-    /// Bit 4: a path through this edge is a last resort (``PathPriority/unattributed``): a word
-    /// of a task's memory, which may be a stale pointer its private allocator left behind.
+    /// Bit 4: a path through this edge is a last resort (``PathPriority/taskMemory``): a word of
+    /// a task's memory, which may be a stale pointer its private allocator left behind.
     package static let lastResortFlag: UInt8 = 0x10
 
     /// The edge flags of an ownership and an origin, as the graph stores them; conservative

@@ -74,10 +74,12 @@ public enum PathPriority: UInt8, Comparable, Sendable, CaseIterable {
     case namedHolder = 1
     /// Through a word read conservatively, or a reference its discoverer marked low priority.
     case lowPriorityReference = 2
-    /// From references outside the Swift heap that nothing names, or from a thread's stack; or
-    /// through a word of a task's memory (its private allocator leaves stale pointers there):
-    /// chosen only when nothing else reaches the object.
-    case unattributed = 3
+    /// Through a word of a task's (or job's) memory, which its private allocator may have left
+    /// stale: chosen only when no path above reaches the object (a closure context only its
+    /// task keeps is still held by that task).
+    case taskMemory = 3
+    /// From references outside the Swift heap that nothing names, or from a thread's stack.
+    case unattributed = 4
 
     /// Orders by strength, the strongest first.
     public static func < (lhs: PathPriority, rhs: PathPriority) -> Bool {

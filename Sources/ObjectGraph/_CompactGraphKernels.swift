@@ -171,7 +171,7 @@ extension OutEdgeKernel {
     /// One breadth-first search over retaining edges from `roots` (each with its priority), in
     /// tiers (see ``CompactGraph/PathTree``): every node is reached first by the paths of its
     /// strongest priority, a path being as weak as its weakest step (its root's priority, and
-    /// ``PathPriority/lowPriorityReference`` for a low-priority edge, ``PathPriority/unattributed``
+    /// ``PathPriority/lowPriorityReference`` for a low-priority edge, ``PathPriority/taskMemory``
     /// for a last-resort one). For each node it records
     /// the edge and holder that reached it (`unreached` where none did, `rootMark` for roots)
     /// and its path's priority. Nodes in `excluded` are never entered.
@@ -183,7 +183,7 @@ extension OutEdgeKernel {
     ) {
         let tiers = PathPriority.allCases.count
         let edgeTier = PathPriority.lowPriorityReference.rawValue
-        let lastTier = PathPriority.unattributed.rawValue
+        let lastTier = PathPriority.taskMemory.rawValue
         parentEdge.initialize(repeating: unreached)
         parentNode.initialize(repeating: 0)
         priority.initialize(repeating: UInt8(tiers))

@@ -46,20 +46,7 @@ public struct HeapProfileEndpoint: Sendable {
     ///   `MemProfileRate = 0`.
     /// - Complexity: That of ``HeapProfile/gzipped()``.
     public func respond() -> HeapProfileResponse {
-        do {
-            return HeapProfileResponse(
-                status: 200,
-                headers: [
-                    ("Content-Type", "application/octet-stream"),
-                    ("Content-Disposition", "attachment; filename=\"heap\""),
-                    ("X-Content-Type-Options", "nosniff"),
-                ],
-                body: try HeapProfile.sampled().gzipped())
-        } catch {
-            return HeapProfileResponse(
-                status: 500, headers: [("Content-Type", "text/plain; charset=utf-8")],
-                body: Array("\(error)\n".utf8))
-        }
+        HeapProfileResponse.profile(named: "heap") { try HeapProfile.sampled().gzipped() }
     }
 }
 
@@ -71,4 +58,27 @@ public struct HeapProfileResponse: Sendable {
     public let headers: [(name: String, value: String)]
     /// The body: a gzip'ed pprof profile (status 200), or a message.
     public let body: [UInt8]
+}
+
+extension HeapProfileResponse {
+    /// A gzip'ed profile as an attachment named `name`, or status 500 with the error's text
+    /// when `gzipped` throws.
+    static func profile(named name: String, _ gzipped: () throws -> [UInt8])
+        -> HeapProfileResponse
+    {
+        do {
+            return HeapProfileResponse(
+                status: 200,
+                headers: [
+                    ("Content-Type", "application/octet-stream"),
+                    ("Content-Disposition", "attachment; filename=\"\(name)\""),
+                    ("X-Content-Type-Options", "nosniff"),
+                ],
+                body: try gzipped())
+        } catch {
+            return HeapProfileResponse(
+                status: 500, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                body: Array("\(error)\n".utf8))
+        }
+    }
 }

@@ -48,20 +48,7 @@ public struct TaskProfileEndpoint: Sendable {
     ///   compressed.
     /// - Complexity: That of ``TaskProfile/current()``.
     public func respond() -> HeapProfileResponse {
-        do {
-            return HeapProfileResponse(
-                status: 200,
-                headers: [
-                    ("Content-Type", "application/octet-stream"),
-                    ("Content-Disposition", "attachment; filename=\"tasks\""),
-                    ("X-Content-Type-Options", "nosniff"),
-                ],
-                body: try TaskProfile.current().gzipped())
-        } catch {
-            return HeapProfileResponse(
-                status: 500, headers: [("Content-Type", "text/plain; charset=utf-8")],
-                body: Array("\(error)\n".utf8))
-        }
+        HeapProfileResponse.profile(named: "tasks") { try TaskProfile.current().gzipped() }
     }
 }
 

@@ -45,15 +45,7 @@ struct Attach: ParsableCommand {
     @Argument(help: "The process id of a running Swift program.")
     var pid: Int32?
 
-    @Option(name: .long, help: "Show the N most numerous types (default 20).")
-    var top: Int?
-
-    @Option(
-        name: .long,
-        help: "Show who holds the objects of a type (App.Session) or the object at an address.")
-    var whoHolds: [String] = []
-
-    @OptionGroup var cycleOptions: CycleOptions
+    @OptionGroup var questions: HeapQuestions
 
     @Flag(
         name: .long,
@@ -106,7 +98,7 @@ struct Attach: ParsableCommand {
         if tasks, input != nil || growth != nil {
             throw ValidationError("--tasks needs a live process, without --growth")
         }
-        if cycleOptions.cycles, tasks || growth != nil {
+        if questions.cycles, tasks || growth != nil {
             throw ValidationError("--cycles reads one heap: not with --tasks or --growth")
         }
         _ = try parseDuration(maxStop, option: "--max-stop")
@@ -152,13 +144,7 @@ struct Attach: ParsableCommand {
         if !heap.limitations.isEmpty {
             sections.append("limits: " + heap.limitations.prefix(8).joined(separator: "\n        "))
         }
-        if top != nil || (whoHolds.isEmpty && !cycleOptions.cycles) {
-            sections.append(heap.topText(limit: top ?? 20))
-        }
-        for name in whoHolds {
-            sections.append(heap.whoHoldsText(name, groupLimit: cycleOptions.groupLimit))
-        }
-        if let text = cycleOptions.cyclesText(heap) { sections.append(text) }
+        sections += questions.answers(heap)
         emit(sections.joined(separator: "\n\n"))
         try write(heap)
     }

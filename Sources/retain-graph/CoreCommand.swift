@@ -42,15 +42,7 @@ struct Core: ParsableCommand {
             valueName: "dir"))
     var sysroot: String?
 
-    @Option(name: .long, help: "Show the N most numerous types (default 20).")
-    var top: Int?
-
-    @Option(
-        name: .long,
-        help: "Show who holds the objects of a type (App.Session) or the object at an address.")
-    var whoHolds: [String] = []
-
-    @OptionGroup var cycleOptions: CycleOptions
+    @OptionGroup var questions: HeapQuestions
 
     @Option(
         name: .long,
@@ -82,13 +74,8 @@ struct Core: ParsableCommand {
                     code: 2)
             }
             sections.append(HeapComparison(from: before, to: heap).text)
-        } else if top != nil || (whoHolds.isEmpty && !cycleOptions.cycles) {
-            sections.append(heap.topText(limit: top ?? 20))
         }
-        for name in whoHolds {
-            sections.append(heap.whoHoldsText(name, groupLimit: cycleOptions.groupLimit))
-        }
-        if let text = cycleOptions.cyclesText(heap) { sections.append(text) }
+        sections += questions.answers(heap, typeTable: growthFrom == nil)
         print(sections.joined(separator: "\n\n"))
         if let output {
             do {

@@ -39,7 +39,7 @@ struct SessionServerAttachTests {
             #expect(path.target?.typeName == "SessionServer.Session")
             #expect(path.references.last?.role.isCapture == true)
             if refresh == "task-loop-leaking" {
-                #expect(path.holderKind == .task)
+                #expect(path.holder.kind == .task)
                 #expect(path.objects.first?.typeName == "Task")
             } else {
                 // From the event loop's scheduled tasks, through the repeated task's closures.

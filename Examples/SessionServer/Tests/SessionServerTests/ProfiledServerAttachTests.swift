@@ -45,7 +45,7 @@ struct ProfiledServerAttachTests {
             #expect(counts["SessionServer.Session"] == Self.sessions)
             for storage in [
                 "String storage", "[UInt8] storage",
-                "[String: Logger.MetadataValue] storage",
+                "[String: MetadataValue] storage",
             ] {
                 #expect((counts[storage] ?? 0) > 0, "\(storage) after the profiles")
             }

@@ -45,7 +45,10 @@ struct SessionServerAttachTests {
                 // From the event loop's scheduled tasks, through the repeated task's closures.
                 let types = path.objects.map(\.typeName)
                 #expect(types.contains("NIOPosix.SelectableEventLoop"))
-                #expect(types.contains("closure context (captures closure, RepeatedTask)"))
+                #expect(types.contains("NIOCore.RepeatedTask"))
+                // NIO's generic closure contexts are read conservatively from outside, and
+                // named the same way in every run (issue 31).
+                #expect(types.contains("closure context"), "\(types)")
             }
             print(growth.text)
         } catch {

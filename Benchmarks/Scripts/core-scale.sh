@@ -71,9 +71,12 @@ start() {
 # fork_dump PID DIR N: SIGUSR2, then waits for the sidecar of dump N; prints it on one line.
 fork_dump() {
   local pid="$1" dir="$2" n="$3" sidecar
+  # The watcher numbers a dump with the first number no core in the folder has: a run's core
+  # and sidecar are removed after it, so every run waits for a sidecar of its own.
+  rm -f "$dir"/core.*."$pid".*.txt
   kill -USR2 "$pid"
   for _ in $(seq 1 6000); do
-    sidecar=$(ls "$dir"/core.*."$pid"."$n".txt 2>/dev/null || true)
+    sidecar=$(ls "$dir"/core.*."$pid".*.txt 2>/dev/null || true)
     [[ -n "$sidecar" ]] && break
     sleep 0.05
   done
@@ -113,8 +116,8 @@ for run in $(seq 1 "$runs"); do
   before=$(load)
   rss=$(resident "$fork_pid")
   printf 'run %d: %s| disk/VmRSS %s | load %s -> %s\n' "$run" "$(fork_dump "$fork_pid" "$work/fork-many" "$run")" \
-    "$(ratio "$(disk "$(ls "$work"/fork-many/core.*."$run")")" "$rss")" "$before" "$(load)"
-  rm -f "$work"/fork-many/core.*."$run"
+    "$(ratio "$(disk "$(ls "$work"/fork-many/core.*[0-9])")" "$rss")" "$before" "$(load)"
+  rm -f "$work"/fork-many/core.*
 done
 kill -9 "$fork_pid"
 
@@ -132,6 +135,6 @@ for run in $(seq 1 "$runs"); do
   before=$(load)
   rss=$(resident "$big_pid")
   printf 'run %d: %s| disk/VmRSS %s | load %s -> %s\n' "$run" "$(fork_dump "$big_pid" "$work/fork-big" "$run")" \
-    "$(ratio "$(disk "$(ls "$work"/fork-big/core.*."$run")")" "$rss")" "$before" "$(load)"
-  rm -f "$work"/fork-big/core.*."$run"
+    "$(ratio "$(disk "$(ls "$work"/fork-big/core.*[0-9])")" "$rss")" "$before" "$(load)"
+  rm -f "$work"/fork-big/core.*
 done

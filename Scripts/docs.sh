@@ -20,8 +20,9 @@ if [[ -z "$docc_bin" ]]; then
 fi
 [[ -x "$docc_bin" ]] || { echo "docs.sh: docc not found next to swift" >&2; exit 2; }
 
+# tee -a: standard error may be a log file (CI's), which tee without -a would truncate.
 graphs_line=$(swift package "$@" dump-symbol-graph --minimum-access-level public --emit-extension-block-symbols 2>&1 \
-    | tee /dev/stderr | grep '^Files written to ' || true)
+    | tee -a /dev/stderr | grep '^Files written to ' || true)
 graphs=${graphs_line#Files written to }
 [[ -d "$graphs" ]] || { echo "docs.sh: no symbol graphs written" >&2; exit 2; }
 

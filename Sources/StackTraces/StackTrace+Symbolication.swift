@@ -5,7 +5,7 @@ extension StackTrace {
     /// Each address is looked up once per process and cached, thread-safely; later lookups are
     /// dictionary look-ups. New addresses are looked up in one batch per image: by
     /// `llvm-symbolizer` (the toolchain's, started once per batch with `posix_spawn`) when the
-    /// image carries DWARF and the batch holds 4 addresses or more, else through the
+    /// image carries DWARF, else through the
     /// toolchain's `Runtime` module, which also takes over wherever the symbolizer is missing,
     /// fails or times out; an address neither names keeps its image and offset. Names are
     /// demangled with the runtime's `swift_demangle`. Where the compiler inlined calls, one

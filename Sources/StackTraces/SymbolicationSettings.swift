@@ -18,9 +18,16 @@ import Musl
 struct SymbolicationSettings: Sendable {
     /// Which route symbolicates.
     enum Route: Sendable, Equatable {
-        /// The symbolizer for batches of at least ``minimumBatch`` addresses of one image that
-        /// carries DWARF line tables, the `Runtime` module for smaller batches and for images
-        /// without DWARF.
+        /// The symbolizer for every batch of an image that carries DWARF line tables, the
+        /// `Runtime` module for images without DWARF.
+        ///
+        /// The `Runtime` module reads an image's inlined calls (50–100 ms for an 8 MB binary
+        /// with DWARF, about 1 s for a large one) before its first address, and keeps them only
+        /// as long as the thread that asked, which is a short-lived one of ours (see
+        /// ``Symbolicator``): every batch starts cold, so one symbolizer run (15–35 ms) is the
+        /// faster from one address on. (A warm cache made the `Runtime` module faster for
+        /// batches under four addresses; the growth check at 1M objects spent 1.1 s of its
+        /// 2.1 s CPU re-reading DWARF while small batches still went to it.)
         case automatic
         /// The `Runtime` module only.
         case runtime
@@ -37,16 +44,6 @@ struct SymbolicationSettings: Sendable {
     var symbolizerPath: String?
     /// How long one run of the symbolizer may take before it is killed.
     var timeout: Duration = defaultTimeout
-    /// The fewest new addresses of one image with DWARF that go to the symbolizer on the
-    /// automatic route.
-    ///
-    /// A symbolizer run costs 15–35 ms whatever the batch, then well under a millisecond per
-    /// address. The `Runtime` module costs 50–100 ms for an image's first address (it reads
-    /// the image's inlined calls) and then 3–7 ms per address of an 8 MB binary with DWARF,
-    /// debug or release, more in larger ones: the symbolizer is faster from one address on
-    /// for a cold image, from about four for a warm one (Benchmarks/Sources/SymbolicationCost,
-    /// `crossover`).
-    var minimumBatch = 4
     /// The most addresses passed to one run (as arguments, to stay far below `ARG_MAX`).
     var maximumBatch = 4_096
 

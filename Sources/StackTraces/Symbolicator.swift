@@ -7,8 +7,8 @@ internal import Runtime
 /// image and batch, and the toolchain's `Runtime` module (``RuntimeSymbolication``), which reads
 /// ELF symbol tables and DWARF line tables in process. New addresses are grouped by the image
 /// the dynamic loader placed them in (``LoadedImage``); a group goes to the symbolizer when its
-/// image carries DWARF and it holds at least ``SymbolicationSettings/minimumBatch`` addresses,
-/// or when the `Runtime` module's image list misplaces the image; the `Runtime` module takes
+/// image carries DWARF (``SymbolicationSettings/Route/automatic`` says why), or when the
+/// `Runtime` module's image list misplaces the image; the `Runtime` module takes
 /// the rest and whatever the symbolizer did not name. It does everything when there is no
 /// symbolizer, after a run failed as a program (a timeout, a program that is not the
 /// symbolizer: it is then not run again), or when the environment asks for it
@@ -69,9 +69,7 @@ final class Symbolicator: Sendable {
     /// - Returns: One array of frames per address (more than one when calls were inlined).
     /// - Complexity: O(*n*) dictionary look-ups when every address is cached. Otherwise, per
     ///   image with DWARF, one symbolizer run (15–35 ms, then well under a millisecond per
-    ///   address) for a batch of at least ``SymbolicationSettings/minimumBatch`` new addresses,
-    ///   else 3–7 ms per new address of an 8 MB binary with DWARF (more in larger ones, after
-    ///   50–100 ms for an image's first); 30–300 µs per address of a library without DWARF;
+    ///   address); 30–300 µs per address of a library without DWARF;
     ///   plus 0.4 ms to read the image list the first time or after a library was loaded.
     func frames(for addresses: [UInt]) -> [[StackFrame]] {
         if let cached = cachedFrames(for: addresses) { return cached }
@@ -154,8 +152,7 @@ final class Symbolicator: Sendable {
     /// `Runtime` route does all. Called with no lock held.
     ///
     /// On the automatic route an image's batch goes to the symbolizer when the image carries
-    /// DWARF line tables (``ImageDebugInfo``) and the batch holds at least
-    /// ``SymbolicationSettings/minimumBatch`` addresses, or when the `Runtime` module's image
+    /// DWARF line tables (``ImageDebugInfo``), or when the `Runtime` module's image
     /// list misplaces that image (see ``LoadedImage``), where the `Runtime` module would look
     /// every address up at the wrong place. Images without DWARF (stripped system libraries)
     /// stay with the `Runtime` module, which only searches their symbol tables, faster than a
@@ -176,7 +173,7 @@ final class Symbolicator: Sendable {
             let wanted =
                 settings.route == .symbolizer
                 || !RuntimeSymbolication.placesRight(images, batch[0], image)
-                || (batch.count >= settings.minimumBatch && hasLineTable(image))
+                || hasLineTable(image)
             guard wanted, !state.withLock({ $0.unreadableImages.contains(image.path) }) else {
                 continue
             }

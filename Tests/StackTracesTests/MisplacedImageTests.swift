@@ -47,8 +47,9 @@ struct MisplacedImageTests {
         defer { munmap(copy, Int(size)) }
         try #require(UInt(bitPattern: copy) < image.base, "the copy did not land below")
 
-        // Three addresses: fewer than the automatic route's minimum batch, yet they go to the
-        // symbolizer, because the Runtime module's image list now starts the library at the copy.
+        // Three addresses of a library without DWARF, which the automatic route keeps with the
+        // Runtime module, yet they go to the symbolizer: its image list now starts the library
+        // at the copy.
         let symbolicator = Symbolicator(
             settings: SymbolicationSettings(route: .automatic, symbolizerPath: symbolizer))
         let frames = symbolicator.frames(for: functions.map(\.address))

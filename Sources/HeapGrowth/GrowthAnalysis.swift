@@ -18,11 +18,12 @@ enum GrowthAnalysis {
     {
         let minimum = self.minimum(repetitions)
         let old = counts(before)
-        var found = Set(counts(after).filter { $0.value - (old[$0.key] ?? 0) >= minimum }.keys)
-        for (type, count) in counts(after) where count >= minimum && !found.contains(type) {
-            let previous = before.addresses(ofType: type)
-            let new = after.addresses(ofType: type).subtracting(previous).count
-            if new >= minimum { found.insert(type) }
+        let now = counts(after)
+        var found = Set(now.filter { $0.value - (old[$0.key] ?? 0) >= minimum }.keys)
+        let steady = Set(now.filter { $0.value >= minimum && !found.contains($0.key) }.keys)
+        for (type, new) in after.newInstanceCounts(since: before, ofTypesNamed: steady)
+        where new >= minimum {
+            found.insert(type)
         }
         return found.sorted()
     }

@@ -52,7 +52,7 @@ struct CensusScan {
         CensusDoor.internally {
             var scan = CensusScan(expectedObjects: CensusDoor.count)
             scan.loadLayouts()
-            for stripe in 0..<CensusDoor.stripeCount { scan.visit(stripe, only: nil) }
+            for stripe in 0..<CensusDoor.stripeCount { scan.visit(stripe, newLayoutsFrom: nil) }
             scan.readObjectsOfNewTypes()
             let table = LayoutRegistry.shared
             return HeapScan(
@@ -71,22 +71,23 @@ struct CensusScan {
         layoutByMetadata = registry.metadataIndex
     }
 
-    /// Reads one stripe (only the addresses in `only`, when given), growing the columns and
-    /// visiting it again, skipping what it read, as often as they run out of room.
-    private func visit(_ stripe: Int, only: Set<UInt>?) {
+    /// Reads one stripe (with `newLayoutsFrom`, only the objects whose layout's index is at
+    /// least that: the types compiled since the first pass), growing the columns and visiting
+    /// it again, skipping what it read, as often as they run out of room.
+    private func visit(_ stripe: Int, newLayoutsFrom: Int32?) {
         let visit = StripeVisit(
             reader: ObjectReader(
                 columns: columns, flat: flat, blockRole: blockRole, closureRole: closureRole,
                 outside: nil),
             columns: columns.storage, layoutByMetadata: layoutByMetadata, stripe: stripe,
-            isRetry: only != nil)
+            newLayoutsFrom: newLayoutsFrom)
         var skip: Set<UInt>?
         while true {
             let firstObject = columns.objectCount
             let firstUnknown = columns.unknownCount
             var shortfall: ScanColumns.Room?
             CensusDoor.visitStripe(stripe) { entries in
-                shortfall = visit.read(entries, only: only, skip: skip)
+                shortfall = visit.read(entries, skip: skip)
             }
             guard let needed = shortfall else { return }
             // No lock held: remember what this visit read, and make room.
@@ -100,23 +101,32 @@ struct CensusScan {
     }
 
     /// Compiles the layouts of the types the pass met for the first time (no lock held), then
-    /// reads their objects, visiting only the stripes that hold them.
+    /// reads the objects of those types, visiting only the stripes that hold them.
+    ///
+    /// The layout table only grows, so the new types are those whose layout index is at least
+    /// the table's size before compiling: the second visit selects objects by their metadata,
+    /// one lookup each, as the first pass did. (Selecting by address, with a set of the set-aside
+    /// addresses per stripe, cost a quarter of a first snapshot at a million objects.)
     private mutating func readObjectsOfNewTypes() {
         let count = columns.unknownCount
         guard count > 0 else { return }
         let storage = columns.storage.pointee
         var types = Set<UInt>()
-        var addressesByStripe: [Int: Set<UInt>] = [:]
+        var stripes = Set<Int>()
+        var lastType: UInt = 0
         for entry in 0..<count {
-            types.insert(storage.unknownTypes.base[entry])
-            addressesByStripe[Int(storage.unknownStripes.base[entry]), default: []].insert(
-                storage.unknownAddresses.base[entry])
+            let type = storage.unknownTypes.base[entry]
+            if type != lastType {
+                types.insert(type)
+                lastType = type
+            }
+            stripes.insert(Int(storage.unknownStripes.base[entry]))
         }
+        let firstNew = Int32(layouts.count)
         for type in types { _ = MetadataCheck.layoutIndex(ofMetadata: type) }
         loadLayouts()
-        for stripe in addressesByStripe.keys.sorted() {
-            visit(stripe, only: addressesByStripe[stripe])
-        }
+        guard layouts.count > firstNew else { return }
+        for stripe in stripes.sorted() { visit(stripe, newLayoutsFrom: firstNew) }
         // Objects of types whose layout could not be compiled stay unread.
     }
 }
@@ -129,17 +139,17 @@ struct StripeVisit {
     let columns: UnsafeMutablePointer<ScanColumns.Storage>
     let layoutByMetadata: AddressIndex
     let stripe: Int
-    /// Whether this visit reads objects of types met for the first time (not set aside again).
-    let isRetry: Bool
+    /// Set on the visit that reads objects of types met for the first time: it reads only
+    /// objects whose layout index is at least this (the first pass read the others), and sets
+    /// nothing aside again.
+    let newLayoutsFrom: Int32?
 
-    /// Reads the stripe's entries (with `only`, just those addresses; skipping those in
-    /// `skip`), in order, while the columns have room.
+    /// Reads the stripe's entries (skipping those in `skip`), in order, while the columns have
+    /// room.
     ///
     /// - Returns: nil when every entry was read; otherwise what the columns lacked for the
     ///   first object not read.
-    func read(_ entries: UnsafeBufferPointer<UInt>, only: Set<UInt>?, skip: Set<UInt>?)
-        -> ScanColumns.Room?
-    {
+    func read(_ entries: UnsafeBufferPointer<UInt>, skip: Set<UInt>?) -> ScanColumns.Room? {
         guard let base = entries.baseAddress else { return nil }
         let count = entries.count
         let mask = ~CensusDoor.flagMask
@@ -148,7 +158,6 @@ struct StripeVisit {
             let entry = base[position]
             position += 1
             let address = entry & mask
-            if let only, !only.contains(address) { continue }
             if let skip, skip.contains(address) { continue }
             if let shortfall = readObject(entry, address: address) { return shortfall }
         }
@@ -158,6 +167,8 @@ struct StripeVisit {
     /// Reads one object if the columns have room for all it may append; otherwise returns what
     /// they lack.
     private func readObject(_ entry: UInt, address: UInt) -> ScanColumns.Room? {
+        // The second visit reads only objects of new types: no block.
+        if newLayoutsFrom != nil, entry & CensusDoor.blockFlag != 0 { return nil }
         let isa = RacyMemory.load(address)
         guard isa != 0 else { return nil }  // allocated, not yet initialised
         if entry & CensusDoor.blockFlag != 0 {
@@ -174,12 +185,13 @@ struct StripeVisit {
         // anything else is of a type met for the first time (read once its layout is
         // compiled), was allocated during this scan, or is not an object any more.
         guard let layoutIndex = layoutByMetadata.index(of: isa) else {
-            guard !isRetry else { return nil }
+            guard newLayoutsFrom == nil else { return nil }
             let needed = ScanColumns.Room(unknown: 1)
             guard columns.pointee.hasRoom(needed) else { return needed }
             columns.pointee.appendUnknown(address: address, type: isa, stripe: stripe)
             return nil
         }
+        if let newLayoutsFrom, layoutIndex < newLayoutsFrom { return nil }  // read already
         // A deinitialising object is dead: its stored references may already be released. (A
         // task's count is not its life: the concurrency runtime keeps it while it runs.)
         let isTask = entry & CensusDoor.taskFlag != 0

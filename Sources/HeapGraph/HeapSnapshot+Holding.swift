@@ -24,8 +24,10 @@ public struct HoldingGroup: Sendable {
     public let objects: [HeapObjectID]
     /// How they are held, shown for ``example``.
     public let holding: Holding
-    /// The object the path or cycle is shown for.
-    public var example: HeapObjectID { objects[0] }
+    /// The object the path or cycle is shown for: of those held along a path, the one
+    /// nearest its holder (the shortest path: a list's first node, not its millionth), the
+    /// lowest address among equals; else the first.
+    public let example: HeapObjectID
     /// The number of objects.
     public var count: Int { objects.count }
 
@@ -89,26 +91,52 @@ extension HeapSnapshot {
         let tree = graph.paths()
         var shapes = PathShapes(graph: graph)
         var components: CompactGraph.Components?
-        var byKey: [[UInt32]: [HeapObjectID]] = [:]
-        var order: [[UInt32]] = []
+        // Group numbers by key: reachable objects by their path's shape number alone (most
+        // objects, one dictionary probe of a number each); unreachable ones by their cycle's
+        // key. Keys are kept in the order first met.
+        var groupOfShape: [UInt32: Int] = [:]
+        var groupOfCycleKey: [[UInt32]: Int] = [:]
+        var keys: [[UInt32]] = []
+        var members: [[HeapObjectID]] = []
         for object in objects where contains(object) {
             let node = CompactGraph.NodeID(object.rawValue)
-            let key: [UInt32]
+            let group: Int
             if tree.isReachable(node) {
-                key = [0, shapes.shape(of: node, in: tree)]
+                let shape = shapes.shape(of: node, in: tree)
+                if let known = groupOfShape[shape] {
+                    group = known
+                } else {
+                    group = keys.count
+                    groupOfShape[shape] = group
+                    keys.append([0, shape])
+                    members.append([])
+                }
             } else {
                 if components == nil { components = graph.strongComponents() }
-                key = unreachableKey(of: node, components: components!)
+                let key = unreachableKey(of: node, components: components!)
+                if let known = groupOfCycleKey[key] {
+                    group = known
+                } else {
+                    group = keys.count
+                    groupOfCycleKey[key] = group
+                    keys.append(key)
+                    members.append([])
+                }
             }
-            if byKey[key] == nil { order.append(key) }
-            byKey[key, default: []].append(object)
+            members[group].append(object)
         }
         var groups: [HoldingGroup] = []
-        for key in order {
-            let members = (byKey[key] ?? []).sorted {
-                self[$0].address < self[$1].address
+        for (key, objects) in zip(keys, members) {
+            let inOrder = inAddressOrder(objects)
+            guard var example = inOrder.first else { continue }
+            if key.first == 0 {
+                // The shallowest: the first of the least depth, in address order.
+                var least = shapes.depth(of: CompactGraph.NodeID(example.rawValue))
+                for object in inOrder.dropFirst() where least > 0 {
+                    let depth = shapes.depth(of: CompactGraph.NodeID(object.rawValue))
+                    if depth < least { (example, least) = (object, depth) }
+                }
             }
-            guard let example = members.first else { continue }
             let holding: HoldingGroup.Holding
             if key.first == 0, let path = retentionPath(to: example, in: tree) {
                 holding = .path(path)
@@ -120,11 +148,28 @@ extension HeapSnapshot {
             } else {
                 holding = .unheld
             }
-            groups.append(HoldingGroup(objects: members, holding: holding))
+            groups.append(HoldingGroup(objects: inOrder, holding: holding, example: example))
         }
         return groups.sorted {
             $0.count != $1.count ? $0.count > $1.count : $0.example < $1.example
         }
+    }
+
+    /// `objects` sorted by address; as given when they already are (``objects(ofType:)`` gives
+    /// them so), after one pass that checks.
+    private func inAddressOrder(_ objects: [HeapObjectID]) -> [HeapObjectID] {
+        let addresses = graph.addresses
+        guard addresses.count >= objectCount else {
+            return objects.sorted { self[$0].address < self[$1].address }
+        }
+        func address(_ object: HeapObjectID) -> UInt { addresses[Int(object.rawValue)] }
+        var sorted = true
+        var index = 1
+        while sorted, index < objects.count {
+            sorted = address(objects[index - 1]) <= address(objects[index])
+            index += 1
+        }
+        return sorted ? objects : objects.sorted { address($0) < address($1) }
     }
 
     /// An unreachable object's group key: the shape of the strong cycle it sits in or hangs
@@ -187,10 +232,17 @@ struct PathShapes {
     private var numbers: [[UInt32]: UInt32] = [:]
     private var lastStep: [(role: UInt32, type: UInt32)] = []
 
+    /// Per node whose shape is known: the number of steps of its path.
+    private var depthOfNode: [Int32]
+
     init(graph: CompactGraph) {
         self.graph = graph
         shapeOfNode = [Int32](repeating: -1, count: graph.nodeCount)
+        depthOfNode = [Int32](repeating: 0, count: graph.nodeCount)
     }
+
+    /// The number of steps of `node`'s path, once ``shape(of:in:)`` has found its shape.
+    func depth(of node: CompactGraph.NodeID) -> Int32 { depthOfNode[Int(node)] }
 
     /// The shape of `node`'s path in `tree` (a node the tree reaches).
     mutating func shape(of node: CompactGraph.NodeID, in tree: CompactGraph.PathTree) -> UInt32 {
@@ -202,6 +254,7 @@ struct PathShapes {
             current = step.from
         }
         var shape: UInt32
+        var depth = depthOfNode[Int(current)]
         if shapeOfNode[Int(current)] >= 0 {
             shape = UInt32(shapeOfNode[Int(current)])
         } else {
@@ -220,7 +273,9 @@ struct PathShapes {
             } else if lastStep[Int(shape)] != (role, type) {
                 shape = intern([shape, role, type], role: role, type: type)
             }
+            depth += 1
             shapeOfNode[Int(step.to)] = Int32(shape)
+            depthOfNode[Int(step.to)] = depth
         }
         return shape
     }

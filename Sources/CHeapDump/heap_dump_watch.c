@@ -79,7 +79,9 @@ int rg_watch_config_from_environment(rg_watch_config *config) {
     return config->resident_threshold > 0 || config->signal_number != 0;
 }
 
-/// Opens DIR/core.COMM.PID.N (the first free N), mode 0600; -1 when none can be made.
+/// Opens DIR/core.COMM.PID.N for the first N whose core and sidecar (PATH.txt) are both free,
+/// mode 0600, creating the sidecar empty so that no leftover of an earlier process with the
+/// same PID (a core moved away, its sidecar left) is overwritten; -1 when none can be made.
 static int open_dump_file(char *path, size_t size) {
     char comm[32] = {0};
     prctl(PR_GET_NAME, comm, 0, 0, 0);  // this thread's; the process's is read below
@@ -91,8 +93,26 @@ static int open_dump_file(char *path, size_t size) {
     for (int n = 1; n < 10000; n++) {
         snprintf(path, size, "%s/core.%s.%d.%d", settings.directory, comm, (int)getpid(), n);
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd >= 0 || errno != EEXIST) return fd;
+        if (fd < 0) {
+            if (errno == EEXIST) continue;
+            return -1;
+        }
+        char sidecar[1200];
+        snprintf(sidecar, sizeof sidecar, "%s.txt", path);
+        int placeholder = open(sidecar, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (placeholder >= 0) {
+            close(placeholder);
+            return fd;
+        }
+        int error = errno;
+        close(fd);
+        unlink(path);
+        if (error != EEXIST) {
+            errno = error;
+            return -1;
+        }
     }
+    errno = EEXIST;
     return -1;
 }
 

@@ -66,10 +66,15 @@ struct HeapDumpTests {
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "keep")
     }
 
-    @Test("The watcher dumps on SIGUSR2, then stops at its limit; a second watcher is refused")
+    @Test("The watcher dumps on SIGUSR2 past a leftover sidecar, stops at its limit, is alone")
     func watcherOnSignal() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
+        // What an earlier process with this PID left: its core moved away, its sidecar not.
+        let command = try String(contentsOfFile: "/proc/self/comm", encoding: .utf8)
+            .prefix { $0 != "\n" && $0 != "/" && $0 != " " }
+        let leftover = folder.appendingPathComponent("core.\(command).\(getpid()).1.txt")
+        try Data("pause_ns 1\n".utf8).write(to: leftover)
         try HeapDumpWatcher.start(
             HeapDumpConfiguration(
                 directory: folder.path, limit: 1, signal: SIGUSR2, pollInterval: .milliseconds(20)))
@@ -88,7 +93,9 @@ struct HeapDumpTests {
         #expect(dump.errorCode == nil)
         let path = try #require(dump.path)
         #expect(path.hasPrefix(folder.path + "/core."))
-        #expect(path.hasSuffix(".\(getpid()).1"))
+        #expect(path.hasSuffix(".\(getpid()).2"), "number 1 has a leftover sidecar")
+        #expect(try String(contentsOf: leftover, encoding: .utf8) == "pause_ns 1\n")
+        #expect(FileManager.default.fileExists(atPath: path + ".txt"))
         let core = try ProcessCore(contentsOfFile: path)
         #expect(core.writer == .forkDump)
         #expect(core.memory.threads.contains { $0.name == "rg-heap-dump" })

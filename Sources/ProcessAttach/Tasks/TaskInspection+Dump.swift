@@ -23,25 +23,26 @@ extension TaskInspection {
     /// - Complexity: O(*t*) mirror reads for *t* tasks, and one symbolizer run per image for
     ///   the distinct resume addresses.
     public func dump(ofTasksAt addresses: [UInt]) -> TaskDump {
-        withReader {
+        let raw = withReader {
             var seen = Set(addresses)
             var pending = addresses
-            var found: [UInt] = []
+            var found: [(address: UInt, info: MirrorTaskInfo)] = []
             while let address = pending.popLast() {
                 guard case .success(let info) = mirror.taskInfo(at: address) else { continue }
-                found.append(address)
+                found.append((address, info))
                 for child in info.children where seen.insert(child).inserted {
                     pending.append(child)
                 }
             }
-            var tasks = readTasks(found)
-            var parents: [UInt: UInt] = [:]
-            for task in tasks {
-                for child in task.children { parents[child] = task.address }
-            }
-            for index in tasks.indices { tasks[index].parent = parents[tasks[index].address] }
-            return TaskDump(tasks: tasks, limitations: [])
+            return found
         }
+        var tasks = symbolicatedTasks(raw)
+        var parents: [UInt: UInt] = [:]
+        for task in tasks {
+            for child in task.children { parents[child] = task.address }
+        }
+        for index in tasks.indices { tasks[index].parent = parents[tasks[index].address] }
+        return TaskDump(tasks: tasks, limitations: [])
     }
 
     /// Every task of `heap`, with what each waits for and keeps alive, and the heap with the
@@ -65,11 +66,20 @@ extension TaskInspection {
     ///   symbolizer run per image for the distinct resume addresses, and O(*n* + *e*) to add
     ///   the references and for the dominator tree of a heap of *n* nodes and *e* edges.
     public func read(_ heap: HeapSnapshot) -> (heap: HeapSnapshot, tasks: TaskDump) {
-        withReader { readDump(of: heap) }
+        let (raw, unreadable) = withReader { rawTasks(of: heap) }
+        let resume = raw.map { Self.resumeAddresses($0.info) }
+        // No lock of ours held: the symbolizer is a child process, its fallback the loader's.
+        let frames = symbolicate(Array(Set(resume.joined())))
+        return withReader {
+            readDump(of: heap, raw: raw, resume: resume, frames: frames, unreadable: unreadable)
+        }
     }
 
-    private func readDump(of heap: HeapSnapshot) -> (heap: HeapSnapshot, tasks: TaskDump) {
-        var limitations: [String] = []
+    /// The heap's tasks (and their children) as the mirror reads them, and how many task
+    /// objects it could not read.
+    private func rawTasks(of heap: HeapSnapshot) -> (
+        [(address: UInt, info: MirrorTaskInfo)], unreadable: Int
+    ) {
         // The program's tasks and the runtime's own (a `Task.sleep`'s wake-up), read alike.
         var pending = RuntimeTasks.taskTypeNames.flatMap(heap.objects(ofType:)).map {
             heap[$0].address
@@ -87,11 +97,17 @@ extension TaskInspection {
                 pending.append(child)
             }
         }
+        return (raw, unreadable)
+    }
+
+    private func readDump(
+        of heap: HeapSnapshot, raw: [(address: UInt, info: MirrorTaskInfo)], resume: [[UInt]],
+        frames: [UInt: [StackFrame]], unreadable: Int
+    ) -> (heap: HeapSnapshot, tasks: TaskDump) {
+        var limitations: [String] = []
         if unreadable > 0 {
             limitations.append("\(unreadable) task objects could not be read by the remote mirror")
         }
-        let resume = raw.map { Self.resumeAddresses($0.info) }
-        let frames = symbolicate(Array(Set(resume.joined())))
         var tasks = zip(raw, resume).map { makeTask($0.address, $0.info, $1, frames) }
         let framed = TaskFrames(
             tasks: raw.map { ($0.address, $0.info.allocatorSlab) }, heap: heap, mirror: mirror,

@@ -35,13 +35,24 @@ extension TaskInspection {
     /// - Complexity: The first call loads the library and reads the images' reflection
     ///   sections (tens of milliseconds); later calls return the same reader.
     public static func thisProcess() -> TaskInspection? {
-        shared.withLock { shared -> TaskInspection? in
+        let (known, failed) = shared.withLock { ($0.reader, $0.failure != nil) }
+        if let known { return known }
+        guard !failed else { return nil }
+        // Made with no lock of ours held: making it loads a library (the loader's lock) and
+        // reads /proc. Two threads that ask first at once may both make one; the first stored
+        // is kept, the other released.
+        let made: Result<TaskInspection, AttachError>
+        do throws(AttachError) {
+            made = .success(try makeThisProcessReader())
+        } catch {
+            made = .failure(error)
+        }
+        return shared.withLock { shared -> TaskInspection? in
             if let reader = shared.reader { return reader }
             guard shared.failure == nil else { return nil }
-            do throws(AttachError) {
-                shared.reader = try makeThisProcessReader()
-            } catch {
-                shared.failure = error.description
+            switch made {
+            case .success(let reader): shared.reader = reader
+            case .failure(let error): shared.failure = error.description
             }
             return shared.reader
         }

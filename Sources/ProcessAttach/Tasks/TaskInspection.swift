@@ -82,7 +82,7 @@ public final class TaskInspection: @unchecked Sendable {
     /// - Complexity: A few reads of the task's memory; a symbolizer run for addresses of its
     ///   backtrace not seen before.
     public func task(at address: UInt) -> AsyncTaskInfo? {
-        withReader { readTasks([address]).first }
+        readTasks([address]).first
     }
 
     /// What the task at `address` is doing, read without symbolicating its frames (a task not
@@ -98,10 +98,11 @@ public final class TaskInspection: @unchecked Sendable {
     /// The tasks at `addresses` that the mirror can read, in the same order, symbolicated
     /// together (one symbolizer run per image for every new address).
     public func tasks(at addresses: [UInt]) -> [AsyncTaskInfo] {
-        withReader { readTasks(addresses) }
+        readTasks(addresses)
     }
 
-    /// Runs `body` holding the shared reader's lock when this is this process's reader.
+    /// Runs `body` holding the shared reader's lock when this is this process's reader: around
+    /// the mirror's calls only, never around the symbolizer or the loader.
     func withReader<T>(_ body: () -> T) -> T {
         isThisProcess ? lock.withLock(body) : body()
     }
@@ -116,9 +117,14 @@ public final class TaskInspection: @unchecked Sendable {
         }
     }
 
-    /// The tasks at `addresses`, symbolicated; the caller holds the reader.
+    /// The tasks at `addresses`, symbolicated: read under the reader's lock, symbolicated
+    /// without it.
     func readTasks(_ addresses: [UInt]) -> [AsyncTaskInfo] {
-        let raw = rawTasks(addresses)
+        symbolicatedTasks(withReader { rawTasks(addresses) })
+    }
+
+    /// The tasks the mirror read, symbolicated (no lock held: the symbolizer runs here).
+    func symbolicatedTasks(_ raw: [(address: UInt, info: MirrorTaskInfo)]) -> [AsyncTaskInfo] {
         let resume = raw.map { Self.resumeAddresses($0.info) }
         let frames = symbolicate(Array(Set(resume.joined())))
         return zip(raw, resume).map { task, addresses in

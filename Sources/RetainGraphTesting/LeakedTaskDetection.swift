@@ -132,7 +132,9 @@ enum LiveTasks {
         /// Drops the candidates that ended; whether some remain and there is time left.
         mutating func isWaiting() -> Bool {
             let reader = self.reader
-            remaining = remaining.filter { LiveTasks.isAlive($0.address, reader: reader) }
+            remaining = remaining.filter {
+                LiveTasks.isAlive($0.address, madeAt: $0.site, reader: reader)
+            }
             let now = ContinuousClock.now
             counted += min(now - lastRead, .milliseconds(5))
             lastRead = now
@@ -146,6 +148,8 @@ enum LiveTasks {
             return remaining.compactMap { address, site in
                 let task = tasks.first { $0.address == address }
                 if let task, task.isRuntimeTask || task.state == .completed { return nil }
+                // Ended while it was read, its memory taken by a new object.
+                if let site, HeapCensus.creationSite(ofObjectAt: address) != site { return nil }
                 return LeakedTask(
                     task: task, address: address, creationSite: site,
                     createdAt: LiveTasks.createdAt(site, in: origin))
@@ -153,9 +157,17 @@ enum LiveTasks {
         }
     }
 
-    /// Whether the census still knows a live task at `address` that has not completed.
-    static func isAlive(_ address: UInt, reader: TaskInspection?) -> Bool {
+    /// Whether the census still knows a live task at `address`, made at `site`, that has not
+    /// completed.
+    ///
+    /// A task that ended frees its memory, and a new object may take it at once (under load,
+    /// often): an object at `address` made elsewhere than `site` is that new one, and the task
+    /// has ended. (Read through the mirror, the new object's words made a "suspended" task.)
+    static func isAlive(_ address: UInt, madeAt site: CreationSite?, reader: TaskInspection?)
+        -> Bool
+    {
         guard HeapCensus.referenceCounts(ofObjectAt: address) != nil else { return false }
+        if let site, HeapCensus.creationSite(ofObjectAt: address) != site { return false }
         return reader?.state(ofTaskAt: address) != .completed
     }
 

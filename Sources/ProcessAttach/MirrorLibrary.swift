@@ -62,9 +62,10 @@ final class MirrorLibrary: @unchecked Sendable {
             let address = functions.values.first.map { UInt(bitPattern: $0) } ?? 0
             let mappings = ProcessFiles.mappings(of: getpid()) ?? []
             let loaded = mappings.first { $0.range.contains(address) && $0.isFile }
-            let code = mappings.first {
-                $0.range.contains(address) && $0.isExecutable
-            }.map(\.range) ?? 0..<0
+            let code =
+                mappings.first {
+                    $0.range.contains(address) && $0.isExecutable
+                }.map(\.range) ?? 0..<0
             return MirrorLibrary(path: loaded?.path ?? candidate, code: code, functions: functions)
         }
         throw .remoteMirrorUnavailable(reason: problems.joined(separator: "; "))

@@ -24,7 +24,9 @@ struct MirrorContainmentTests {
         return (memory, metadata)
     }
 
-    @Test("The mirror's abort naming a type with a planted argument returns, is said, and ends its use")
+    @Test(
+        "The mirror's abort naming a type with a planted argument returns, is said, and ends its use"
+    )
     func abortInsideTheMirrorIsContained() throws {
         let (memory, metadata) = try Self.capturedBogusHolder()
         let library = try MirrorLibrary.load(path: nil)
@@ -60,5 +62,23 @@ struct MirrorContainmentTests {
         let heap = try HeapSnapshot(memory)
         #expect(!heap.limitations.contains { $0.contains("libswiftRemoteMirror failed") })
         #expect(heap.objects(ofType: "attach_hostile.Element").count == 8)
+    }
+
+    /// Fixtures whose types span what the check follows: generic classes and structs, optionals,
+    /// existentials, closures, tuples, noncopyable fields, tasks, timers, weak references.
+    static let realPrograms: [(String, [String])] = [
+        ("attach-mixed-holders", []), ("attach-noncopyable", []), ("attach-tasks", ["50"]),
+        ("attach-timer", []), ("attach-weak-targets", ["30"]), ("attach-global-cache", ["3"]),
+        ("attach-delegate-cycle", []), ("attach-symbolicated", ["10"]),
+    ]
+
+    @Test("No object of a real program is refused by the metadata check", arguments: realPrograms)
+    func realProgramsPassTheCheck(fixture: String, arguments: [String]) throws {
+        let target = try AttachTargets.start(fixture, arguments)
+        let heap = try HeapSnapshot.capture(
+            processID: target.pid, options: AttachOptions(maximumStop: .seconds(60)))
+        let limits = heap.limitations.joined(separator: "\n")
+        #expect(!limits.contains("failed the check"), "\(fixture): \(limits)")
+        #expect(!limits.contains(RemoteMirror.failurePrefix), "\(fixture): \(limits)")
     }
 }

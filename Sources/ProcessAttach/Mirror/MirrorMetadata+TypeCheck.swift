@@ -90,7 +90,10 @@ extension MirrorMetadata {
             return isInImage(metadata)
         case 0x301:  // a tuple
             guard let count = memory.word(at: metadata + 8), count <= Self.maximumTypeArguments,
-                let labels = memory.word(at: metadata + 16), labels == 0 || isInImage(labels)
+                // The labels (a string the compiler emitted, or the runtime made from a mangled
+                // name) are read as text only: they need only be readable.
+                let labels = memory.word(at: metadata + 16),
+                labels == 0 || memory.bytes(at: labels, count: 1) != nil
             else { return false }
             return (0..<count).allSatisfy { index in
                 memory.word(at: metadata + 24 + 16 * index).map {
@@ -98,7 +101,8 @@ extension MirrorMetadata {
                 } ?? false
             }
         case 0x302:  // a function: its result and parameters
-            guard let flags = memory.word(at: metadata + 8), let result = memory.word(at: metadata + 16),
+            guard let flags = memory.word(at: metadata + 8),
+                let result = memory.word(at: metadata + 16),
                 isReadableType(result, depth: next)
             else { return false }
             return (0..<(flags & 0xFFFF)).allSatisfy { index in

@@ -106,6 +106,12 @@ package final class ReaderStages {
         return (layout.typeName, layout.problem)
     }
 
+    /// Whether the last ``compileLayout(metadata:sample:)`` refused `word` because a type it
+    /// leads the mirror to failed the metadata check (planted metadata, which a fuzzer copies).
+    package func wasRefusedByTheCheck(_ word: UInt) -> Bool {
+        metadata.refusedMetadata.contains(word)
+    }
+
     /// Reads `blocks` (user pointers, with their `sizes`) as an attach reads the heap's, with
     /// the shared mirror context and fresh caches, and builds their snapshot (holders named
     /// by the objects only: globals and stacks are read by ``analyse(_:seconds:memoryLimit:)``,

@@ -3,8 +3,8 @@
 // ships with every Swift toolchain, but is not linked), so this header declares no function of
 // it: Swift passes each `dlsym` result to the trampoline of its signature. The structures
 // mirror SwiftRemoteMirrorTypes.h of Swift 6.3 (its reflection version 3). Every call into the
-// library runs under a guard that contains its aborts and faults (`RG_MIRROR_GUARDED`). Nothing here
-// is stable API; only one Swift file (Sources/ProcessAttach/Mirror/RemoteMirror.swift) imports
+// library runs under a guard that contains its aborts and faults (`RG_MIRROR_GUARDED`). Nothing
+// here is stable API; only one Swift file (Sources/ProcessAttach/Mirror/RemoteMirror.swift) imports
 // this module.
 
 #ifndef RETAINGRAPH_CSWIFTREMOTEMIRROR_H
@@ -157,7 +157,8 @@ static inline void rg_mirror_guard_install(uintptr_t code_start, uintptr_t code_
     for (int index = 0; index < 3; index++) {
         struct sigaction current;
         if (sigaction(signals[index], 0, &current) != 0) continue;
-        if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == rg_mirror_guard_handler) continue;
+        if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == rg_mirror_guard_handler)
+            continue;
         struct sigaction action;
         memset(&action, 0, sizeof(action));
         action.sa_sigaction = rg_mirror_guard_handler;
@@ -197,18 +198,18 @@ static inline void rg_mirror_guard_recover(void) {
 
 /// Runs `call` (an expression of type `type`) under the guard; returns `failed` when the
 /// library aborted or faulted.
-#define RG_MIRROR_GUARDED(type, failed, call)                                                          \
-    do {                                                                                        \
-        sigjmp_buf rg_env;                                                                      \
-        if (sigsetjmp(rg_env, 0) != 0) {                                                        \
-            rg_mirror_guard_recover();                                                                 \
-            type rg_failed = failed;                                                            \
-            return rg_failed;                                                                   \
-        }                                                                                       \
-        rg_mirror_guard_thread()->jump = &rg_env;                                              \
-        type rg_result = call;                                                                  \
-        rg_mirror_guard_thread()->jump = 0;                                                     \
-        return rg_result;                                                                       \
+#define RG_MIRROR_GUARDED(type, failed, call)                                                      \
+    do {                                                                                           \
+        sigjmp_buf rg_env;                                                                         \
+        if (sigsetjmp(rg_env, 0) != 0) {                                                           \
+            rg_mirror_guard_recover();                                                             \
+            type rg_failed = failed;                                                               \
+            return rg_failed;                                                                      \
+        }                                                                                          \
+        rg_mirror_guard_thread()->jump = &rg_env;                                                  \
+        type rg_result = call;                                                                     \
+        rg_mirror_guard_thread()->jump = 0;                                                        \
+        return rg_result;                                                                          \
     } while (0)
 
 static inline void *rg_mirror_create(
@@ -237,7 +238,8 @@ static inline rg_typeinfo rg_mirror_info_for_address(
 }
 static inline rg_childinfo rg_mirror_child_of_address(
     void *function, void *context, uintptr_t address, unsigned index) {
-    RG_MIRROR_GUARDED(rg_childinfo, {0}, ((rg_child_of_address_fn)function)(context, address, index));
+    RG_MIRROR_GUARDED(
+        rg_childinfo, {0}, ((rg_child_of_address_fn)function)(context, address, index));
 }
 static inline rg_typeinfo rg_mirror_info_for_typeref(
     void *function, void *context, rg_typeref typeref) {
@@ -245,7 +247,8 @@ static inline rg_typeinfo rg_mirror_info_for_typeref(
 }
 static inline rg_childinfo rg_mirror_child_of_typeref(
     void *function, void *context, rg_typeref typeref, unsigned index) {
-    RG_MIRROR_GUARDED(rg_childinfo, {0}, ((rg_child_of_typeref_fn)function)(context, typeref, index));
+    RG_MIRROR_GUARDED(
+        rg_childinfo, {0}, ((rg_child_of_typeref_fn)function)(context, typeref, index));
 }
 static inline char *rg_mirror_copy_name(void *function, void *context, rg_typeref typeref) {
     RG_MIRROR_GUARDED(char *, 0, ((rg_copy_name_fn)function)(context, typeref));
@@ -366,7 +369,8 @@ static inline rg_slab_allocations rg_mirror_slab_allocations(
 /// `swift_reflection_actorInfo`: a default actor's state and the first job of its queue.
 static inline rg_actor_info rg_mirror_actor_info(void *function, void *context, rg_address actor) {
     RG_MIRROR_GUARDED(
-        rg_actor_info, {"libswiftRemoteMirror failed"}, ((rg_actor_info_fn)function)(context, actor));
+        rg_actor_info, {"libswiftRemoteMirror failed"},
+        ((rg_actor_info_fn)function)(context, actor));
 }
 /// `swift_reflection_nextJob`: the job after `job` in an actor's queue, or 0.
 static inline rg_address rg_mirror_next_job(void *function, void *context, rg_address job) {

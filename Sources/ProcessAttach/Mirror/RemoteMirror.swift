@@ -38,10 +38,10 @@ struct MirrorLayout {
 /// One reflection context over a captured process's memory (or this process's own, for its
 /// tasks).
 ///
-/// Every call into the library is guarded (the C door's `RG_MIRROR_GUARDED`): when the library aborts
-/// (its demangler's fatal assertions) or faults on the words it was given, the call returns
-/// as if it had found nothing, ``failure`` says what happened, and the context, whose state may
-/// be inconsistent, is never called again (nor destroyed: it is left allocated).
+/// Every call into the library is guarded (the C door's `RG_MIRROR_GUARDED`): when the library
+/// aborts (its demangler's fatal assertions) or faults on the words it was given, the call
+/// returns as if it had found nothing, ``failure`` says what happened, and the context, whose
+/// state may be inconsistent, is never called again (nor destroyed: it is left allocated).
 ///
 /// Not thread-safe (nor is the library's context): use it from one thread, the one that made
 /// it (its alternate signal stack is that thread's).

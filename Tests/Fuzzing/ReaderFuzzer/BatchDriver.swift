@@ -192,7 +192,8 @@ struct BatchDriver {
                 if end / 100_000 != next / 100_000 {
                     say(
                         "reader-fuzzer: \(end) inputs, \(crashes) crashed, \(hangs) hung, "
-                            + "\(mirrorAborts) mirror aborts, \(containedMirrorFailures) contained, "
+                            + "\(mirrorAborts) mirror aborts, "
+                            + "\(containedMirrorFailures) contained, "
                             + "\(Int((ContinuousClock.now - started) / .seconds(1))) s"
                     )
                 }

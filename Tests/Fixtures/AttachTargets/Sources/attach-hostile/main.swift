@@ -15,8 +15,8 @@
 //   • fake tcaches: blocks of a tcache's size whose 64 lists all claim 65,535 entries and loop;
 //   • a real class's metadata copied with a field offset that points 2 GiB past its instances.
 //
-//   • last, a copy of `Holder<Int>`'s metadata whose argument is a fake struct whose fake module's
-//     name is not UTF-8: a type libswiftRemoteMirror's demangler aborts on when it names it.
+//   • last, a copy of `Holder<Int>`'s metadata whose argument is a fake struct whose fake
+//     module's name is not UTF-8: a type libswiftRemoteMirror's demangler aborts naming.
 //
 // Its main thread's name holds an escape sequence too. Prints `ready PID PLANTED ARRAY BOGUS`:
 // how many structures it planted, where the billion-element array storage is, and the bogus

@@ -2,8 +2,11 @@
 # The heap reader's fuzzer (issue 32): captures the attach-hostile fixture once, then runs
 # mutated copies of its heap through each stage of the reader (glibc's heap walk, the metadata
 # check and layout compiler over libswiftRemoteMirror, the scan and graph builder, and now and
-# then the whole analysis), each batch in a forked child: a crash, a hang past the budget or an
-# unescaped name is reproduced alone, reduced, and kept in Tests/Fuzzing/Corpus.
+# then the whole analysis), each batch in a forked child: a crash, a hang past the budget, an
+# unescaped name or an abort inside libswiftRemoteMirror that its guard did not contain is
+# reproduced alone, reduced, and kept in Tests/Fuzzing/Corpus. A failure of the library that its
+# guard contained (the analysis went on and said so) is counted apart and its input listed:
+# each is a type the metadata check let through.
 #
 #   Scripts/fuzz-reader.sh [INPUTS] [SEED]       defaults: 100000 inputs, the day's date as seed
 #

@@ -101,10 +101,17 @@ extension HeapSnapshot {
             },
             capturedAt: memory.capturedAt.map(Date.init(timeIntervalSince1970:)) ?? Date(),
             stopDuration: stoppedFor)
+        let limitations = memory.limitations + heap.limitations + scanner.limitations
         self.init(
             scan: scan, roots: ProcessRoots(memory: memory), process: process,
-            limitations: memory.limitations + heap.limitations + scanner.limitations,
-            statistics: statistics)
+            limitations: limitations + (mirror.failure.map { [$0] } ?? []), statistics: statistics)
+        if let failure = mirror.failure, !self.limitations.contains(failure) {
+            // The mirror failed while the graph was built (decoding a value whose type only it
+            // tells): built again, with the mirror left alone, so that the report says so.
+            self.init(
+                scan: scan, roots: ProcessRoots(memory: memory), process: process,
+                limitations: limitations + [failure], statistics: statistics)
+        }
         try checkBudget()
         self.statistics.analysisSeconds = (ContinuousClock.now - started).seconds
     }

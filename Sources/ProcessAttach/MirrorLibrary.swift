@@ -11,6 +11,9 @@ import Musl
 final class MirrorLibrary: @unchecked Sendable {
     /// The file loaded.
     let path: String
+    /// Where the library's code is in this process (empty when it could not be found): a fault
+    /// there, during a call into the library, is the library's own (``RemoteMirror``).
+    let code: Range<UInt>
     private let functions: [String: UnsafeMutableRawPointer]
 
     private static let names = [
@@ -28,8 +31,9 @@ final class MirrorLibrary: @unchecked Sendable {
         "asyncTaskInfo", "asyncTaskSlabAllocations", "actorInfo", "nextJob",
     ]
 
-    private init(path: String, functions: [String: UnsafeMutableRawPointer]) {
+    private init(path: String, code: Range<UInt>, functions: [String: UnsafeMutableRawPointer]) {
         self.path = path
+        self.code = code
         self.functions = functions
     }
 
@@ -56,10 +60,13 @@ final class MirrorLibrary: @unchecked Sendable {
             }
             // The file the loader found (a bare name is looked for in its search path).
             let address = functions.values.first.map { UInt(bitPattern: $0) } ?? 0
-            let loaded = ProcessFiles.mappings(of: getpid())?.first {
-                $0.range.contains(address) && $0.isFile
-            }
-            return MirrorLibrary(path: loaded?.path ?? candidate, functions: functions)
+            let mappings = ProcessFiles.mappings(of: getpid()) ?? []
+            let loaded = mappings.first { $0.range.contains(address) && $0.isFile }
+            let code =
+                mappings.first {
+                    $0.range.contains(address) && $0.isExecutable
+                }.map(\.range) ?? 0..<0
+            return MirrorLibrary(path: loaded?.path ?? candidate, code: code, functions: functions)
         }
         throw .remoteMirrorUnavailable(reason: problems.joined(separator: "; "))
     }

@@ -16,11 +16,27 @@ extension ProcessScan {
                     + "metadata's superclass chain loops or runs on (planted or corrupted "
                     + "metadata): left out"
             ]
-        return chains
+        let refused =
+            refusedMetadataBlocks == 0
+            ? []
+            : [
+                "skipped: \(refusedMetadataBlocks) object\(refusedMetadataBlocks == 1 ? "" : "s") "
+                    + "whose metadata failed the check (unreadable metadata: a generic argument "
+                    + "or boxed type that is no type the images describe, planted or corrupted)"
+            ]
+        return chains + refused
             + undersizedBlocks.sorted { $0.key < $1.key }.map { name, count in
                 "\(count) block\(count == 1 ? "" : "s") whose first word names \(name) but "
                     + "too small for its layout (a stale or planted metadata word): left out"
             }
+    }
+
+    /// Why `metadata`, refused by the metadata source's check, was refused: -2 a superclass
+    /// chain that loops or runs on, -3 a type it leads the mirror to that failed the check, -1
+    /// not metadata at all.
+    static func refusal(of metadata: UInt, by source: MirrorMetadata) -> Int32 {
+        if source.unendingChains.contains(metadata) { return -2 }
+        return source.refusedMetadata.contains(metadata) ? -3 : -1
     }
 
     /// Charges the budget for the columns' growth to hold `needed` more values (they at least

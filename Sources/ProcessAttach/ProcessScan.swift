@@ -38,6 +38,9 @@ struct ProcessScan {
     /// Blocks whose first word is class metadata with a superclass chain that loops or runs
     /// on (planted, or corrupted): left out.
     private(set) var unendingChainBlocks = 0
+    /// Blocks whose first word is object metadata that failed the metadata check of a type it
+    /// leads the mirror to (a generic argument, a boxed type): left out, unnamed.
+    private(set) var refusedMetadataBlocks = 0
 
     init(memory: ProcessMemory, table: LayoutTable<MirrorMetadata>, budget: AnalysisBudget) {
         self.memory = memory
@@ -139,7 +142,7 @@ struct ProcessScan {
                 layout =
                     size >= 16
                     ? table.index(ofMetadata: first, sample: block)
-                        ?? (table.source.unendingChains.contains(first) ? -2 : -1) : -1
+                        ?? Self.refusal(of: first, by: table.source) : -1
                 layoutOf[first] = layout
                 if layout >= 0, table.layout(at: layout).kind == .block {
                     blockLayouts.insert(layout)
@@ -148,6 +151,7 @@ struct ProcessScan {
             last = (first, layout)
             guard layout >= 0 else {
                 if layout == -2 { unendingChainBlocks += 1 }
+                if layout == -3 { refusedMetadataBlocks += 1 }
                 skippedBlocks += 1
                 continue
             }

@@ -18,8 +18,11 @@ package final class ReaderStages {
     /// The captured memory the stages read.
     package let memory: ProcessMemory
     private let library: MirrorLibrary
-    private let mirror: RemoteMirror
-    private let metadata: MirrorMetadata
+    private var mirror: RemoteMirror
+    private var metadata: MirrorMetadata
+    /// Inputs on which libswiftRemoteMirror failed (aborted or faulted) and the failure was
+    /// contained: the shared context was then made anew; an analysis said so in its report.
+    package private(set) var mirrorFailures = 0
     /// The unmutated heap's blocks (user pointers) and their sizes, from one walk.
     package let blocks: [UInt]
     package let sizes: [UInt32]
@@ -42,6 +45,24 @@ package final class ReaderStages {
         chunks = heap.chunkStarts
         arenas = heap.arenas.map(\.state)
         heaps = heap.heaps
+    }
+
+    /// Puts the guard that contains libswiftRemoteMirror's aborts and faults back in front of
+    /// SIGABRT, SIGSEGV and SIGBUS (a fuzzer's child installs its own reporting handlers after
+    /// the context was made: the guard passes what is not the library's on to them).
+    package func guardTheMirror() {
+        RemoteMirror.installGuard(library: library)
+    }
+
+    /// After a stage: when the shared context failed, counts it and makes a new one (the one
+    /// that failed is never called again).
+    private func renewTheMirrorIfItFailed() {
+        guard mirror.failure != nil,
+            let fresh = try? RemoteMirror(library: library, memory: memory)
+        else { return }
+        mirrorFailures += 1
+        mirror = fresh
+        metadata = MirrorMetadata(mirror: fresh, memory: memory)
     }
 
     /// Writes `value` at target address `address` in the copy; returns the word it replaced,
@@ -78,10 +99,17 @@ package final class ReaderStages {
         name: String, problem: String?
     )? {
         metadata.forgetCaches()
+        defer { renewTheMirrorIfItFailed() }
         let table = LayoutTable(source: metadata)
         guard let index = table.index(ofMetadata: word, sample: sample) else { return nil }
         let layout = table.layout(at: index)
         return (layout.typeName, layout.problem)
+    }
+
+    /// Whether the last ``compileLayout(metadata:sample:)`` refused `word` because a type it
+    /// leads the mirror to failed the metadata check (planted metadata, which a fuzzer copies).
+    package func wasRefusedByTheCheck(_ word: UInt) -> Bool {
+        metadata.refusedMetadata.contains(word)
     }
 
     /// Reads `blocks` (user pointers, with their `sizes`) as an attach reads the heap's, with
@@ -92,6 +120,7 @@ package final class ReaderStages {
         snapshot: HeapSnapshot, gaveUp: Bool
     ) {
         metadata.forgetCaches()
+        defer { renewTheMirrorIfItFailed() }
         let budget = Self.budget(seconds)
         let table = LayoutTable(source: metadata)
         var scanner = ProcessScan(memory: memory, table: table, budget: budget)
@@ -112,7 +141,11 @@ package final class ReaderStages {
         let budget = AnalysisBudget(
             time: .milliseconds(Int64(seconds * 1000)),
             memory: memoryLimit ?? (2 * memory.copiedBytes + (1 << 30)))
-        return try HeapSnapshot(memory, stoppedFor: nil, library: library, budget: budget)
+        let snapshot = try HeapSnapshot(memory, stoppedFor: nil, library: library, budget: budget)
+        if snapshot.limitations.contains(where: { $0.hasPrefix(RemoteMirror.failurePrefix) }) {
+            mirrorFailures += 1
+        }
+        return snapshot
     }
 
     /// A copy of the memory without the bytes of `range` past `end` (a region cut short, as a

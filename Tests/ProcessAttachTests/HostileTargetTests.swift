@@ -35,22 +35,30 @@ struct HostileTargetTests {
             limits.contains("8 blocks whose first word names attach_hostile.Big but too small"),
             "\(limits)")
         #expect(heap.objects(ofType: "attach_hostile.Big").isEmpty)
+        // The Holder instances whose generic argument is a planted struct (three whose name has
+        // escape sequences, two whose module claims a parent: libswiftRemoteMirror's demangler
+        // aborted the reader naming those) and the box of that struct: refused by the metadata
+        // check before the mirror sees them, left out and said.
+        #expect(
+            limits.contains("skipped: 6 objects whose metadata failed the check"), "\(limits)")
+        #expect(!heap.countsByType().contains { $0.typeName.contains("Holder") }, "\(limits)")
         // The fake tcaches' looping lists: followed a bounded number of links, and said.
         #expect(limits.contains("glibc's free lists have more links than the heap has chunks"))
         // The real objects are all there.
         #expect(heap.objects(ofType: "attach_hostile.Element").count == 8)
     }
 
-    @Test("Escape sequences in a planted type name and in the thread's name arrive escaped")
+    @Test(
+        "A planted type name with escape sequences never reaches a report; the thread's name arrives escaped"
+    )
     func namesArriveEscaped() throws {
         let target = try AttachTargets.start("attach-hostile", ["10"])
         let heap = try HeapSnapshot.capture(
             processID: target.pid, options: AttachOptions(maximumStop: .seconds(60)))
-        let evil =
-            "attach_hostile.Holder<Hostile\\u{1B}[31m.Evil\\u{1B}[2J\\u{1B}]52;c;aGk=\\u{7}Name>"
-        let counts = Dictionary(
-            uniqueKeysWithValues: heap.countsByType().map { ($0.typeName, $0.count) })
-        #expect(counts[evil] == 3, "\(counts.keys.sorted())")
+        // `Holder<Hostile\u{1B}[31m.Evil…>`: its argument's descriptor is on the heap, listed
+        // by no image, so the metadata check refuses it before the mirror names it.
+        let names = heap.countsByType().map(\.typeName)
+        #expect(!names.contains { $0.contains("Evil") }, "\(names.sorted())")
         #expect(heap.process.command == "evil\\u{1B}[2Jtid")
         #expect(heap.process.threads.contains { $0.name == "evil\\u{1B}[2Jtid" })
         // Nothing that reaches a report holds a control character.
@@ -74,7 +82,7 @@ struct HostileTargetTests {
         let target = try AttachTargets.start("attach-hostile", ["10"])
         let heap = try HeapSnapshot.capture(
             processID: target.pid, options: AttachOptions(maximumStop: .seconds(60)))
-        let address = try #require(target.readyDetails.last.flatMap { UInt($0) })
+        let address = try #require(target.readyDetails.dropFirst().first.flatMap { UInt($0) })
         let storage = try #require(heap.object(at: address), "\(target.readyDetails)")
         let object = heap[storage]
         // Its block holds the four elements it really has: no more references than words.

@@ -317,7 +317,11 @@ extension MirrorMetadata {
     func existentialContents(of type: TypeHandle, copy: UnsafeRawPointer, address: UInt)
         -> (type: TypeHandle, isBoxed: Bool)?
     {
-        guard let (dynamic, value) = mirror.projectExistential(at: address, typeRef: type.raw),
+        // An opaque existential's buffer (3 words) is followed by its value's type metadata, a
+        // word the target controls: the mirror names that type only when it passes the check.
+        let dynamicMetadata = copy.loadUnaligned(fromByteOffset: 24, as: UInt.self)
+        guard isReadableType(dynamicMetadata),
+            let (dynamic, value) = mirror.projectExistential(at: address, typeRef: type.raw),
             dynamic != 0
         else { return nil }
         return (TypeHandle(dynamic), value != address)

@@ -29,6 +29,8 @@ final class MirrorMetadata: MetadataSource, @unchecked Sendable {
     let memory: ProcessMemory
     /// Every type descriptor the images list.
     private let descriptors: Set<UInt>
+    /// Every protocol descriptor the images list (`swift5_protocols`).
+    let listedProtocols: Set<UInt>
     private let captureSections: [Range<UInt>]
     /// The images that carry Swift metadata (where static metadata lives).
     private let swiftImages: [Range<UInt>]
@@ -38,6 +40,12 @@ final class MirrorMetadata: MetadataSource, @unchecked Sendable {
     private var kindCache: [UInt: HeapObjectKind?] = [:]
     /// Class metadata refused because its superclass chain loops or runs on.
     private(set) var unendingChains = Set<UInt>()
+    /// Object metadata refused because a type it leads the mirror to read failed
+    /// ``isReadableType(_:)`` (a planted or corrupted generic argument, boxed type or
+    /// superclass).
+    private(set) var refusedMetadata = Set<UInt>()
+    /// ``isReadableType(_:)``'s answers, by metadata address.
+    var typeChecks: [UInt: Bool] = [:]
     var nameCache: [UInt64: String] = [:]
     var shapeCache: [UInt64: TypeShape?] = [:]
 
@@ -45,11 +53,24 @@ final class MirrorMetadata: MetadataSource, @unchecked Sendable {
         self.mirror = mirror
         self.memory = memory
         var descriptors = Set<UInt>()
+        var protocols = Set<UInt>()
         var captures: [Range<UInt>] = []
         var images: [Range<UInt>] = []
         for image in memory.images.images where image.hasSwiftMetadata {
             images.append(image.range)
             if let capture = image.section(named: "swift5_capture") { captures.append(capture) }
+            if let list = image.sectionContents(named: "swift5_protocols") {
+                // One relative pointer per protocol, the low bit set when indirect.
+                for index in 0..<list.bytes.count / 4 {
+                    let raw = list.bytes.loadUnaligned(fromByteOffset: 4 * index, as: Int32.self)
+                    let target = list.address &+ UInt(4 * index) &+ UInt(bitPattern: Int(raw & ~1))
+                    if raw & 1 == 0 {
+                        protocols.insert(target)
+                    } else if let indirect = memory.word(at: target) {
+                        protocols.insert(indirect)
+                    }
+                }
+            }
             guard let list = image.sectionContents(named: "swift5_type_metadata") else { continue }
             for index in 0..<list.bytes.count / 4 {
                 let raw = list.bytes.loadUnaligned(fromByteOffset: 4 * index, as: Int32.self)
@@ -62,6 +83,7 @@ final class MirrorMetadata: MetadataSource, @unchecked Sendable {
             }
         }
         self.descriptors = descriptors
+        listedProtocols = protocols
         captureSections = captures
         swiftImages = images
         concurrency = memory.images.image(named: "libswift_Concurrency.so")?.range
@@ -78,6 +100,8 @@ final class MirrorMetadata: MetadataSource, @unchecked Sendable {
         nameCache = [:]
         shapeCache = [:]
         unendingChains = []
+        refusedMetadata = []
+        typeChecks = [:]
     }
 
     /// The number of type descriptors the images list.
@@ -103,6 +127,10 @@ final class MirrorMetadata: MetadataSource, @unchecked Sendable {
                 unendingChains.insert(metadata)
                 return nil
             }
+            guard isReadableType(metadata) else {
+                refusedMetadata.insert(metadata)
+                return nil
+            }
             return .instance
         case .closureContext:
             guard isInSwiftImage(metadata), let descriptor = memory.word(at: metadata + 16),
@@ -111,6 +139,10 @@ final class MirrorMetadata: MetadataSource, @unchecked Sendable {
             return .closureContext
         case .box:
             guard let boxed = memory.word(at: metadata + 16), isTypeMetadata(boxed) else {
+                return nil
+            }
+            guard isReadableType(boxed) else {
+                refusedMetadata.insert(metadata)
                 return nil
             }
             return .box
@@ -129,6 +161,11 @@ final class MirrorMetadata: MetadataSource, @unchecked Sendable {
             descriptors.contains(descriptor), let flags = memory.uint32(at: descriptor)
         else { return false }
         return flags & 0x1F == 16  // a class
+    }
+
+    /// Whether an image lists `descriptor` among its types' descriptors.
+    func isListedDescriptor(_ descriptor: UInt) -> Bool {
+        descriptors.contains(descriptor)
     }
 
     /// The most classes a superclass chain may have.

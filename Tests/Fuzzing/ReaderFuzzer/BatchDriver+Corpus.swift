@@ -41,7 +41,8 @@ extension BatchDriver {
         return "reader-fuzzer: \(total) inputs (\(stages.joined(separator: ", "))) in "
             + "\(String(format: "%.1f", seconds)) s, \(Int(Double(total) / max(seconds, 0.001))) "
             + "inputs/s; \(gaveUp) gave up within their budget; \(crashes) crashed, \(hangs) hung, "
-            + "\(mirrorAborts) aborted inside libswiftRemoteMirror; "
+            + "\(mirrorAborts) aborted inside libswiftRemoteMirror past its guard; "
+            + "\(containedMirrorFailures) failures of libswiftRemoteMirror contained; "
             + "peak memory growth \(peakGrowth >> 10) KiB for an input of \(copiedBytes >> 10) "
             + "KiB (\(String(format: "%.2f", ratio))x); seed \(options.seed)"
     }

@@ -13,10 +13,14 @@ struct BatchDriver {
     private(set) var gaveUp = 0
     private(set) var crashes = 0
     private(set) var hangs = 0
-    /// Children that aborted or faulted inside libswiftRemoteMirror (its demangler's fatal
-    /// assertion, or a fault naming a type built from planted metadata): a known limit of the
-    /// library, counted apart.
+    /// Children killed by an abort or fault inside libswiftRemoteMirror that its guard did not
+    /// contain: failures (since the metadata check keeps planted types from the library and its
+    /// guard contains what gets through, none is expected).
     private(set) var mirrorAborts = 0
+    /// Inputs on which the library failed and its guard contained it (the analysis went on
+    /// and said so): not failures of the reader, counted apart because each is a type the
+    /// metadata check let through. The first few are listed, to be replayed.
+    private(set) var containedMirrorFailures = 0
     private var keptMirrorKinds = Set<String>()
     /// Where a child's standard error goes (read when it dies).
     let errorLog = "/tmp/reader-fuzzer-\(getpid()).err"
@@ -31,8 +35,9 @@ struct BatchDriver {
 
     /// How a child ended.
     enum Outcome {
-        /// Every input ran: counts by stage, gave up, the child's peak memory (KiB).
-        case finished(counts: [Int], gaveUp: Int, peakKiB: Int)
+        /// Every input ran: counts by stage, gave up, the inputs on which the mirror failed
+        /// and was contained, the child's peak memory (KiB).
+        case finished(counts: [Int], gaveUp: Int, contained: [UInt64], peakKiB: Int)
         /// Died or hung while running input `index` (nil: before the first).
         case failed(index: UInt64?, reason: String)
     }
@@ -48,14 +53,24 @@ struct BatchDriver {
             if log >= 0 { dup2(log, 2) }
             reportFaultsInsideTheMirror(findLibrary: false)
             var runner = self.runner
+            // The guard that contains the library's failures goes in front of that report.
+            runner.stages.guardTheMirror()
+            var contained: [UInt64] = []
             for index in inputs {
                 var number = index
                 _ = write(pipeEnds[1], &number, 8)
+                let before = runner.stages.mirrorFailures
                 runner.run(make(index))
+                if runner.stages.mirrorFailures != before { contained.append(index) }
             }
             let counts = FuzzInput.Stage.allCases.map { runner.counts[$0] ?? 0 }
+            // The first 16 contained inputs' numbers, then their count.
+            let listed = Array(contained.prefix(16))
             var record: [UInt64] =
-                [UInt64.max] + counts.map(UInt64.init) + [UInt64(runner.gaveUp), peakKiB()]
+                [UInt64.max] + counts.map(UInt64.init)
+                + [UInt64(runner.gaveUp), UInt64(contained.count)]
+                + listed + [UInt64](repeating: UInt64.max, count: 16 - listed.count)
+                + [peakKiB()]
             _ = write(pipeEnds[1], &record, 8 * record.count)
             _exit(0)
         }
@@ -75,12 +90,17 @@ struct BatchDriver {
                 last = word
                 continue
             }
-            var rest = [UInt64](repeating: 0, count: FuzzInput.Stage.allCases.count + 2)
+            let stages = FuzzInput.Stage.allCases.count
+            var rest = [UInt64](repeating: 0, count: stages + 2 + 16 + 1)
             let expected = 8 * rest.count
             guard read(pipeEnds[0], &rest, expected) == expected else { break }
             waitpid(child, nil, 0)
+            let listed = rest[(stages + 2)..<(stages + 18)].filter { $0 != UInt64.max }
             return .finished(
-                counts: rest.dropLast(2).map { Int($0) }, gaveUp: Int(rest[rest.count - 2]),
+                counts: rest.prefix(stages).map { Int($0) }, gaveUp: Int(rest[stages]),
+                contained: Array(listed)
+                    + [UInt64](
+                        repeating: UInt64.max, count: Int(rest[stages + 1]) - listed.count),
                 peakKiB: Int(rest[rest.count - 1]))
         }
         var status: Int32 = 0
@@ -124,19 +144,16 @@ struct BatchDriver {
             let names = try? FileManager.default.contentsOfDirectory(atPath: corpus)
         else { return 0 }
         var failures = 0
-        // `mirror-abort-…` inputs abort inside libswiftRemoteMirror: kept to reproduce it, not
-        // replayed as regressions of the reader.
-        for name in names.sorted() where name.hasSuffix(".txt") && !name.hasPrefix("mirror-abort") {
+        // `mirror-abort-…` inputs aborted inside libswiftRemoteMirror before the metadata check
+        // kept planted types from it: replayed as regressions like the others.
+        for name in names.sorted() where name.hasSuffix(".txt") {
             let path = corpus + "/" + name
             guard let text = try? String(contentsOfFile: path, encoding: .utf8),
                 let input = FuzzInput(text: text)
             else { continue }
             if case .failed(_, let reason) = runChild([0], make: { _ in input }) {
-                if let kind = mirrorFailure() {
-                    say("reader-fuzzer: corpus \(name): \(kind) (known)")
-                    continue
-                }
-                say("reader-fuzzer: corpus \(name) fails again: \(reason)")
+                let kind = mirrorFailure().map { ": \($0)" } ?? ""
+                say("reader-fuzzer: corpus \(name) fails again: \(reason)\(kind)")
                 failures += 1
             }
         }
@@ -157,33 +174,47 @@ struct BatchDriver {
         while next < UInt64(options.inputs) {
             let end = min(UInt64(options.inputs), next + UInt64(options.batch))
             switch runChild(Array(next..<end), make: make) {
-            case .finished(let counts, let gave, let peak):
+            case .finished(let counts, let gave, let contained, let peak):
                 for (stage, count) in zip(FuzzInput.Stage.allCases, counts) {
                     done[stage, default: 0] += count
                 }
                 gaveUp += gave
+                for index in contained {
+                    containedMirrorFailures += 1
+                    if index != UInt64.max, containedMirrorFailures <= 16 {
+                        say(
+                            "reader-fuzzer: input \(index) of seed \(options.seed): "
+                                + "libswiftRemoteMirror failed, contained (a type the metadata "
+                                + "check let through)")
+                    }
+                }
                 peakGrowth = max(peakGrowth, (peak - baseline) * 1024)
                 if end / 100_000 != next / 100_000 {
                     say(
                         "reader-fuzzer: \(end) inputs, \(crashes) crashed, \(hangs) hung, "
-                            + "\(mirrorAborts) mirror aborts, \(Int((ContinuousClock.now - started) / .seconds(1))) s"
+                            + "\(mirrorAborts) mirror aborts, "
+                            + "\(containedMirrorFailures) contained, "
+                            + "\(Int((ContinuousClock.now - started) / .seconds(1))) s"
                     )
                 }
                 next = end
             case .failed(let index, let reason):
                 let failed = index ?? next
                 let log = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
+                failures += 1
                 if let kind = mirrorFailure() {
-                    // The library's own abort or fault: kept once of each kind, not a failure
-                    // of the reader.
+                    // The library's own abort or fault, past the check and the guard: a
+                    // failure, kept once of each kind.
                     mirrorAborts += 1
+                    say(
+                        "reader-fuzzer: input \(failed) of seed \(options.seed): \(reason): \(kind)"
+                    )
                     if keptMirrorKinds.insert(kind).inserted {
                         keep(
                             make(failed), index: failed, batchStart: next,
                             reason: "\(reason): \(kind)", prefix: "mirror-abort")
                     }
                 } else {
-                    failures += 1
                     if reason.hasPrefix("hang") { hangs += 1 } else { crashes += 1 }
                     say("reader-fuzzer: input \(failed) of seed \(options.seed): \(reason)")
                     say(log.split(separator: "\n").prefix(8).joined(separator: "\n"))

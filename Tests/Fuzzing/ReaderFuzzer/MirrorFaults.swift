@@ -9,9 +9,9 @@ nonisolated(unsafe) private var mirrorCode: (start: UInt, end: UInt) = (0, 0)
 
 /// Makes a child say so on standard error when it faults inside libswiftRemoteMirror (a
 /// segmentation fault or bus error whose instruction is the library's, or that jumped from the
-/// library through a planted function pointer), so that the driver
-/// counts it with the library's aborts rather than as a crash of the reader; the fault then
-/// ends the child as it would have.
+/// library through a planted function pointer) past the library's guard (``RemoteMirror``'s,
+/// which contains a fault whose instruction is the library's and passes the others on here), so
+/// that the driver names the failure; the fault then ends the child as it would have.
 ///
 /// - Parameter findLibrary: Whether to find the library's code now (in the parent, once).
 func reportFaultsInsideTheMirror(findLibrary: Bool) {

@@ -8,7 +8,8 @@ import RetainGraphUtilities
 /// of the address space).
 struct Mutator {
     let stages: ReaderStages
-    /// Indices (in `stages.blocks`) of the blocks whose first word is accepted as metadata.
+    /// Indices (in `stages.blocks`) of the blocks whose first word is accepted as metadata, or
+    /// refused by the metadata check for a type it leads to (the fixture's planted ones).
     let objects: [Int]
     /// The distinct metadata words those blocks start with.
     let metadataWords: [UInt]
@@ -26,7 +27,11 @@ struct Mutator {
         for (index, block) in stages.blocks.enumerated() {
             guard let first = stages.word(at: block) else { continue }
             if words[first] == nil {
-                words[first] = stages.compileLayout(metadata: first, sample: block) != nil
+                // Metadata the check refuses (the fixture's planted generic arguments) is kept as
+                // a template too: its copies are what reached libswiftRemoteMirror's aborts.
+                words[first] =
+                    stages.compileLayout(metadata: first, sample: block) != nil
+                    || stages.wasRefusedByTheCheck(first)
             }
             if words[first] == true { objects.append(index) }
         }

@@ -15,8 +15,12 @@
 //   • fake tcaches: blocks of a tcache's size whose 64 lists all claim 65,535 entries and loop;
 //   • a real class's metadata copied with a field offset that points 2 GiB past its instances.
 //
-// Its main thread's name holds an escape sequence too. Prints `ready PID PLANTED ARRAY`: how many
-// structures it planted and where the billion-element array storage is; then runs forever.
+//   • last, a copy of `Holder<Int>`'s metadata whose argument is a fake struct whose fake
+//     module's name is not UTF-8: a type libswiftRemoteMirror's demangler aborts naming.
+//
+// Its main thread's name holds an escape sequence too. Prints `ready PID PLANTED ARRAY BOGUS`:
+// how many structures it planted, where the billion-element array storage is, and the bogus
+// `Holder`'s metadata; then runs forever.
 import FixtureSupport
 import Foundation
 
@@ -204,5 +208,39 @@ if let comm = FileHandle(forWritingAtPath: "/proc/self/task/\(getpid())/comm") {
     try? comm.close()
 }
 
-announceReady("\(planted.count) \(UInt(bitPattern: arrayStorage))")
+// Last (so that the heap's earlier layout, which the fuzzer's corpus addresses, stays as it
+// was): `Holder<Int>`'s metadata copied again, its argument a fake struct whose fake module's
+// name is not UTF-8 (the first bytes of a heap address, as the fuzzer found, seed 11, input
+// 13392: it wrote one over the escape-laden module name above). libswiftRemoteMirror builds a
+// type reference from it whose argument's mangled name its demangler cannot parse, and naming
+// it aborts the reader unless the metadata check refuses it first.
+let bogusModuleName = allocate(8)
+for (index, byte) in [0xA0, 0x6B, 0x57, 0x55, 0x55, 0x55, 0].enumerated() {
+    bogusModuleName.storeBytes(of: UInt8(byte), toByteOffset: index, as: UInt8.self)
+}
+let bogusModule = allocate(16)  // a module: flags 0, no parent
+storeRelative(bogusModuleName, at: bogusModule + 8)
+let bogusDescriptor = allocate(32)
+bogusDescriptor.storeBytes(of: UInt32(17), as: UInt32.self)
+storeRelative(bogusModule, at: bogusDescriptor + 4)
+storeRelative(cString("Argument"), at: bogusDescriptor + 8)
+let bogusStructStorage = allocate(32)
+bogusStructStorage.storeBytes(
+    of: intMetadata.load(fromByteOffset: -8, as: UInt.self), as: UInt.self)
+bogusStructStorage.storeBytes(of: UInt(0x200), toByteOffset: 8, as: UInt.self)
+bogusStructStorage.storeBytes(
+    of: UInt(bitPattern: bogusDescriptor), toByteOffset: 16, as: UInt.self)
+let bogusHolder = copyClassMetadata(address(of: Holder<Int>.self))
+do {
+    let words = Int(UnsafeRawPointer(bogusHolder).load(fromByteOffset: 32, as: UInt32.self)) / 8
+    for index in 1..<words
+    where bogusHolder.load(fromByteOffset: 8 * index, as: UInt.self) == address(of: Int.self) {
+        bogusHolder.storeBytes(
+            of: UInt(bitPattern: bogusStructStorage + 8), toByteOffset: 8 * index, as: UInt.self)
+    }
+}
+for _ in 0..<2 { planted.append(redirect(Holder<Int>(5), to: bogusHolder)) }
+
+announceReady(
+    "\(planted.count) \(UInt(bitPattern: arrayStorage)) \(UInt(bitPattern: bogusHolder))")
 runForever()

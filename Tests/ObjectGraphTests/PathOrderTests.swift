@@ -95,8 +95,8 @@ struct PathOrderTests {
         let (graph, nodes) = Self.content.graph(random: &random, locality: false)
         #expect(
             Self.pathText(graph, to: nodes["target"]!)
-                == "cache ⇒ App.Cache ⇒ (.box) App.Box ⇒ (.value) App.Holder ⇒ (.a) App.Alpha"
-                + " ⇒ (.item) App.Target")
+                == "cache ⇒ App.Cache ⇒ (.box) App.Box ⇒ (.value) App.Holder"
+                + " ⇒ (.a) App.Alpha ⇒ (.item) App.Target")
         #expect(
             Self.pathText(graph, to: nodes["leaf"]!)
                 == "cache ⇒ App.Cache ⇒ (.box) App.Box ⇒ (.value) App.Holder ⇒ (.c) [Any]"

@@ -160,13 +160,31 @@ extension OutEdgeKernel {
                 }
                 continue
             }
-            for index in 0..<count {
-                let edge = Int(choices[index].edge)
-                let role = UInt64(min(order.roleRank[Int(edgeRoles[edge])], 0xFF_FFFF))
-                let type = UInt64(order.typeRank[Int(typeNames[Int(targets[edge])])])
-                choices[index].key |= role << 32 | type
+            // By priority and role first; the targets' type names (a read of the target's
+            // row in another array) only where those tie.
+            order.roleRank.withUnsafeBufferPointer { roleRank in
+                for index in 0..<count {
+                    let role = min(roleRank[Int(edgeRoles[Int(choices[index].edge)])], 0xFF_FFFF)
+                    choices[index].key |= UInt64(role) << 32
+                }
             }
-            Self.sortChoices(UnsafeMutableBufferPointer(rebasing: choices[0..<count]))
+            let chosen = UnsafeMutableBufferPointer(rebasing: choices[0..<count])
+            Self.sortChoices(chosen)
+            order.typeRank.withUnsafeBufferPointer { typeRank in
+                var first = 0
+                while first < count {
+                    var last = first + 1
+                    while last < count, chosen[last].key == chosen[first].key { last += 1 }
+                    if last - first > 1 {
+                        for index in first..<last {
+                            let target = Int(targets[Int(chosen[index].edge)])
+                            chosen[index].key |= UInt64(typeRank[Int(typeNames[target])])
+                        }
+                        Self.sortChoices(UnsafeMutableBufferPointer(rebasing: chosen[first..<last]))
+                    }
+                    first = last
+                }
+            }
             for choice in choices[0..<count] {
                 let edge = Int(choice.edge)
                 let next = Int(targets[edge])

@@ -77,7 +77,8 @@ extension OutEdgeKernel {
     /// records the edge and holder that reached it (`unreached` where none did, `rootMark` for
     /// roots) and its path's priority. Nodes in `excluded` are never entered.
     func orderedBreadthFirst(
-        roots: [(node: UInt32, priority: UInt8)], excluded: [UInt32], order: PathOrder,
+        roots: [(node: UInt32, priority: UInt8)], excluded: [UInt32],
+        roleRank: UnsafeBufferPointer<UInt32>, typeRank: UnsafeBufferPointer<UInt32>,
         flags: UnsafeBufferPointer<UInt8>, edgeRoles: UnsafeBufferPointer<UInt32>,
         typeNames: UnsafeBufferPointer<UInt32>, parentEdge: UnsafeMutableBufferPointer<UInt32>,
         parentNode: UnsafeMutableBufferPointer<UInt32>, priority: UnsafeMutableBufferPointer<UInt8>,
@@ -97,13 +98,19 @@ extension OutEdgeKernel {
         // stronger tier's queue is empty before a weaker one is read, and expanding a node
         // queues nothing stronger than its own tier).
         let queues = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: tiers * nodeCount)
-        var heads = [Int](repeating: 0, count: tiers)
-        var tails = [Int](repeating: 0, count: tiers)
+        // Each tier's queue head and tail, in a buffer: an array captured by `push` would be
+        // checked for uniqueness on every write.
+        let heads = UnsafeMutableBufferPointer<Int>.allocate(capacity: tiers)
+        let tails = UnsafeMutableBufferPointer<Int>.allocate(capacity: tiers)
+        heads.initialize(repeating: 0)
+        tails.initialize(repeating: 0)
         // A node's claimable edges when it has more than one: (key, edge), sorted.
         var choices = UnsafeMutableBufferPointer<(key: UInt64, edge: UInt32)>.allocate(capacity: 64)
         defer {
             state.deallocate()
             queues.deallocate()
+            heads.deallocate()
+            tails.deallocate()
             choices.deallocate()
         }
         func push(_ node: UInt32, tier: Int) {
@@ -139,7 +146,15 @@ extension OutEdgeKernel {
                 choices.deallocate()
                 choices = .allocate(capacity: max(end - start, 2 * choices.count))
             }
+            // Each claimable edge with its key, (priority, role rank), in one pass that also
+            // says whether the keys come in order and whether two tie: the targets' type names
+            // (a read in another array) join the key only where keys tie. A row of fields
+            // (distinct roles) is sorted, its types never read; a collection's elements (one
+            // role) are read once more, for their types.
             var count = 0
+            var ordered = true
+            var tied = false
+            var previous: UInt64 = 0
             for edge in start..<end {
                 let next = Int(targets[edge])
                 guard state[next] == 0 else { continue }
@@ -147,8 +162,13 @@ extension OutEdgeKernel {
                 if CompactGraph.isLowPriority(flags[edge]) { level = max(level, edgeTier) }
                 if CompactGraph.isLastResort(flags[edge]) { level = max(level, lastTier) }
                 guard level < priority[next] else { continue }
-                // The key is the level alone until there is a choice to make.
-                choices[count] = (UInt64(level) << 56, UInt32(truncatingIfNeeded: edge))
+                let role = min(roleRank[Int(edgeRoles[edge])], 0xFF_FFFF)
+                let key = UInt64(level) << 56 | UInt64(role) << 32
+                if count > 0, key <= previous {
+                    if key < previous { ordered = false } else { tied = true }
+                }
+                previous = key
+                choices[count] = (key, UInt32(truncatingIfNeeded: edge))
                 count += 1
             }
             guard count > 1 else {
@@ -160,35 +180,41 @@ extension OutEdgeKernel {
                 }
                 continue
             }
-            // By priority and role first; the targets' type names (a read of the target's
-            // row in another array) only where those tie.
-            order.roleRank.withUnsafeBufferPointer { roleRank in
-                for index in 0..<count {
-                    let role = min(roleRank[Int(edgeRoles[Int(choices[index].edge)])], 0xFF_FFFF)
-                    choices[index].key |= UInt64(role) << 32
+            if !ordered {
+                Self.sortChoices(UnsafeMutableBufferPointer(rebasing: choices[0..<count]))
+                tied = false
+                var index = 1
+                while index < count, !tied {
+                    tied = choices[index].key == choices[index - 1].key
+                    index += 1
                 }
             }
-            let chosen = UnsafeMutableBufferPointer(rebasing: choices[0..<count])
-            Self.sortChoices(chosen)
-            order.typeRank.withUnsafeBufferPointer { typeRank in
-                var first = 0
-                while first < count {
-                    var last = first + 1
-                    while last < count, chosen[last].key == chosen[first].key { last += 1 }
-                    if last - first > 1 {
-                        for index in first..<last {
-                            let target = Int(targets[Int(chosen[index].edge)])
-                            chosen[index].key |= UInt64(typeRank[Int(typeNames[target])])
-                        }
-                        Self.sortChoices(UnsafeMutableBufferPointer(rebasing: chosen[first..<last]))
+            var first = 0
+            while tied, first < count {
+                let key = choices[first].key
+                var last = first + 1
+                while last < count, choices[last].key == key { last += 1 }
+                if last - first > 1 {
+                    var runOrdered = true
+                    var previousType: UInt64 = 0
+                    for index in first..<last {
+                        let target = Int(targets[Int(choices[index].edge)])
+                        let type = UInt64(typeRank[Int(typeNames[target])])
+                        choices[index].key = key | type
+                        if index > first, type < previousType { runOrdered = false }
+                        previousType = type
                     }
-                    first = last
+                    if !runOrdered {
+                        Self.sortChoices(
+                            UnsafeMutableBufferPointer(rebasing: choices[first..<last]))
+                    }
                 }
+                first = last
             }
-            for choice in choices[0..<count] {
-                let edge = Int(choice.edge)
+            for index in 0..<count {
+                let edge = Int(choices[index].edge)
                 let next = Int(targets[edge])
-                let level = UInt8(truncatingIfNeeded: choice.key >> 56)
+                let level = UInt8(truncatingIfNeeded: choices[index].key >> 56)
                 // An earlier choice may have claimed the same target.
                 guard level < priority[next] else { continue }
                 claim(next, edge: edge, from: node, level: level)
@@ -196,21 +222,14 @@ extension OutEdgeKernel {
         }
     }
 
-    /// Sorts a node's choices by key, then by position: insertion sort for few or already
-    /// ordered choices (most rows: a collection's elements share one key), the standard sort
-    /// otherwise.
+    /// Sorts a node's choices by key, then by position: insertion sort for a few, the
+    /// standard sort otherwise.
     private static func sortChoices(
         _ choices: UnsafeMutableBufferPointer<(key: UInt64, edge: UInt32)>
     ) {
         func less(_ a: (key: UInt64, edge: UInt32), _ b: (key: UInt64, edge: UInt32)) -> Bool {
             a.key != b.key ? a.key < b.key : a.edge < b.edge
         }
-        var sorted = true
-        for index in 1..<choices.count where less(choices[index], choices[index - 1]) {
-            sorted = false
-            break
-        }
-        if sorted { return }
         guard choices.count <= 16 else {
             var all = choices
             all.sort(by: less)

@@ -155,13 +155,19 @@ extension CompactGraph {
                     edgeFlags.withUnsafeBufferPointer { flags in
                         edgeRoles.withUnsafeBufferPointer { edgeRoles in
                             typeNames.withUnsafeBufferPointer { typeNames in
-                                withOutEdges { kernel in
-                                    kernel.orderedBreadthFirst(
-                                        roots: roots, excluded: excluded, order: order,
-                                        flags: flags, edgeRoles: edgeRoles, typeNames: typeNames,
-                                        parentEdge: edges, parentNode: nodes, priority: levels,
-                                        unreached: PathTree.unreached,
-                                        rootMark: PathTree.rootMark)
+                                order.roleRank.withUnsafeBufferPointer { roleRank in
+                                    order.typeRank.withUnsafeBufferPointer { typeRank in
+                                        withOutEdges { kernel in
+                                            kernel.orderedBreadthFirst(
+                                                roots: roots, excluded: excluded,
+                                                roleRank: roleRank, typeRank: typeRank,
+                                                flags: flags, edgeRoles: edgeRoles,
+                                                typeNames: typeNames, parentEdge: edges,
+                                                parentNode: nodes, priority: levels,
+                                                unreached: PathTree.unreached,
+                                                rootMark: PathTree.rootMark)
+                                        }
+                                    }
                                 }
                             }
                         }

@@ -5,8 +5,11 @@
 // among paths of the same priority and length then prints different holders for the same
 // program from run to run (issue 31). Here the roots are taken in the order of their
 // descriptions and a node's edges in the order of (priority, role description, target type
-// name), so the first path met is the one whose steps compare lowest by content. The cost is
-// paid only where there is a choice: a node with one claimable edge is expanded as before.
+// name), so the first path met is the one whose steps compare lowest by content. The cost: a
+// role's rank per claimable edge, a sort where a node's choices are out of order, and the
+// targets' type names where they tie. Measured at 1M objects (CensusScale, quiet machine, Nov
+// 27): the first retentionPath(to:) about 5 ms slower than with the first-met order (median
+// 42 against 36 ms); sorting each row once when the graph is built would make it free here.
 
 /// The content ranks the path finder orders its choices by (see ``CompactGraph/PathTree``).
 struct PathOrder {

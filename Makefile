@@ -75,10 +75,11 @@ fuzz: deps
 # A nested package, so the main package never depends on a server framework. Its targets treat
 # warnings as errors in their own Package.swift (SwiftPM's -warnings-as-errors flag would also
 # reach the server framework's sources).
-# --no-parallel: the heap growth tests count the whole process's objects, so the example's
-# other suites (which start leaking servers of their own) must not run at the same time.
+# In parallel: the suites that run a server inside the test process (the heap growth tests
+# count the whole process's sessions) are serialized among themselves by their parent suite,
+# InProcessServers (Tests/SessionServerTests/InProcessServers.swift).
 test-server: deps
-	$(SWIFT) test --package-path Examples/SessionServer --scratch-path .build-server --no-parallel
+	$(SWIFT) test --package-path Examples/SessionServer --scratch-path .build-server
 
 # The DevTools checks alone: exported .heapsnapshot files loaded into Chromium's DevTools
 # frontend (headless); screenshots land under the build folder's debug/devtools/.

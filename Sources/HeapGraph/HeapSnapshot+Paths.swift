@@ -75,15 +75,28 @@ extension HeapSnapshot {
     }
 
     /// What holds `id` from outside the Swift heap (global variables, a named holder, thread
-    /// stacks, unattributed references), in the order the path finder prefers them.
+    /// stacks, unattributed references), in the order the path finder prefers them: by path
+    /// priority, then by description (never by where the reader found them).
     ///
-    /// - Complexity: O(in-degree of `id`), plus building the graph's in-edge rows once.
+    /// - Complexity: O(*h* log *h*) for *h* holders, plus building the graph's in-edge rows
+    ///   once.
     public func holders(of id: HeapObjectID) -> [HeapHolder] {
         guard contains(id) else { return [] }
-        return graph.incoming(to: CompactGraph.NodeID(id.rawValue))
+        let keyed = graph.incoming(to: CompactGraph.NodeID(id.rawValue))
             .filter { !isObject($0.from) }
-            .sorted { $0.from < $1.from }
-            .map { holder(at: $0.from, of: Int(id.rawValue)) }
+            .map { step in
+                let kind = graph.rootKind(of: step.from)
+                return (
+                    node: step.from, priority: kind?.pathPriority ?? .unattributed,
+                    description: kind?.description ?? ""
+                )
+            }
+        return keyed.sorted {
+            if $0.priority != $1.priority { return $0.priority < $1.priority }
+            if $0.description != $1.description { return $0.description < $1.description }
+            return $0.node < $1.node
+        }
+        .map { holder(at: $0.node, of: Int(id.rawValue)) }
     }
 
     /// The reference a step of the graph stands for.

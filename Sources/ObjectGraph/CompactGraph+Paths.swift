@@ -11,6 +11,10 @@ extension CompactGraph {
     /// paths: a path from a run loop the program declared is preferred to one from a global
     /// the census found, which is preferred to one from unattributed references, even when it
     /// is longer; among paths of the same priority, the one with the fewest references wins.
+    /// Among paths of the same priority and length, the one whose steps compare lowest by
+    /// content wins (roots by description, then each reference by role description and its
+    /// target's type name: see `CompactGraph+PathOrder.swift`), so the same heap read twice,
+    /// with its objects at other addresses, gives the same paths.
     ///
     /// ```swift
     /// let paths = graph.paths()
@@ -108,7 +112,8 @@ extension CompactGraph {
     /// The graph's path tree (see ``PathTree``), found on the first call and shared by every
     /// copy of the graph afterwards.
     ///
-    /// - Complexity: O(*n* + *e*) time and 9 bytes per node, once per graph; O(1) afterwards.
+    /// - Complexity: O(*n* + *e*) time (plus sorting a node's edges where it has a choice of
+    ///   several) and 9 bytes per node, once per graph; O(1) afterwards.
     public func paths() -> PathTree {
         pathIndex.value { findPaths(excluding: []) }
     }
@@ -116,7 +121,8 @@ extension CompactGraph {
     /// A path tree that never passes through `excluded` (for example a collection of the
     /// caller's that holds objects only to ask about them).
     ///
-    /// - Complexity: O(*n* + *e*) time and 10 bytes per node, on every call.
+    /// - Complexity: O(*n* + *e*) time (plus sorting a node's edges where it has a choice of
+    ///   several) and 10 bytes per node, on every call.
     public func paths(excluding excluded: some Sequence<NodeID>) -> PathTree {
         findPaths(excluding: Array(excluded))
     }
@@ -141,16 +147,29 @@ extension CompactGraph {
         let nodeCount = kinds.count
         var parentNode: [NodeID] = []
         var priority: [UInt8] = []
-        let roots = zip(rootNodes, rootKinds).map { ($0, $1.pathPriority.rawValue) }
+        let roots = rootsInContentOrder()
+        let order = PathOrder(self)
         let parentEdge = [EdgeID](unsafeUninitializedCapacity: nodeCount) { edges, count in
             parentNode = [NodeID](unsafeUninitializedCapacity: nodeCount) { nodes, initialized in
                 priority = [UInt8](unsafeUninitializedCapacity: nodeCount) { levels, levelCount in
                     edgeFlags.withUnsafeBufferPointer { flags in
-                        withOutEdges { kernel in
-                            kernel.prioritizedBreadthFirst(
-                                roots: roots, excluded: excluded, flags: flags,
-                                parentEdge: edges, parentNode: nodes, priority: levels,
-                                unreached: PathTree.unreached, rootMark: PathTree.rootMark)
+                        edgeRoles.withUnsafeBufferPointer { edgeRoles in
+                            typeNames.withUnsafeBufferPointer { typeNames in
+                                order.roleRank.withUnsafeBufferPointer { roleRank in
+                                    order.typeRank.withUnsafeBufferPointer { typeRank in
+                                        withOutEdges { kernel in
+                                            kernel.orderedBreadthFirst(
+                                                roots: roots, excluded: excluded,
+                                                roleRank: roleRank, typeRank: typeRank,
+                                                flags: flags, edgeRoles: edgeRoles,
+                                                typeNames: typeNames, parentEdge: edges,
+                                                parentNode: nodes, priority: levels,
+                                                unreached: PathTree.unreached,
+                                                rootMark: PathTree.rootMark)
+                                        }
+                                    }
+                                }
+                            }
                         }
                     }
                     levelCount = nodeCount

@@ -38,6 +38,47 @@ final class AsleepCount: Sendable {
         }
     }
 
+    @Test func theCountsNameEverySleepsWakeUpTaskApartFromTheProgramsTasks() async throws {
+        let count = 10
+        // Wake-ups outlive a cancelled sleep (until their deadline): earlier tests' are here.
+        let before = HeapCensus.counts().addresses(ofType: Self.wakeUpTask)
+        let asleep = AsleepCount()
+        let tasks = (0..<count).map { _ in
+            Task.detached {
+                asleep.value.add(1, ordering: .sequentiallyConsistent)
+                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            }
+        }
+        defer { for task in tasks { task.cancel() } }
+        // A `Task` is a reference to its `AsyncTask`: the census's object.
+        let ours = Set(tasks.map { unsafeBitCast($0, to: UInt.self) })
+
+        // Drive until every task is asleep and the counts see a wake-up task for each (other
+        // tests' sleeps may add more, never fewer).
+        var counts = HeapCensus.counts()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            counts = HeapCensus.counts()
+            if asleep.value.load(ordering: .sequentiallyConsistent) == count,
+                counts.addresses(ofType: Self.wakeUpTask).subtracting(before).count >= count
+            {
+                break
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let programTasks = counts.addresses(ofType: "Task")
+        let wakeUps = counts.addresses(ofType: Self.wakeUpTask).subtracting(before)
+        // Each of the ten is a `Task`; its sleep's wake-up is not.
+        #expect(ours.isSubset(of: programTasks), "\(counts.countsByType().prefix(20))")
+        #expect(wakeUps.count >= count, "\(counts.countsByType().prefix(20))")
+        #expect(ours.isDisjoint(with: wakeUps))
+        // The counts agree with the snapshot, which reads the tasks' references.
+        let heap = HeapCensus.snapshot()
+        let named = Set(heap.objects(ofType: Self.wakeUpTask).map { heap[$0].address })
+        #expect(ours.isDisjoint(with: named))
+        #expect(named.intersection(wakeUps).count >= count)
+    }
+
     @Test func tenSleepingTasksAreTenTasksEachWithItsRuntimeWakeUp() async throws {
         let count = 10
         let closures: [@Sendable () -> Int] = (0..<50).map { index in
@@ -45,6 +86,8 @@ final class AsleepCount: Sendable {
             return { withExtendedLifetime(sleeper) { index } }
         }
         await churnTaskMemory(closures)
+        // Wake-ups outlive a cancelled sleep (until their deadline): earlier tests' are here.
+        let before = HeapCensus.counts().addresses(ofType: Self.wakeUpClosure)
         let asleep = AsleepCount()
         let tasks = (0..<count).map { _ in
             let sleeper = CountedSleeper()
@@ -62,7 +105,8 @@ final class AsleepCount: Sendable {
         // name closures by their layout; other tests' sleeps may add more, never fewer).
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
-            let wakeUps = HeapCensus.counts().addresses(ofType: Self.wakeUpClosure).count
+            let wakeUps = HeapCensus.counts().addresses(ofType: Self.wakeUpClosure)
+                .subtracting(before).count
             if asleep.value.load(ordering: .sequentiallyConsistent) == count, wakeUps >= count {
                 break
             }
@@ -70,17 +114,17 @@ final class AsleepCount: Sendable {
         }
         let heap = HeapCensus.snapshot()
 
-        // Each sleeper is held by a task named `Task`, and by no wake-up: ten tasks.
-        let sleepers = heap.objects(ofType: "HeapCensusTests.CountedSleeper").filter {
-            heap.retentionPath(to: $0)?.holder == .task
-        }
-        #expect(sleepers.count == count)
-        let holders = Set(
-            sleepers.compactMap { heap.retentionPath(to: $0)?.objects.first?.address })
-        #expect(holders.count == count)
-        for sleeper in sleepers {
-            let path = heap.retentionPath(to: sleeper)
-            #expect(path?.objects.first?.typeName == "Task", "\(path?.description ?? "no path")")
+        // Each of the ten tasks holds its sleeper, and no sleeper is held by a wake-up: every
+        // path from a task starts at a `Task`. (Other tasks may hold the churn's sleepers too:
+        // this test's own task keeps `closures` in its frame, which its allocator may place
+        // in the memory the census reads, depending on the tests that ran before.)
+        let ours = Set(tasks.map { unsafeBitCast($0, to: UInt.self) })
+        let held = heap.objects(ofType: "HeapCensusTests.CountedSleeper")
+            .compactMap { heap.retentionPath(to: $0) }.filter { $0.holder == .task }
+        let holders = Set(held.compactMap { $0.objects.first?.address })
+        #expect(ours.isSubset(of: holders), "\(held.map(\.description))")
+        for path in held {
+            #expect(path.objects.first?.typeName == "Task", "\(path.description)")
         }
         // Every sleep's wake-up is named as the runtime's, whatever stale words its memory
         // holds, and runs the runtime's closure.

@@ -27,6 +27,19 @@ struct WorkAttribution {
         return false
     }
 
+    /// Symbolicates every address of `traces` not seen before in one batch (one symbolizer run
+    /// per image; the symbolicator then answers each address from its cache): asked address by
+    /// address, each new one started a run of its own (0.3 s of the growth check at a million
+    /// objects).
+    func learnNames(in traces: [StackTrace]) {
+        var unknown = Set<UInt>()
+        for trace in traces {
+            for address in trace.addresses where names[address] == nil { unknown.insert(address) }
+        }
+        guard !unknown.isEmpty else { return }
+        _ = StackTrace(addresses: Array(unknown)).symbolicated()
+    }
+
     private mutating func name(at address: UInt) -> String? {
         if let known = names[address] { return known }
         let name = StackTrace(addresses: [address]).symbolicated().last?.function
@@ -72,16 +85,17 @@ struct RoundGrowth {
             net[type] = after.count - before.count
             var mine: [HeapObjectID] = []
             var new: [HeapObjectID] = []
-            var withTrace = 0
+            var traces: [(HeapObjectID, StackTrace)] = []
             for address in after.subtracting(before) {
                 guard let id = final.object(at: address), final[id].typeName == type else {
                     continue  // died since (or its memory holds another object now)
                 }
                 new.append(id)
-                guard let trace = final.creationTrace(of: id) else { continue }
-                withTrace += 1
-                if attribution.isMadeByTheWork(trace) { mine.append(id) }
+                if let trace = final.creationTrace(of: id) { traces.append((id, trace)) }
             }
+            attribution.learnNames(in: traces.map(\.1))
+            for (id, trace) in traces where attribution.isMadeByTheWork(trace) { mine.append(id) }
+            let withTrace = traces.count
             traced[type] = withTrace
             byTheWork[type] = mine.count
             elsewhere[type] = new.count - mine.count

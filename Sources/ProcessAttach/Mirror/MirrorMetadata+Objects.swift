@@ -292,10 +292,13 @@ extension MirrorMetadata {
     }
 
     /// Whether a capture of this type is the box of a captured `var`: the remote demangler
-    /// spells a box's type as a SIL box (`<> { var Swift.Int } <>`), or gives no name or a
-    /// builtin one; no Swift type's name starts with `<` or `{`.
+    /// spells a box's type as a SIL box (`<> { var Swift.Int } <>`, or ` { var Swift.Int } `
+    /// once empty generic brackets are dropped from names), or gives no name or a builtin
+    /// one; no Swift type's name starts with `<` or `{`.
     static func isBoxTypeName(_ name: String) -> Bool {
-        name.isEmpty || name.hasPrefix("Builtin.") || name.first == "<" || name.first == "{"
+        let name = name.drop { $0 == " " }
+        return name.isEmpty || name.hasPrefix("Builtin.") || name.first == "<"
+            || name.first == "{"
     }
 
     func enumCase(of type: TypeHandle, copy: UnsafeMutableRawPointer, address: UInt)

@@ -86,7 +86,10 @@ echo "== figure 3: objects found vs the in-process census (AttachCensusCompare)"
 sections=$(( (objects + 999) / 1000 ))
 RETAINGRAPH_CENSUS=1 start census "$compare" serve "$work/census.json" "$sections"
 census_pid=$(awk '/^ready/ {print $2}' "$work/census.out")
-"$tool" attach "$census_pid" --top 5 --output "$work/attach.json" | head -2
+# To a file, then its first lines: `| head -2` closed the pipe while the tool still wrote, and
+# the tool's SIGPIPE ended this script (pipefail) before the comparison.
+"$tool" attach "$census_pid" --top 5 --output "$work/attach.json" > "$work/attach-top.txt"
+head -2 "$work/attach-top.txt"
 echo go >&"$census_fd"
 for _ in $(seq 1 600); do grep -q '^done' "$work/census.out" && break; sleep 0.1; done
 "$compare" compare "$work/census.json" "$work/attach.json" | tee "$work/compare.txt" \

@@ -71,8 +71,9 @@ start() {
 # fork_dump PID DIR N: SIGUSR2, then waits for the sidecar of dump N; prints it on one line.
 fork_dump() {
   local pid="$1" dir="$2" n="$3" sidecar
-  # The watcher numbers a dump with the first number no core in the folder has: a run's core
-  # and sidecar are removed after it, so every run waits for a sidecar of its own.
+  # The watcher numbers a dump with the first number whose core and sidecar are both free, and
+  # writes the sidecar whole once the dump has ended: a run's core and sidecar are removed
+  # after it, so every run waits for a sidecar of its own.
   rm -f "$dir"/core.*."$pid".*.txt
   kill -USR2 "$pid"
   for _ in $(seq 1 6000); do

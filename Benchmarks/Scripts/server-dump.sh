@@ -83,14 +83,17 @@ done
 echo "server $pid on $url: $(curl -sf "$url/sessions")"
 
 dumps=0
-# dump: asks for one and waits for its sidecar; sets last_core to the core's path.
+# dump: asks for one and waits for its sidecar (written whole once the dump has ended); sets
+# last_core to the core's path. Each dump's core and sidecar are removed before the next, and
+# the watcher takes the first number whose core and sidecar are free: the number repeats.
 last_core=""
 dump() {
   dumps=$((dumps + 1))
+  rm -f "$work"/core.*."$pid".*.txt
   kill -USR2 "$pid"
   local sidecar=""
   for _ in $(seq 1 6000); do
-    sidecar=$(ls "$work"/core.*."$pid"."$dumps".txt 2>/dev/null || true)
+    sidecar=$(ls "$work"/core.*."$pid".*.txt 2>/dev/null || true)
     [[ -n "$sidecar" ]] && break
     sleep 0.01
   done

@@ -80,8 +80,9 @@ int rg_watch_config_from_environment(rg_watch_config *config) {
 }
 
 /// Opens DIR/core.COMM.PID.N for the first N whose core and sidecar (PATH.txt) are both free,
-/// mode 0600, creating the sidecar empty so that no leftover of an earlier process with the
-/// same PID (a core moved away, its sidecar left) is overwritten; -1 when none can be made.
+/// mode 0600, so that no leftover of an earlier process with the same PID (a core moved away,
+/// its sidecar left) is overwritten; -1 when none can be made. (Only this process's watcher
+/// thread makes names with this PID.)
 static int open_dump_file(char *path, size_t size) {
     char comm[32] = {0};
     prctl(PR_GET_NAME, comm, 0, 0, 0);  // this thread's; the process's is read below
@@ -99,30 +100,30 @@ static int open_dump_file(char *path, size_t size) {
         }
         char sidecar[1200];
         snprintf(sidecar, sizeof sidecar, "%s.txt", path);
-        int placeholder = open(sidecar, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (placeholder >= 0) {
-            close(placeholder);
-            return fd;
-        }
-        int error = errno;
+        if (access(sidecar, F_OK) != 0) return fd;
         close(fd);
         unlink(path);
-        if (error != EEXIST) {
-            errno = error;
-            return -1;
-        }
     }
     errno = EEXIST;
     return -1;
 }
 
 /// Writes PATH.txt beside a core: what the dump cost, for a person or a script (the core's own
-/// notes cannot hold the pause: the child writes them before the parent has measured it).
+/// notes cannot hold the pause: the child writes them before the parent has measured it). It
+/// appears whole, once the dump has ended (written as PATH.txt.partial, then renamed): a script
+/// may wait for it.
 static void write_sidecar(const char *core, const rg_dump_result *result) {
-    char path[1200];
+    char path[1200], partial[1220];
     snprintf(path, sizeof path, "%s.txt", core);
-    FILE *file = fopen(path, "we");
-    if (!file) return;
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    int fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    FILE *file = fdopen(fd, "w");
+    if (!file) {
+        close(fd);
+        unlink(partial);
+        return;
+    }
     fprintf(file,
             "pause_ns %lld\npause_cpu_ns %lld\ndump_ns %lld\nfile_size %lld\ndisk_size %lld\n"
             "resident %lld\nstatus %d\nerror %d\n",
@@ -130,7 +131,7 @@ static void write_sidecar(const char *core, const rg_dump_result *result) {
             (long long)result->dump_nanoseconds,
             (long long)result->file_size, (long long)result->disk_size,
             (long long)result->resident_bytes, result->child_status, result->error);
-    fclose(file);
+    if (fclose(file) != 0 || rename(partial, path) != 0) unlink(partial);
 }
 
 /// Takes one dump, if the directory has room; records it.

@@ -76,7 +76,8 @@ extension HeapSnapshot {
 
     /// What holds `id` from outside the Swift heap (global variables, a named holder, thread
     /// stacks, unattributed references), in the order the path finder prefers them: by path
-    /// priority, then by description (never by where the reader found them).
+    /// priority, then those that say what holds before the references nothing names, then by
+    /// description (never by where the reader found them).
     ///
     /// - Complexity: O(*h* log *h*) for *h* holders, plus building the graph's in-edge rows
     ///   once.
@@ -88,11 +89,13 @@ extension HeapSnapshot {
                 let kind = graph.rootKind(of: step.from)
                 return (
                     node: step.from, priority: kind?.pathPriority ?? .unattributed,
+                    anonymous: !(kind?.namesItsHolder ?? false),
                     description: kind?.description ?? ""
                 )
             }
         return keyed.sorted {
             if $0.priority != $1.priority { return $0.priority < $1.priority }
+            if $0.anonymous != $1.anonymous { return !$0.anonymous }
             if $0.description != $1.description { return $0.description < $1.description }
             return $0.node < $1.node
         }

@@ -50,17 +50,20 @@ struct PathOrder {
 
 extension CompactGraph {
     /// The roots with their path priorities, in the order the path finder takes them: by
-    /// priority, then by description, type name and label (by number only where all are
-    /// equal).
+    /// priority, then those that say what holds before the references nothing names (a thread's
+    /// stack before "held from outside the Swift heap"), then by description, type name and
+    /// label (by number only where all are equal).
     func rootsInContentOrder() -> [(node: UInt32, priority: UInt8)] {
         let keyed = zip(rootNodes, rootKinds).map { node, kind in
             (
-                node: node, priority: kind.pathPriority.rawValue, description: kind.description,
-                typeName: typeName(of: node), label: label(of: node) ?? ""
+                node: node, priority: kind.pathPriority.rawValue, anonymous: !kind.namesItsHolder,
+                description: kind.description, typeName: typeName(of: node),
+                label: label(of: node) ?? ""
             )
         }
         return keyed.sorted {
             if $0.priority != $1.priority { return $0.priority < $1.priority }
+            if $0.anonymous != $1.anonymous { return !$0.anonymous }
             if $0.description != $1.description { return $0.description < $1.description }
             if $0.typeName != $1.typeName { return $0.typeName < $1.typeName }
             if $0.label != $1.label { return $0.label < $1.label }

@@ -50,6 +50,14 @@ public enum RootKind: Hashable, Sendable {
     /// last.
     public var isUnattributed: Bool { pathPriority == .unattributed }
 
+    /// Whether this root says what holds (a thread's stack, a global…), as opposed to the
+    /// references outside the Swift heap that nothing names: among roots of one priority, the
+    /// path finder and ``/HeapGraph/HeapSnapshot/holders(of:)`` take those that say first.
+    package var namesItsHolder: Bool {
+        if case .heapHolder(.outside) = self { return false }
+        return true
+    }
+
     /// The path finder's priority of paths from this root (see ``CompactGraph/PathTree``):
     /// ``PathPriority/declared`` for roots the program declared (run loops, queues, custom
     /// roots), ``PathPriority/namedHolder`` for holders a heap census names, and

@@ -100,7 +100,7 @@ extension HeapSnapshot {
             addresses: addresses)
         holders.attribute(
             objectKinds: objectKinds, typeIndex: typeIndex, layouts: layouts, roots: roots,
-            addresses: addresses)
+            addresses: addresses, runtimeTasks: Set(wakeUpTasks))
 
         builder.addNodes(
             kinds: nodeKinds, typeNameNumbers: nodeTypes, addresses: addresses,

@@ -77,14 +77,22 @@ struct HolderFinder {
     }
 
     /// Names the holder of every object with references from outside the heap.
+    ///
+    /// A task of the runtime's own (`runtimeTasks`: a `Task.sleep`'s wake-up) is held from
+    /// outside like any object the runtime keeps, not as a `Task` holder: it holds no object of
+    /// the program, so a stale word of its memory must never outrank the program's task that
+    /// really holds an object (the sleeping task's path goes through its closure, one step
+    /// longer than a stale word).
     mutating func attribute(
         objectKinds: [HeapObjectKind], typeIndex: [Int32], layouts: [CompiledLayout],
-        roots: some HeapRoots, addresses: [UInt]
+        roots: some HeapRoots, addresses: [UInt], runtimeTasks: Set<Int> = []
     ) {
         for object in outside.indices where outside[object] > 0 {
             let type = Int(typeIndex[object])
             let layout = type < layouts.count ? layouts[type] : nil
             switch objectKinds[object] {
+            case .task where runtimeTasks.contains(object):
+                held.append((Int32(object), .outside, nil))
             case .task: held.append((Int32(object), .task, nil))
             case .block: held.append((Int32(object), .dispatchBlock, nil))
             default:

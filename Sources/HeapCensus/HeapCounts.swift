@@ -46,11 +46,6 @@ public struct HeapCounts: Sendable {
 extension HeapCensus {
     /// Counts the live objects the census knows, by type, without reading their references.
     ///
-    /// Names are those of ``/HeapGraph/HeapSnapshot``: `Task` counts the program's tasks; the
-    /// task the concurrency runtime makes for each `Task.sleep`, to wake the sleeper at its
-    /// deadline, is counted apart as `wake-up task of a Task.sleep (runtime)` (told by the
-    /// closure it runs, read from its memory only when such a closure is alive).
-    ///
     /// - Returns: The counts.
     /// - Complexity: O(*n*) for *n* live objects: one load per object under its stripe's lock.
     public static func counts() -> HeapCounts {
@@ -163,9 +158,6 @@ private struct CountingBuffer {
         let block = Int32(typeNames.count)
         typeNames.append("block")
         typeMetadata.append(0)
-        let wakeUpTask = Int32(typeNames.count)
-        typeNames.append(RuntimeTasks.sleepWakeUpTask)
-        typeMetadata.append(0)
         var kept = 0
         let keptAddresses = [UInt](unsafeUninitializedCapacity: count) { keptBuffer, keptCount in
             guard let keptBase = keptBuffer.baseAddress else { return }
@@ -188,7 +180,7 @@ private struct CountingBuffer {
             }
             keptCount = kept
         }
-        var types = [Int32](unsafeUninitializedCapacity: kept) { typeBuffer, typeCount in
+        let types = [Int32](unsafeUninitializedCapacity: kept) { typeBuffer, typeCount in
             guard let typeBase = typeBuffer.baseAddress else { return }
             var index = 0
             while index < kept {
@@ -197,10 +189,6 @@ private struct CountingBuffer {
             }
             typeCount = kept
         }
-        // A `Task.sleep`'s wake-up task is the runtime's, not one of the program's tasks.
-        CensusTypeNames.renameSleepWakeUpTasks(
-            types: &types, addresses: keptAddresses, layouts: registry.layouts, task: task,
-            wakeUpTask: wakeUpTask)
         return HeapCounts(
             addresses: keptAddresses, types: types, typeNames: typeNames,
             typeMetadata: typeMetadata)

@@ -38,47 +38,6 @@ final class AsleepCount: Sendable {
         }
     }
 
-    @Test func theCountsNameEverySleepsWakeUpTaskApartFromTheProgramsTasks() async throws {
-        let count = 10
-        // Wake-ups outlive a cancelled sleep (until their deadline): earlier tests' are here.
-        let before = HeapCensus.counts().addresses(ofType: Self.wakeUpTask)
-        let asleep = AsleepCount()
-        let tasks = (0..<count).map { _ in
-            Task.detached {
-                asleep.value.add(1, ordering: .sequentiallyConsistent)
-                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-            }
-        }
-        defer { for task in tasks { task.cancel() } }
-        // A `Task` is a reference to its `AsyncTask`: the census's object.
-        let ours = Set(tasks.map { unsafeBitCast($0, to: UInt.self) })
-
-        // Drive until every task is asleep and the counts see a wake-up task for each (other
-        // tests' sleeps may add more, never fewer).
-        var counts = HeapCensus.counts()
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            counts = HeapCensus.counts()
-            if asleep.value.load(ordering: .sequentiallyConsistent) == count,
-                counts.addresses(ofType: Self.wakeUpTask).subtracting(before).count >= count
-            {
-                break
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        let programTasks = counts.addresses(ofType: "Task")
-        let wakeUps = counts.addresses(ofType: Self.wakeUpTask).subtracting(before)
-        // Each of the ten is a `Task`; its sleep's wake-up is not.
-        #expect(ours.isSubset(of: programTasks), "\(counts.countsByType().prefix(20))")
-        #expect(wakeUps.count >= count, "\(counts.countsByType().prefix(20))")
-        #expect(ours.isDisjoint(with: wakeUps))
-        // The counts agree with the snapshot, which reads the tasks' references.
-        let heap = HeapCensus.snapshot()
-        let named = Set(heap.objects(ofType: Self.wakeUpTask).map { heap[$0].address })
-        #expect(ours.isDisjoint(with: named))
-        #expect(named.intersection(wakeUps).count >= count)
-    }
-
     @Test func tenSleepingTasksAreTenTasksEachWithItsRuntimeWakeUp() async throws {
         let count = 10
         let closures: [@Sendable () -> Int] = (0..<50).map { index in

@@ -72,7 +72,7 @@ public struct CensusDiscoverer: ReferenceDiscoverer {
                 joining.add(steps, to: &additions)
                 // A named holder explains the leak; references nothing names do not, so the
                 // object's cycle, when it is in one, is added too.
-                if tree.priority(of: node) < .unattributed { continue }
+                if tree.priority(of: node) != .unattributed { continue }
             }
             if components == nil { components = heap.graph.strongComponents() }
             if let cycle = heap.graph.cycle(through: node, components: components) {

@@ -82,12 +82,15 @@ public enum PathPriority: UInt8, Comparable, Sendable, CaseIterable {
     case namedHolder = 1
     /// Through a word read conservatively, or a reference its discoverer marked low priority.
     case lowPriorityReference = 2
-    /// Through a word of a task's (or job's) memory, which its private allocator may have left
-    /// stale: chosen only when no path above reaches the object (a closure context only its
-    /// task keeps is still held by that task).
-    case taskMemory = 3
     /// From references outside the Swift heap that nothing names, or from a thread's stack.
-    case unattributed = 4
+    case unattributed = 3
+    /// Through a word of a task's (or job's) memory other than the closure it runs: a frame's,
+    /// or bytes malloc left in the task's block from an earlier use (stale words are common:
+    /// tasks are made and freed all the time). Chosen only when nothing else reaches the
+    /// object: an object only a task's frame keeps is still held by that task, but a stale
+    /// word must never name a task as the holder of an object a thread or an unnamed
+    /// reference holds.
+    case taskMemory = 4
 
     /// Orders by strength, the strongest first.
     public static func < (lhs: PathPriority, rhs: PathPriority) -> Bool {

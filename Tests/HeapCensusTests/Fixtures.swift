@@ -11,6 +11,9 @@ final class Owner: @unchecked Sendable {
 
 /// A global cache, as apps keep them.
 nonisolated(unsafe) var ownerCache: [Owner] = []
+/// A plain integer global: set to an object's address, it is a word the census reads without
+/// a layout, like a C library's static.
+nonisolated(unsafe) var strayGlobalWord: UInt = 0
 
 /// A singleton with a dictionary of callbacks.
 final class CallbackRegistry: @unchecked Sendable {

@@ -71,6 +71,63 @@ import Testing
         #expect(path.target?.typeName == "HeapCensusTests.TaskOwner")
     }
 
+    /// Another task's block keeps the owner's address in bytes the runtime never wrote (malloc
+    /// handed it memory a freed allocation had filled): a stale word of task memory, one step
+    /// from the owner. The task whose closure captures the owner is still the holder.
+    @Test func aStaleWordInAnotherTasksMemoryDoesNotOutrankTheTaskThatRunsTheClosure()
+        async throws
+    {
+        var task: Task<Void, Never>?
+        let (_, address) = makeOwner(TaskOwner.init) { owner in
+            owner.start()
+            task = owner.task
+            // Never freed: the stale words this test plants stay in freed memory after it, and
+            // must never name an object a later test makes at the same address.
+            _ = Unmanaged.passRetained(owner)
+        }
+        defer { task?.cancel() }
+        let planted = AsleepCount()
+        // Memory the allocator hands the next task of its size: full of the owner's address.
+        let stray = strayTask(address: address, planted: planted)
+        defer { stray.cancel() }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while planted.value.load(ordering: .sequentiallyConsistent) == 0,
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(planted.value.load(ordering: .sequentiallyConsistent) == 1)
+        let heap = HeapCensus.snapshot()
+        let owner = try #require(heap.object(at: address))
+        let strayAddress = unsafeBitCast(stray, to: UInt.self)
+        // The stale words are there (the allocator reused a planted block).
+        #expect(heap.references(to: owner).contains { heap[$0.from].address == strayAddress })
+        let path = try #require(heap.retentionPath(to: owner))
+        #expect(path.holder == .task, "\(path.description)")
+        #expect(
+            path.objects.first?.address == task.map { unsafeBitCast($0, to: UInt.self) },
+            "\(path.description)")
+        #expect(path.references.last?.label == "captures TaskOwner", "\(path.description)")
+    }
+
+    /// A task made in memory just freed that held `address` in every word: the bytes the
+    /// runtime does not initialise stay stale, as they are when malloc hands a task a block a
+    /// freed object of the program used.
+    @inline(never) func strayTask(address: UInt, planted: AsleepCount) -> Task<Void, Never> {
+        // Seven of each size: as many as glibc's per-thread cache keeps, so that allocations
+        // made on the way to the task's cannot use them all up.
+        let sizes = stride(from: 256, through: 512, by: 16).flatMap { repeatElement($0, count: 7) }
+        let blocks = sizes.map { UnsafeMutableRawPointer.allocate(byteCount: $0, alignment: 16) }
+        for (block, size) in zip(blocks, sizes) {
+            block.initializeMemory(as: UInt.self, repeating: address, count: size / 8)
+        }
+        for block in blocks { block.deallocate() }
+        return Task.detached {
+            planted.value.store(1, ordering: .sequentiallyConsistent)
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        }
+    }
+
     @Test func aDispatchSourceHandlerHoldsTheOwnerFromOutsideTheHeap() throws {
         var source: DispatchSourceTimer?
         let (_, address) = makeOwner(DispatchOwner.init) { owner in
@@ -107,6 +164,21 @@ import Testing
         #expect(path.holder == .dispatchBlock, "\(path.description)")
         #expect(path.references.last?.role.isCapture == true)
         #expect(path.target?.typeName == "HeapCensusTests.WorkItemOwner")
+    }
+
+    /// A word of a global (a C library's static, a stale value) that is a block's address read
+    /// without a layout: it must neither hide libdispatch's hold nor be the path's start.
+    @Test func aStrayGlobalWordDoesNotHideTheQueueThatHoldsAWorkItem() throws {
+        let queue = DispatchQueue(label: "census.stray")
+        let (_, address) = makeOwner(WorkItemOwner.init) { $0.start(on: queue) }
+        let first = try #require(retentionPath(toObjectAt: address))
+        #expect(first.holder == .dispatchBlock, "\(first.description)")
+        let block = try #require(first.objects.first)
+        strayGlobalWord = block.address
+        defer { strayGlobalWord = 0 }
+        let path = try #require(retentionPath(toObjectAt: address))
+        #expect(path.holder == .dispatchBlock, "\(path.description)")
+        #expect(path.objects.first?.address == block.address)
     }
 }
 

@@ -15,13 +15,14 @@ extension EdgeColumns {
     /// retained sizes), marked low priority so that paths take the direct one.
     ///
     /// - Returns: Each forwarding context's node, with the node of the closure context it
-    ///   forwards to in the end (through thunks of thunks); empty when there is none.
+    ///   forwards to in the end (through thunks of thunks); and each reference to a forwarding
+    ///   context, with the direct reference added beside it. Both empty when there is none.
     /// - Complexity: O(*r*) for *r* references.
     @discardableResult
     mutating func lookThroughForwardingContexts(
         typeIndex: [Int32], layouts: [CompiledLayout], kinds: [CompactGraph.NodeKind],
         typeNames: [String], builder: inout CompactGraph.Builder
-    ) -> [UInt32: UInt32] {
+    ) -> (forwardedTo: [UInt32: UInt32], directEdges: [Int: Int]) {
         // Each node's number of references and, for a node with one, its target.
         var outCount = [UInt8](repeating: 0, count: kinds.count)
         var onlyTarget = [UInt32](repeating: 0, count: kinds.count)
@@ -44,8 +45,9 @@ extension EdgeColumns {
         for edge in sources.indices where forwards(sources[edge]) {
             wrapped[sources[edge]] = targets[edge]
         }
-        guard !wrapped.isEmpty else { return [:] }
+        guard !wrapped.isEmpty else { return ([:], [:]) }
         var direct = EdgeColumns()
+        var directEdges: [Int: Int] = [:]
         for edge in targets.indices where wrapped[sources[edge]] == nil {
             var target = targets[edge]
             var hops = 0
@@ -59,6 +61,7 @@ extension EdgeColumns {
                 let name = TypeNames.withoutModule(typeNames[Int(typeIndex[Int(target)])])
                 role = builder.intern(builder.roles[role].capturing(name))
             }
+            directEdges[edge] = sources.count + direct.sources.count
             direct.append(source: sources[edge], target: target, flags: flags[edge], role: role)
             flags[edge] = CompactGraph.lowPriority(flags[edge])
         }
@@ -79,6 +82,6 @@ extension EdgeColumns {
                 forwardedTo[context] = target
             }
         }
-        return forwardedTo
+        return (forwardedTo, directEdges)
     }
 }

@@ -58,6 +58,9 @@ extension HeapSnapshot {
         let boxes = Self.decodeDynamicValues(
             scan, index: index, kinds: nodeKinds, builder: &builder, typeNames: typeNames,
             typeIndex: typeIndex, into: &edges)
+        // Each task's closure, found before the references forwarding contexts add.
+        let taskClosures = edges.taskClosures(
+            objectKinds: objectKinds, typeIndex: typeIndex, layouts: layouts)
         let forwarding = edges.lookThroughForwardingContexts(
             typeIndex: typeIndex, layouts: layouts, kinds: nodeKinds, typeNames: typeNames,
             builder: &builder)
@@ -65,7 +68,7 @@ extension HeapSnapshot {
         // one `Task.init` wraps a task's closure in) is named after that closure, the same way
         // whichever reader read it and whether or not its own captures could be decoded:
         // `thunk of closure context (captures Owner)`.
-        for (context, target) in forwarding {
+        for (context, target) in forwarding.forwardedTo {
             nodeTypes[Int(context)] = builder.intern(
                 "thunk of " + typeNames[Int(typeIndex[Int(target)])])
         }
@@ -80,7 +83,7 @@ extension HeapSnapshot {
         // The tasks the runtime makes to wake a `Task.sleep`: named as what they are, so that
         // `Task` counts the program's tasks.
         let wakeUpTasks = edges.sleepWakeUpTasks(
-            objectKinds: objectKinds, typeIndex: typeIndex, layouts: layouts)
+            closures: taskClosures, typeIndex: typeIndex, layouts: layouts)
         if !wakeUpTasks.isEmpty {
             let name = builder.intern(RuntimeTasks.sleepWakeUpTask)
             for task in wakeUpTasks { nodeTypes[task] = name }
@@ -88,23 +91,50 @@ extension HeapSnapshot {
 
         // A word of a task's (or job's) memory may be a pointer its private allocator left
         // behind: a path through one is a last resort, taken only when nothing else reaches
-        // the object (a closure context only its task keeps is still held by that task).
+        // the object. The closure a task runs is the exception: that word is live, a strong
+        // reference, so a stale word of another task's memory never outranks it.
         let runs = builder.intern(ReferenceRole.runs)
         for edge in edges.roles.indices where edges.roles[edge] == runs {
             edges.flags[edge] = CompactGraph.lastResort(edges.flags[edge])
+        }
+        // (When the closure only forwards to another, the direct reference beside it is.)
+        let liveClosure = CompactGraph.flags(.strong, .heap)
+        let sizes = columns.sizeArray()
+        for closure in taskClosures
+        where Self.isClosureInPrefix(
+            of: addresses[closure.task], size: Int(sizes[closure.task]),
+            closure: addresses[Int(edges.targets[closure.edge])], memory: roots.memory)
+        {
+            edges.flags[forwarding.directEdges[closure.edge] ?? closure.edge] = liveClosure
+        }
+        // A wake-up task holds nothing of the program's but its closure: its other words are
+        // the runtime's or stale, and must not name a holder (they would outrank a thread's
+        // stack).
+        if !wakeUpTasks.isEmpty {
+            var isWakeUp = [Bool](repeating: false, count: count)
+            for task in wakeUpTasks { isWakeUp[task] = true }
+            var closureEdges = Set<Int>()
+            for closure in taskClosures where isWakeUp[closure.task] {
+                closureEdges.insert(closure.edge)
+                if let direct = forwarding.directEdges[closure.edge] { closureEdges.insert(direct) }
+            }
+            let sources = edges.sources
+            let roles = edges.roles
+            edges.removeAll { edge in
+                isWakeUp[Int(sources[edge])] && roles[edge] == runs && !closureEdges.contains(edge)
+            }
         }
 
         // What holds objects from outside the heap.
         var holders = HolderFinder(
             count: count, edges: edges, retainCounts: retainCounts, roots: roots, index: index,
-            addresses: addresses)
+            addresses: addresses, objectKinds: objectKinds, typeIndex: typeIndex, layouts: layouts)
         holders.attribute(
             objectKinds: objectKinds, typeIndex: typeIndex, layouts: layouts, roots: roots,
             addresses: addresses, runtimeTasks: Set(wakeUpTasks))
 
         builder.addNodes(
-            kinds: nodeKinds, typeNameNumbers: nodeTypes, addresses: addresses,
-            sizes: columns.sizeArray())
+            kinds: nodeKinds, typeNameNumbers: nodeTypes, addresses: addresses, sizes: sizes)
         builder.appendEdges(
             sources: edges.sources, targets: edges.targets, flags: edges.flags,
             roles: edges.roles, tags: [])
@@ -125,5 +155,26 @@ extension HeapSnapshot {
             typeMetadata: layouts.map(\.metadata)
                 + [UInt](repeating: 0, count: HeapObjectKind.allCases.count),
             creationTraces: creationTraces)
+    }
+
+    /// Whether a task's first word that is `closure`'s address is the closure context of the
+    /// `FutureAsyncContextPrefix` the runtime wrote before the task's first async context: two
+    /// words before it, that prefix's `indirectResult` points into the task itself (its
+    /// future's result storage). A stale word left in the task's block by an earlier use of
+    /// the memory fails the check (it may not even be there: the memory is read again).
+    static func isClosureInPrefix(
+        of task: UInt, size: Int, closure: UInt, memory: some MemoryReader
+    ) -> Bool {
+        let end = task &+ UInt(size)
+        var word = task &+ 32
+        while word &+ 8 <= end {
+            guard let value = memory.word(at: word) else { return false }
+            if value == closure {
+                guard let result = memory.word(at: word &- 16) else { return false }
+                return result >= task && result < end
+            }
+            word &+= 8
+        }
+        return false
     }
 }

@@ -79,6 +79,18 @@ struct EdgeColumns {
         self.flags.append(flags)
         roles.append(role)
     }
+
+    /// Removes the edges `isRemoved` is true of (given each edge's index), keeping the others
+    /// in order.
+    mutating func removeAll(where isRemoved: (Int) -> Bool) {
+        var kept = EdgeColumns()
+        for edge in sources.indices where !isRemoved(edge) {
+            kept.append(
+                source: sources[edge], target: targets[edge], flags: flags[edge],
+                role: roles[edge])
+        }
+        self = kept
+    }
 }
 
 /// Roles that depend on the target, named after it: a word read conservatively where a

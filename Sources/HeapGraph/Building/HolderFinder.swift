@@ -18,11 +18,19 @@ import RuntimeLayouts
 /// priority and length by root number, so a global is preferred to a `Task`, and a thread's
 /// stack to references nothing names (``/ObjectGraph/RootKind/pathPriority`` ranks named
 /// holders before thread stacks and unattributed references).
+///
+/// A global's words are read without a layout. For an object that names its own holder (a
+/// `Task`, a block libdispatch keeps, a `Foundation.Timer`, a `Foundation.Thread`), such a word
+/// neither explains a retain count nor outranks that holder: a stale word, or a word of a C
+/// library's data named after the nearest symbol, would otherwise hide what really keeps the
+/// object (the runtime, libdispatch, a run loop, a running thread).
 struct HolderFinder {
     /// Per object: strong references found neither in the heap nor in a global.
     private(set) var outside: [UInt32]
     private var strongIn: [UInt32]
-    private var globals: [(object: Int32, variable: UInt)] = []
+    /// Each global word that is an object's address, and whether that object names its own
+    /// holder (see above).
+    private var globals: [(object: Int32, variable: UInt, namesOwnHolder: Bool)] = []
     private var variables: [UInt] = []
     private var variableNames: [UInt: String] = [:]
     private var stackHolders: [(thread: Int32, object: Int32)] = []
@@ -33,7 +41,8 @@ struct HolderFinder {
 
     init(
         count: Int, edges: EdgeColumns, retainCounts: [UInt32], roots: some HeapRoots,
-        index: AddressIndex, addresses: [UInt]
+        index: AddressIndex, addresses: [UInt], objectKinds: [HeapObjectKind],
+        typeIndex: [Int32], layouts: [CompiledLayout]
     ) {
         strongIn = [UInt32](repeating: 0, count: count)
         outside = [UInt32](repeating: 0, count: count)
@@ -63,8 +72,17 @@ struct HolderFinder {
                 variables.append(variable.start)
                 variableNames[variable.start] = variable.name
             }
-            globals.append((object, variable.start))
-            strongIn[Int(object)] &+= 1
+            let type = Int(typeIndex[Int(object)])
+            let namesOwnHolder: Bool
+            switch objectKinds[Int(object)] {
+            case .task, .block: namesOwnHolder = true
+            default:
+                namesOwnHolder =
+                    type >= 0 && type < layouts.count
+                    && (layouts[type].isTimer || layouts[type].isThread)
+            }
+            globals.append((object, variable.start, namesOwnHolder))
+            if !namesOwnHolder { strongIn[Int(object)] &+= 1 }
         }
         // Stack words are not counted: a stale one would hide what really holds an object.
         roots.forEachStackHolder(holding: index) { stackHolders.append(($0, $1)) }
@@ -139,10 +157,13 @@ struct HolderFinder {
             variableNode[variable] = node
         }
         let globalRole = builder.intern(.heldBy(.globalVariable))
+        let conservative = CompactGraph.flags(.conservative, .heap)
         for global in globals {
             guard let node = variableNode[global.variable] else { continue }
             columns.append(
-                source: node, target: UInt32(global.object), flags: strong, role: globalRole)
+                source: node, target: UInt32(global.object),
+                flags: global.namesOwnHolder ? conservative : strong,
+                role: globalRole)
         }
         // The holders the objects name, one node per kind (a running thread's per thread).
         var kindNode: [HeapHolderKind: CompactGraph.NodeID] = [:]
@@ -179,12 +200,11 @@ struct HolderFinder {
                 role: builder.intern(.heldBy(entry.kind)))
         }
         // A stack word is read without a layout: conservative.
-        let stackFlags = CompactGraph.flags(.conservative, .heap)
         let stackRole = builder.intern(.heldBy(.threadStack))
         for holder in stackHolders {
             guard let node = stackNode[holder.thread] else { continue }
             columns.append(
-                source: node, target: UInt32(holder.object), flags: stackFlags, role: stackRole)
+                source: node, target: UInt32(holder.object), flags: conservative, role: stackRole)
         }
         builder.appendEdges(
             sources: columns.sources, targets: columns.targets, flags: columns.flags,

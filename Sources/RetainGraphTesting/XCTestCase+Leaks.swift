@@ -151,17 +151,9 @@ final class XCTestLeakSession: @unchecked Sendable {
             sinks: LeakDetectionOptions.processSinks, discovery: .reflection)
     }
 
-    func allow(_ knownLeaks: [KnownLeak]) {
-        lock.lock()
-        allowed += knownLeaks
-        lock.unlock()
-    }
+    func allow(_ knownLeaks: [KnownLeak]) { lock.withLock { allowed += knownLeaks } }
 
-    var allowances: [KnownLeak] {
-        lock.lock()
-        defer { lock.unlock() }
-        return allowed
-    }
+    var allowances: [KnownLeak] { lock.withLock { allowed } }
 }
 
 enum XCTestLeakSessions {
@@ -171,23 +163,19 @@ enum XCTestLeakSessions {
     static func session(for test: XCTestCase, graph: LiveGraph) -> (
         session: XCTestLeakSession, isNew: Bool
     ) {
-        lock.lock()
-        defer { lock.unlock() }
-        if let existing = sessions[ObjectIdentifier(test)] { return (existing, false) }
-        let session = XCTestLeakSession(graph: graph)
-        sessions[ObjectIdentifier(test)] = session
-        return (session, true)
+        lock.withLock {
+            if let existing = sessions[ObjectIdentifier(test)] { return (existing, false) }
+            let session = XCTestLeakSession(graph: graph)
+            sessions[ObjectIdentifier(test)] = session
+            return (session, true)
+        }
     }
 
     static func existingSession(for test: XCTestCase) -> XCTestLeakSession? {
-        lock.lock()
-        defer { lock.unlock() }
-        return sessions[ObjectIdentifier(test)]
+        lock.withLock { sessions[ObjectIdentifier(test)] }
     }
 
     static func end(for test: XCTestCase) {
-        lock.lock()
-        defer { lock.unlock() }
-        sessions.removeValue(forKey: ObjectIdentifier(test))
+        _ = lock.withLock { sessions.removeValue(forKey: ObjectIdentifier(test)) }
     }
 }

@@ -36,11 +36,8 @@ extension LeakReport: CustomStringConvertible {
     public static let textReferenceLimit = 30
 
     /// The report as text, showing at most `maximumReferences` references of the path and of
-    /// the cycle.
-    ///
-    /// A longer path or cycle is shortened in the middle: its first and last references are
-    /// shown, with a line in between that says how many were left out, as LeakCanary does
-    /// with long traces. The same limit applies to the creation traces and the notes.
+    /// the cycle, shortened in the middle as in ``text``; the same limit applies to the
+    /// creation traces and the notes.
     ///
     /// ```swift
     /// print(report.text(maximumReferences: .max))   // every reference

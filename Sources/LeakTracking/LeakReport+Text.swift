@@ -64,26 +64,18 @@ extension LeakReport: CustomStringConvertible {
         if !creationTraces.isEmpty {
             lines.append("")
             lines.append("Created at:")
-            let elision = Elision(count: creationTraces.count, limit: maximumReferences)
-            for position in elision.shownIndices {
-                if elision.gapBefore(position) {
-                    lines.append("  … \(counted(elision.omitted, "creation trace")) left out …")
-                }
+            lines += Elision(count: creationTraces.count, limit: maximumReferences).lines(
+                gap: { ["  … \(counted($0, "creation trace")) left out …"] }
+            ) { position in
                 let trace = creationTraces[position]
                 let site = trace.site.map { " \($0)" } ?? ""
-                lines.append("  \(index[trace.object]?.displayName ?? trace.object):\(site)")
-                for (frame, text) in trace.frames.enumerated() {
-                    lines.append("    #\(frame)  \(text)")
-                }
+                return ["  \(index[trace.object]?.displayName ?? trace.object):\(site)"]
+                    + trace.frames.enumerated().map { "    #\($0.offset)  \($0.element)" }
             }
         }
-        let noteElision = Elision(count: notes.count, limit: maximumReferences)
-        for position in noteElision.shownIndices {
-            if noteElision.gapBefore(position) {
-                lines.append("Note: … \(counted(noteElision.omitted, "note")) left out …")
-            }
-            lines.append("Note: \(notes[position])")
-        }
+        lines += Elision(count: notes.count, limit: maximumReferences).lines(
+            gap: { ["Note: … \(counted($0, "note")) left out …"] }
+        ) { ["Note: \(notes[$0])"] }
         lines.append("")
         lines.append("Hint: \(hint.text)")
         let count = occurrences > 1 ? " (seen \(occurrences)×)" : ""
@@ -131,26 +123,25 @@ extension LeakReport: CustomStringConvertible {
         } else {
             lines += ["│ no root reaches it: the cycle below keeps it", "│"]
         }
-        let elision = Elision(count: chain.count, limit: limit)
-        for position in elision.shownIndices {
-            if elision.gapBefore(position) {
-                lines += [
+        lines += Elision(count: chain.count, limit: limit).lines(
+            gap: { omitted in
+                [
                     "┆",
-                    "┆  … \(counted(elision.omitted, "reference")) left out (of "
+                    "┆  … \(counted(omitted, "reference")) left out (of "
                         + "\(grouped(chain.count)); the JSON report has them all) …",
                     "┆",
                 ]
             }
+        ) { position in
             let reference = chain[position]
-            lines.append("├─ \(describe(reference.from, index))")
             let head = "│    ↓ \(reference.ownership.rawValue) · "
-            lines.append(
-                head + reference.description + reference.discoveryMark)
-            if reference.isSuspect {
-                lines.append(
-                    "│" + String(repeating: " ", count: head.count - 1)
-                        + String(repeating: "~", count: reference.description.count))
-            }
+            let underline =
+                "│" + String(repeating: " ", count: head.count - 1)
+                + String(repeating: "~", count: reference.description.count)
+            return [
+                "├─ \(describe(reference.from, index))",
+                head + reference.description + reference.discoveryMark,
+            ] + (reference.isSuspect ? [underline] : [])
         }
         let last = chain.last?.to ?? subject.id
         if verdict == .zombie {
@@ -177,17 +168,16 @@ extension LeakReport: CustomStringConvertible {
             return ["No cycle: held from a root."]
         }
         var lines = ["Cycle (\(counted(cycle.count, "reference"))):"]
-        let elision = Elision(count: cycle.count, limit: limit)
-        for position in elision.shownIndices {
-            if elision.gapBefore(position) {
-                lines.append("  ┆  … \(counted(elision.omitted, "reference")) left out …")
-            }
+        lines += Elision(count: cycle.count, limit: limit).lines(
+            gap: { ["  ┆  … \(counted($0, "reference")) left out …"] }
+        ) { position in
             let reference = cycle[position]
             let mark = position == 0 ? "┌─" : "│ "
             let suspect = reference.isSuspect ? "   ← suspect" : ""
-            lines.append(
+            return [
                 "  \(mark) \(index[reference.from]?.typeName ?? reference.from) "
-                    + "\(reference.arrow) \(reference.description)\(suspect)")
+                    + "\(reference.arrow) \(reference.description)\(suspect)"
+            ]
         }
         lines.append("  └→ \(index[first.from]?.typeName ?? first.from)")
         return lines

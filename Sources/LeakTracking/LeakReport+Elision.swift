@@ -38,10 +38,10 @@ struct Elision {
         Array(0..<head) + Array((head + omitted)..<(head + omitted + tail))
     }
 
-    /// The lines of the shown items, in order: `item`'s for each, after `gap`'s (given the
-    /// number left out) where items were left out.
-    func lines(gap: (Int) -> [String], _ item: (Int) -> [String]) -> [String] {
-        shownIndices.flatMap { (gapBefore($0) ? gap(omitted) : []) + item($0) }
+    /// The lines of the shown items, in order: `item`'s for each, after `gap` where items were
+    /// left out.
+    func lines(gap: [String], _ item: (Int) -> [String]) -> [String] {
+        shownIndices.flatMap { (gapBefore($0) ? gap : []) + item($0) }
     }
 }
 

@@ -64,18 +64,18 @@ extension LeakReport: CustomStringConvertible {
         if !creationTraces.isEmpty {
             lines.append("")
             lines.append("Created at:")
-            lines += Elision(count: creationTraces.count, limit: maximumReferences).lines(
-                gap: { ["  … \(counted($0, "creation trace")) left out …"] }
-            ) { position in
+            let elision = Elision(count: creationTraces.count, limit: maximumReferences)
+            let gap = "  … \(counted(elision.omitted, "creation trace")) left out …"
+            lines += elision.lines(gap: [gap]) { position in
                 let trace = creationTraces[position]
                 let site = trace.site.map { " \($0)" } ?? ""
                 return ["  \(index[trace.object]?.displayName ?? trace.object):\(site)"]
                     + trace.frames.enumerated().map { "    #\($0.offset)  \($0.element)" }
             }
         }
-        lines += Elision(count: notes.count, limit: maximumReferences).lines(
-            gap: { ["Note: … \(counted($0, "note")) left out …"] }
-        ) { ["Note: \(notes[$0])"] }
+        let elision = Elision(count: notes.count, limit: maximumReferences)
+        let gap = "Note: … \(counted(elision.omitted, "note")) left out …"
+        lines += elision.lines(gap: [gap]) { ["Note: \(notes[$0])"] }
         lines.append("")
         lines.append("Hint: \(hint.text)")
         let count = occurrences > 1 ? " (seen \(occurrences)×)" : ""
@@ -123,16 +123,11 @@ extension LeakReport: CustomStringConvertible {
         } else {
             lines += ["│ no root reaches it: the cycle below keeps it", "│"]
         }
-        lines += Elision(count: chain.count, limit: limit).lines(
-            gap: { omitted in
-                [
-                    "┆",
-                    "┆  … \(counted(omitted, "reference")) left out (of "
-                        + "\(grouped(chain.count)); the JSON report has them all) …",
-                    "┆",
-                ]
-            }
-        ) { position in
+        let elision = Elision(count: chain.count, limit: limit)
+        let gap =
+            "┆  … \(counted(elision.omitted, "reference")) left out (of "
+            + "\(grouped(chain.count)); the JSON report has them all) …"
+        lines += elision.lines(gap: ["┆", gap, "┆"]) { position in
             let reference = chain[position]
             let head = "│    ↓ \(reference.ownership.rawValue) · "
             let underline =
@@ -168,9 +163,9 @@ extension LeakReport: CustomStringConvertible {
             return ["No cycle: held from a root."]
         }
         var lines = ["Cycle (\(counted(cycle.count, "reference"))):"]
-        lines += Elision(count: cycle.count, limit: limit).lines(
-            gap: { ["  ┆  … \(counted($0, "reference")) left out …"] }
-        ) { position in
+        let elision = Elision(count: cycle.count, limit: limit)
+        let gap = "  ┆  … \(counted(elision.omitted, "reference")) left out …"
+        lines += elision.lines(gap: [gap]) { position in
             let reference = cycle[position]
             let mark = position == 0 ? "┌─" : "│ "
             let suspect = reference.isSuspect ? "   ← suspect" : ""

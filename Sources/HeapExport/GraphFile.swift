@@ -81,12 +81,12 @@ public enum GraphFile {
                 throw GraphFileError(path: path, reason: reason(error))
             }
         }
-        let data = try attempt({ "cannot read it (\($0.localizedDescription))" }) {
-            try Data(contentsOf: URL(fileURLWithPath: path))
-        }
-        let file = try attempt({ "not a graph file (\($0))" }) {
-            try JSONDecoder().decode(FileColumns.self, from: data)
-        }
+        let data = try attempt(
+            { "cannot read it (\($0.localizedDescription))" },
+            { try Data(contentsOf: URL(fileURLWithPath: path)) })
+        let file = try attempt(
+            { "not a graph file (\($0))" },
+            { try JSONDecoder().decode(FileColumns.self, from: data) })
         guard file.format == format else {
             throw GraphFileError(
                 path: path, reason: "its format is \"\(file.format)\", not \"\(format)\"")
@@ -96,7 +96,7 @@ public enum GraphFile {
                 path: path, reason: "version \(file.version); this library reads version \(version)"
             )
         }
-        return try attempt({ "\($0)" }) { (try file.graph(), file.attributes ?? [:]) }
+        return try attempt({ "\($0)" }, { (try file.graph(), file.attributes ?? [:]) })
     }
 
     static func serialize(

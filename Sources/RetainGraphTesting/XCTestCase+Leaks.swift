@@ -145,11 +145,7 @@ final class XCTestLeakSession: @unchecked Sendable {
     private let lock = NSLock()
     private var allowed: [KnownLeak] = []
 
-    init(graph: LiveGraph) {
-        watcher = LeakWatcher(
-            graph: graph, defaultGrace: .milliseconds(100),
-            sinks: LeakDetectionOptions.processSinks, discovery: .reflection)
-    }
+    init(graph: LiveGraph) { watcher = LeakDetectionOptions(graph: graph).makeWatcher() }
 
     func allow(_ knownLeaks: [KnownLeak]) { lock.withLock { allowed += knownLeaks } }
 

@@ -71,19 +71,22 @@ public enum GraphFile {
     public static func contents(ofFile path: String) throws(GraphFileError)
         -> (graph: CompactGraph, attributes: [String: String])
     {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw GraphFileError(
-                path: path, reason: "cannot read it (\(error.localizedDescription))")
+        /// `body`'s value, or a file error whose reason `reason` words from what `body` threw.
+        func attempt<T>(_ reason: (any Error) -> String, _ body: () throws -> T)
+            throws(GraphFileError) -> T
+        {
+            do {
+                return try body()
+            } catch {
+                throw GraphFileError(path: path, reason: reason(error))
+            }
         }
-        let file: FileColumns
-        do {
-            file = try JSONDecoder().decode(FileColumns.self, from: data)
-        } catch {
-            throw GraphFileError(path: path, reason: "not a graph file (\(error))")
-        }
+        let data = try attempt(
+            { "cannot read it (\($0.localizedDescription))" },
+            { try Data(contentsOf: URL(fileURLWithPath: path)) })
+        let file = try attempt(
+            { "not a graph file (\($0))" },
+            { try JSONDecoder().decode(FileColumns.self, from: data) })
         guard file.format == format else {
             throw GraphFileError(
                 path: path, reason: "its format is \"\(file.format)\", not \"\(format)\"")
@@ -93,13 +96,7 @@ public enum GraphFile {
                 path: path, reason: "version \(file.version); this library reads version \(version)"
             )
         }
-        do {
-            return (try file.graph(), file.attributes ?? [:])
-        } catch let problem as FileColumns.Problem {
-            throw GraphFileError(path: path, reason: problem.description)
-        } catch {
-            throw GraphFileError(path: path, reason: "\(error)")
-        }
+        return try attempt({ "\($0)" }, { (try file.graph(), file.attributes ?? [:]) })
     }
 
     static func serialize(

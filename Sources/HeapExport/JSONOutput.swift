@@ -59,6 +59,15 @@ struct JSONOutput {
         buffer.append(byte)
     }
 
+    /// Appends integers in decimal, separated by commas: a row of one of the format's flat
+    /// arrays (kept on the stack, whatever the number of rows).
+    mutating func append<let count: Int>(row: InlineArray<count, UInt64>) {
+        for index in row.indices {
+            if index > 0 { buffer.append(0x2C) }
+            append(row[index])
+        }
+    }
+
     /// Appends a non-negative integer in decimal.
     mutating func append(_ value: UInt64) {
         if value < 10 {

@@ -57,29 +57,21 @@ extension V8HeapSnapshot {
         output.append("\"nodes\":[")
         for node in nodeTypes.indices {
             if node > 0 { output.append(",\n") }
-            output.append(UInt64(nodeTypes[node]))
-            output.append(byte: 44)
-            output.append(UInt64(nodeNames[node]))
-            output.append(byte: 44)
-            output.append(nodeIDs[node])
-            output.append(byte: 44)
-            output.append(UInt64(nodeSizes[node]))
-            output.append(byte: 44)
-            output.append(UInt64(counts[node]))
-            output.append(byte: 44)
-            output.append(UInt64(nodeTraces[node]))
-            output.append(",0")  // detachedness: unknown
+            output.append(row: [
+                UInt64(nodeTypes[node]), UInt64(nodeNames[node]), nodeIDs[node],
+                UInt64(nodeSizes[node]), UInt64(counts[node]), UInt64(nodeTraces[node]),
+                0,  // detachedness: unknown
+            ])
         }
         output.append("],\n\"edges\":[")
         let fieldCount = UInt64(Self.nodeFields.count)
         for (position, edge) in order.enumerated() {
             if position > 0 { output.append(byte: 44) }
             if position & 7 == 7 { output.append("\n") }
-            output.append(UInt64(edgeTypes[Int(edge)]))
-            output.append(byte: 44)
-            output.append(UInt64(edgeNames[Int(edge)]))
-            output.append(byte: 44)
-            output.append(UInt64(edgeTargets[Int(edge)]) &* fieldCount)
+            output.append(row: [
+                UInt64(edgeTypes[Int(edge)]), UInt64(edgeNames[Int(edge)]),
+                UInt64(edgeTargets[Int(edge)]) &* fieldCount,
+            ])
         }
         output.append("],\n")
         writeTraces(into: &output)
@@ -121,13 +113,10 @@ extension V8HeapSnapshot {
         output.append("\"trace_function_infos\":[")
         output.append(lines: traces.functions.indices) { output, index in
             let function = traces.functions[index]
-            for (column, value) in [
+            output.append(row: [
                 UInt64(index), UInt64(function.name), UInt64(function.script), 0,
                 UInt64(max(function.line, 0)), UInt64(max(function.column, 0)),
-            ].enumerated() {
-                if column > 0 { output.append(byte: 44) }
-                output.append(value)
-            }
+            ])
         }
         output.append("],\n\"trace_tree\":[")
         if !traces.isEmpty {
@@ -164,13 +153,11 @@ extension V8HeapSnapshot {
     private func writeTraceNode(
         _ id: UInt32, count: [UInt64], size: [UInt64], into output: inout JSONOutput
     ) {
-        output.append(UInt64(id))
-        output.append(byte: 44)
-        output.append(UInt64(traces.nodeFunctions[Int(id) - 1]))
-        output.append(byte: 44)
-        output.append(count[Int(id)])
-        output.append(byte: 44)
-        output.append(size[Int(id)])
+        output.append(
+            row: [
+                UInt64(id), UInt64(traces.nodeFunctions[Int(id) - 1]), count[Int(id)],
+                size[Int(id)],
+            ])
         output.append(",[")
     }
 }

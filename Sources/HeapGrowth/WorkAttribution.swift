@@ -16,9 +16,6 @@ struct WorkAttribution {
         self.markers = Set(markers.compactMap { $0 })
     }
 
-    /// Whether attribution is possible at all (the markers were found).
-    var isAvailable: Bool { !markers.isEmpty }
-
     /// Whether `trace` passes through a marker frame.
     mutating func isMadeByTheWork(_ trace: StackTrace) -> Bool {
         for address in trace.addresses {
@@ -95,8 +92,7 @@ struct RoundGrowth {
             }
             attribution.learnNames(in: traces.map(\.1))
             for (id, trace) in traces where attribution.isMadeByTheWork(trace) { mine.append(id) }
-            let withTrace = traces.count
-            traced[type] = withTrace
+            traced[type] = traces.count
             byTheWork[type] = mine.count
             elsewhere[type] = new.count - mine.count
             workInstances[type] = mine
@@ -105,24 +101,17 @@ struct RoundGrowth {
     }
 }
 
-/// Live counts and addresses of some types at one moment, from counts or a snapshot.
+/// The addresses of some types' live instances at one moment, from counts or a snapshot.
 struct TypeCensus {
-    var counts: [String: Int] = [:]
     var addresses: [String: Set<UInt>] = [:]
 
     init(_ census: HeapCounts, types: [String]) {
-        for type in types {
-            let found = census.addresses(ofType: type)
-            addresses[type] = found
-            counts[type] = found.count
-        }
+        for type in types { addresses[type] = census.addresses(ofType: type) }
     }
 
     init(_ snapshot: HeapSnapshot, types: [String]) {
         for type in types {
-            let found = Set(snapshot.objects(ofType: type).map { snapshot[$0].address })
-            addresses[type] = found
-            counts[type] = found.count
+            addresses[type] = Set(snapshot.objects(ofType: type).map { snapshot[$0].address })
         }
     }
 }

@@ -11,29 +11,17 @@ struct HintContext {
     let subject: String
     /// The leaked object's node, when the graph has it.
     let subjectID: ObjectID?
-    /// What the path starts from, if it starts at a root.
-    let rootKind: RootKind?
-    /// The remark on that root (`its thread has exited`), if any.
-    let rootNote: String?
 
-    init(
-        path: [Reference], cycle: [Reference]?, snapshot: GraphSnapshot, subject: String,
-        subjectID: ObjectID?
-    ) {
-        self.path = path
-        self.cycle = cycle
-        self.snapshot = snapshot
-        self.subject = subject
-        self.subjectID = subjectID
-        if let first = path.first, let root = snapshot.node(first.from),
-            case .root(let kind) = root.kind
-        {
-            rootKind = kind
-            rootNote = root.note
-        } else {
-            rootKind = nil
-            rootNote = nil
-        }
+    /// What the path starts from, if it starts at a root.
+    var rootKind: RootKind? {
+        guard case .root(let kind)? = path.first.flatMap({ snapshot.node($0.from) })?.kind
+        else { return nil }
+        return kind
+    }
+
+    /// The remark on that root (`its thread has exited`), if any.
+    var rootNote: String? {
+        rootKind == nil ? nil : path.first.flatMap { snapshot.node($0.from) }?.note
     }
 
     /// The path's references, then the cycle's.
@@ -77,9 +65,8 @@ enum HintRules {
     ) -> LeakHint {
         let context = HintContext(
             path: path, cycle: cycle, snapshot: snapshot, subject: subject, subjectID: subjectID)
-        if let entry = context.all.first(where: { reference in
-            if case .registryEntry = reference.role { return true }
-            return false
+        if let entry = context.all.first(where: {
+            if case .registryEntry = $0.role { true } else { false }
         }) {
             let key = entry.role.detail ?? "?"
             return LeakHint(

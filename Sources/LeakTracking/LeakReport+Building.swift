@@ -108,7 +108,8 @@ extension LeakReport {
         let mentioned = (path + (cycle ?? [])).flatMap { [$0.from, $0.to] } + [timer]
         return LeakReport(
             schemaVersion: currentSchemaVersion, verdict: .zombie,
-            fingerprint: fnv1a(signature), occurrences: 1, subject: owner,
+            fingerprint: LeakFingerprint.hashing(signature).rawValue, occurrences: 1,
+            subject: owner,
             reason: subject.reason, graceSeconds: subject.graceSeconds,
             secondsPastDeadline: subject.secondsPastDeadline, retention: .deallocated,
             objects: builder.objects, path: pathSteps, cycle: cycleSteps, context: context,

@@ -1,3 +1,5 @@
+import RetainGraphReports
+
 extension LeakReport {
     /// The report as a Graphviz graph, for `dot -Tsvg report.dot -o report.svg`.
     ///
@@ -12,7 +14,7 @@ extension LeakReport {
         lines.append("  rankdir=LR;")
         lines.append("  labelloc=t;")
         lines.append(
-            "  label=\(quoted("\(verdict.rawValue) \(subject.typeName) — \(hint.code.shortDescription)"));"
+            "  label=\(dotQuoted("\(verdict.rawValue) \(subject.typeName) — \(hint.code.shortDescription)"));"
         )
         lines.append("  node [fontname=\"Helvetica\", fontsize=11];")
         lines.append("  edge [fontname=\"Helvetica\", fontsize=9];")
@@ -24,7 +26,7 @@ extension LeakReport {
         var drawn = Set<String>()
         for reference in path + (cycle ?? []) + context where drawn.insert(key(reference)).inserted
         {
-            var attributes = ["label=\(quoted(edgeLabel(reference)))"]
+            var attributes = ["label=\(dotQuoted(edgeLabel(reference)))"]
             attributes.append(reference.ownership.retainsTarget ? "style=solid" : "style=dashed")
             if cycleKeys.contains(key(reference)) {
                 attributes += ["color=red", "penwidth=2.5"]
@@ -55,7 +57,7 @@ extension LeakReport {
         var label = object.root.map { "\($0)\n[root]" } ?? object.typeName
         if object.root == nil, let name = object.label { label += "\n\"\(name)\"" }
         if let timer = object.timer { label += "\n\(timer.description)" }
-        var attributes = ["label=\(quoted(label))"]
+        var attributes = ["label=\(dotQuoted(label))"]
         if object.id == subject.id {
             attributes += ["shape=box", "peripheries=2", "style=filled"]
             attributes.append(object.isDeallocated ? "fillcolor=gray85" : "fillcolor=mistyrose")
@@ -74,18 +76,5 @@ extension LeakReport {
             }
         }
         return attributes.joined(separator: ", ")
-    }
-
-    private func quoted(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            default: escaped.append(character)
-            }
-        }
-        return "\"\(escaped)\""
     }
 }

@@ -28,11 +28,6 @@ struct Elision {
         omitted = count - limit
     }
 
-    /// Whether an item at `index` is shown.
-    func shows(_ index: Int) -> Bool {
-        omitted == 0 || index < head || index >= head + omitted
-    }
-
     /// Whether the "left out" line goes before the item at `index`.
     func gapBefore(_ index: Int) -> Bool {
         omitted > 0 && index == head + omitted
@@ -41,6 +36,12 @@ struct Elision {
     /// The indices shown, in order.
     var shownIndices: [Int] {
         Array(0..<head) + Array((head + omitted)..<(head + omitted + tail))
+    }
+
+    /// The lines of the shown items, in order: `item`'s for each, after `gap` where items were
+    /// left out.
+    func lines(gap: [String], _ item: (Int) -> [String]) -> [String] {
+        shownIndices.flatMap { (gapBefore($0) ? gap : []) + item($0) }
     }
 }
 

@@ -33,9 +33,9 @@ extension LeakReport {
             ("title", "\(verdict.rawValue): \(subject.typeName) (\(hint.code.shortDescription))"))
         let message = [summary, "Hint: \(hint.text)", "Fingerprint: \(fingerprint)"]
             .joined(separator: "\n")
-        let list = properties.map { "\($0.0)=\(GitHubCommand.escapeProperty($0.1))" }
+        let list = properties.map { "\($0.0)=\(GitHubCommand.escape($0.1, isProperty: true))" }
             .joined(separator: ",")
-        return "::\(command) \(list)::\(GitHubCommand.escapeData(message))"
+        return "::\(command) \(list)::\(GitHubCommand.escape(message))"
     }
 
     /// Where an annotation points: the first creation frame in the user's code, else the
@@ -100,27 +100,17 @@ extension LeakReport {
 
 /// GitHub Actions workflow-command escaping, as `@actions/core`'s `command.ts` does it.
 enum GitHubCommand {
-    /// Escapes a command's message: `%`, CR and LF.
-    static func escapeData(_ text: String) -> String {
+    /// Escapes a command's message (`%`, CR and LF) or, for a property's value, also `:` and
+    /// `,`.
+    static func escape(_ text: String, isProperty: Bool = false) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "%": result += "%25"
             case "\r": result += "%0D"
             case "\n": result += "%0A"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
-
-    /// Escapes a property's value: `%`, CR, LF, `:` and `,`.
-    static func escapeProperty(_ text: String) -> String {
-        var result = ""
-        for scalar in escapeData(text).unicodeScalars {
-            switch scalar {
-            case ":": result += "%3A"
-            case ",": result += "%2C"
+            case ":" where isProperty: result += "%3A"
+            case "," where isProperty: result += "%2C"
             default: result.unicodeScalars.append(scalar)
             }
         }

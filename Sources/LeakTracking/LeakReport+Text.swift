@@ -36,11 +36,8 @@ extension LeakReport: CustomStringConvertible {
     public static let textReferenceLimit = 30
 
     /// The report as text, showing at most `maximumReferences` references of the path and of
-    /// the cycle.
-    ///
-    /// A longer path or cycle is shortened in the middle: its first and last references are
-    /// shown, with a line in between that says how many were left out, as LeakCanary does
-    /// with long traces. The same limit applies to the creation traces and the notes.
+    /// the cycle, shortened in the middle as in ``text``; the same limit applies to the
+    /// creation traces and the notes.
     ///
     /// ```swift
     /// print(report.text(maximumReferences: .max))   // every reference
@@ -68,25 +65,17 @@ extension LeakReport: CustomStringConvertible {
             lines.append("")
             lines.append("Created at:")
             let elision = Elision(count: creationTraces.count, limit: maximumReferences)
-            for position in elision.shownIndices {
-                if elision.gapBefore(position) {
-                    lines.append("  … \(counted(elision.omitted, "creation trace")) left out …")
-                }
+            let gap = "  … \(counted(elision.omitted, "creation trace")) left out …"
+            lines += elision.lines(gap: [gap]) { position in
                 let trace = creationTraces[position]
                 let site = trace.site.map { " \($0)" } ?? ""
-                lines.append("  \(index[trace.object]?.displayName ?? trace.object):\(site)")
-                for (frame, text) in trace.frames.enumerated() {
-                    lines.append("    #\(frame)  \(text)")
-                }
+                return ["  \(index[trace.object]?.displayName ?? trace.object):\(site)"]
+                    + trace.frames.enumerated().map { "    #\($0.offset)  \($0.element)" }
             }
         }
-        let noteElision = Elision(count: notes.count, limit: maximumReferences)
-        for position in noteElision.shownIndices {
-            if noteElision.gapBefore(position) {
-                lines.append("Note: … \(counted(noteElision.omitted, "note")) left out …")
-            }
-            lines.append("Note: \(notes[position])")
-        }
+        let elision = Elision(count: notes.count, limit: maximumReferences)
+        let gap = "Note: … \(counted(elision.omitted, "note")) left out …"
+        lines += elision.lines(gap: [gap]) { ["Note: \(notes[$0])"] }
         lines.append("")
         lines.append("Hint: \(hint.text)")
         let count = occurrences > 1 ? " (seen \(occurrences)×)" : ""
@@ -135,25 +124,19 @@ extension LeakReport: CustomStringConvertible {
             lines += ["│ no root reaches it: the cycle below keeps it", "│"]
         }
         let elision = Elision(count: chain.count, limit: limit)
-        for position in elision.shownIndices {
-            if elision.gapBefore(position) {
-                lines += [
-                    "┆",
-                    "┆  … \(counted(elision.omitted, "reference")) left out (of "
-                        + "\(grouped(chain.count)); the JSON report has them all) …",
-                    "┆",
-                ]
-            }
+        let gap =
+            "┆  … \(counted(elision.omitted, "reference")) left out (of "
+            + "\(grouped(chain.count)); the JSON report has them all) …"
+        lines += elision.lines(gap: ["┆", gap, "┆"]) { position in
             let reference = chain[position]
-            lines.append("├─ \(describe(reference.from, index))")
             let head = "│    ↓ \(reference.ownership.rawValue) · "
-            lines.append(
-                head + reference.description + reference.discoveryMark)
-            if reference.isSuspect {
-                lines.append(
-                    "│" + String(repeating: " ", count: head.count - 1)
-                        + String(repeating: "~", count: reference.description.count))
-            }
+            let underline =
+                "│" + String(repeating: " ", count: head.count - 1)
+                + String(repeating: "~", count: reference.description.count)
+            return [
+                "├─ \(describe(reference.from, index))",
+                head + reference.description + reference.discoveryMark,
+            ] + (reference.isSuspect ? [underline] : [])
         }
         let last = chain.last?.to ?? subject.id
         if verdict == .zombie {
@@ -181,16 +164,15 @@ extension LeakReport: CustomStringConvertible {
         }
         var lines = ["Cycle (\(counted(cycle.count, "reference"))):"]
         let elision = Elision(count: cycle.count, limit: limit)
-        for position in elision.shownIndices {
-            if elision.gapBefore(position) {
-                lines.append("  ┆  … \(counted(elision.omitted, "reference")) left out …")
-            }
+        let gap = "  ┆  … \(counted(elision.omitted, "reference")) left out …"
+        lines += elision.lines(gap: [gap]) { position in
             let reference = cycle[position]
             let mark = position == 0 ? "┌─" : "│ "
             let suspect = reference.isSuspect ? "   ← suspect" : ""
-            lines.append(
+            return [
                 "  \(mark) \(index[reference.from]?.typeName ?? reference.from) "
-                    + "\(reference.arrow) \(reference.description)\(suspect)")
+                    + "\(reference.arrow) \(reference.description)\(suspect)"
+            ]
         }
         lines.append("  └→ \(index[first.from]?.typeName ?? first.from)")
         return lines

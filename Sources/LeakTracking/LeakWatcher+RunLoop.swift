@@ -1,4 +1,5 @@
 import Foundation
+import RetainGraphUtilities
 
 extension LeakWatcher {
     /// Runs the current thread's run loop in short slices until `condition` holds or `timeout`
@@ -21,7 +22,7 @@ extension LeakWatcher {
         mode: RunLoop.Mode = .default, timeout: Duration = .seconds(30),
         until condition: () -> Bool
     ) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout.timeInterval)
+        let deadline = Date().addingTimeInterval(timeout.seconds)
         while !condition() {
             let now = Date()
             if now >= deadline { return false }

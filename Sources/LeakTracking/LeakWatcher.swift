@@ -1,6 +1,7 @@
 import Foundation
 import Locking
 import RetainGraph
+import RetainGraphUtilities
 
 /// Watches objects that are expected to die, and says what became of them.
 ///
@@ -169,7 +170,7 @@ public final class LeakWatcher: Sendable {
                 id: id, reference: reference, key: key, objectID: objectID, typeName: typeName,
                 label: label, address: address, reasons: [reason], location: location,
                 grace: grace,
-                expectedAt: now, deadline: now.addingTimeInterval(grace.timeInterval),
+                expectedAt: now, deadline: now.addingTimeInterval(grace.seconds),
                 upstreamTimers: upstream)
             state.watchByObject[key] = id
             return id

@@ -43,8 +43,7 @@ extension ReportBuilder {
             return index
         }
         if let index = retaining.first(where: {
-            if case .registryEntry = references[$0].role { return true }
-            return false
+            if case .registryEntry = references[$0].role { true } else { false }
         }) {
             return index
         }

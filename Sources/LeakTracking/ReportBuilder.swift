@@ -162,14 +162,3 @@ struct ReportBuilder {
         return "0x" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
     }
 }
-
-/// A 64-bit FNV-1a hash as sixteen hexadecimal digits, for fingerprints the graph does not make.
-func fnv1a(_ text: String) -> String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in text.utf8 {
-        hash ^= UInt64(byte)
-        hash = hash &* 0x0000_0100_0000_01b3
-    }
-    let digits = String(hash, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
-}

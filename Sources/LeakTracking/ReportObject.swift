@@ -192,10 +192,12 @@ public struct CreationTrace: Sendable, Hashable, Codable {
     }
 
     /// `File.swift:42`: the file name and line of the user's frame, if known.
-    public var site: String? {
+    public var site: String? { Self.site(file: file, line: line) }
+
+    /// `File.swift:42`: the last component of `file` and `line`; nil without a file or a line.
+    package static func site(file: String?, line: Int?) -> String? {
         guard let file, let line, line > 0 else { return nil }
-        let name = file.split(separator: "/").last.map(String.init) ?? file
-        return "\(name):\(line)"
+        return "\(file.split(separator: "/").last.map(String.init) ?? file):\(line)"
     }
 }
 

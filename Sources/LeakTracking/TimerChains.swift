@@ -13,23 +13,21 @@ enum TimerChains {
     /// Those are the timers that can outlive `id` and keep firing at it once it is dead: a
     /// chain ending in a strong reference would have kept `id` alive instead.
     ///
-    /// - Complexity: O(*r*) to index the references, then O(in-degree³).
+    /// - Complexity: O(in-degree³), the holders read from the snapshot's incoming references.
     static func upstreamTimers(of id: ObjectID, in snapshot: GraphSnapshot) -> [ObjectID] {
-        var holders: [ObjectID: [Reference]] = [:]
-        for reference in snapshot.references where !isRootEdge(reference) {
-            holders[reference.to, default: []].append(reference)
-        }
         var found = Set<ObjectID>()
         // `chain` runs from `node` to `id`.
         func visit(_ node: ObjectID, chain: [Reference]) {
             if let first = chain.first, let last = chain.last, !last.ownership.retainsTarget,
-                isCallingRole(first.role), let holder = snapshot.node(node), isTimer(holder)
+                first.role.isCalling, let holder = snapshot.node(node), isTimer(holder)
             {
                 found.insert(node)
             }
             guard chain.count < maximumHops else { return }
-            for reference in holders[node] ?? []
-            where reference.from != id && !chain.contains(where: { $0.from == reference.from }) {
+            for reference in snapshot.references(to: node)
+            where !reference.role.isScheduling && reference.from != id
+                && !chain.contains(where: { $0.from == reference.from })
+            {
                 visit(reference.from, chain: [reference] + chain)
             }
         }
@@ -63,11 +61,11 @@ enum TimerChains {
             pending.insert(node.id)
         }
         let remaining = snapshot.references.filter { reference in
-            if pending.contains(reference.to), isRootEdge(reference) { return false }
+            if pending.contains(reference.to), reference.role.isScheduling { return false }
             // Firing invalidates the timer, which releases its action: declared calling edges,
             // and whatever reflection discovered inside the timer (its action's captures).
             if pending.contains(reference.from),
-                isCallingRole(reference.role) || reference.isDiscovered
+                reference.role.isCalling || reference.isDiscovered
             {
                 return false
             }
@@ -94,8 +92,4 @@ enum TimerChains {
     static func isTimer(_ node: Node) -> Bool {
         node.kind == .timer || KnownType(typeName: node.typeName)?.isTimer == true
     }
-
-    static func isRootEdge(_ reference: Reference) -> Bool { reference.role.isScheduling }
-
-    static func isCallingRole(_ role: ReferenceRole) -> Bool { role.isCalling }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RetainGraph
+import RetainGraphUtilities
 
 /// A weak reference that can cross threads: Swift loads and clears weak references atomically.
 final class WeakReference: @unchecked Sendable {
@@ -43,7 +44,7 @@ struct Watch: Sendable {
     func merging(reason: String, grace: Duration, now: Date, upstreamTimers: [ObjectID]) -> Watch {
         var merged = self
         if !merged.reasons.contains(reason) { merged.reasons.append(reason) }
-        let deadline = now.addingTimeInterval(grace.timeInterval)
+        let deadline = now.addingTimeInterval(grace.seconds)
         if deadline < merged.deadline {
             merged.deadline = deadline
             merged.grace = grace
@@ -57,7 +58,7 @@ struct Watch: Sendable {
     func subject(now: Date) -> ReportSubject {
         ReportSubject(
             typeName: typeName, label: label, address: address, reason: reason,
-            graceSeconds: grace.timeInterval,
+            graceSeconds: grace.seconds,
             secondsPastDeadline: max(0, now.timeIntervalSince(deadline)),
             reportedAt: now.timeIntervalSince1970, location: location)
     }

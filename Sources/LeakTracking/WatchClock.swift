@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import RetainGraphUtilities
 
 /// The source of "now" for a ``LeakWatcher``: when a watch started, when its grace ends.
 ///
@@ -60,7 +61,7 @@ public final class ManualWatchClock: WatchClock {
     ///
     /// - Parameter duration: How far to move; negative durations move it back.
     public func advance(by duration: Duration) {
-        current.withLock { $0 = $0.addingTimeInterval(duration.timeInterval) }
+        current.withLock { $0 = $0.addingTimeInterval(duration.seconds) }
     }
 
     /// Sets the clock to a given time.
@@ -68,13 +69,5 @@ public final class ManualWatchClock: WatchClock {
     /// - Parameter date: The new time.
     public func set(to date: Date) {
         current.withLock { $0 = date }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as Foundation counts time.
-    var timeInterval: TimeInterval {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
     }
 }

@@ -141,20 +141,20 @@ extension GrowthReport: CustomStringConvertible {
         for (typeIndex, type) in grown.enumerated() {
             lines.append("  subgraph cluster_\(typeIndex) {")
             lines.append(
-                "    label=\"\(Self.escaped(type.typeName)) +\(type.growth.reduce(0, +))\";")
+                "    label=\(dotQuoted("\(type.typeName) +\(type.growth.reduce(0, +))"));")
             if let holder = type.holder {
                 lines.append(
-                    "    t\(typeIndex)_holder [label=\"\(Self.escaped(holder))\", shape=ellipse];")
+                    "    t\(typeIndex)_holder [label=\(dotQuoted(holder)), shape=ellipse];")
             }
             for (index, step) in type.path.enumerated() {
                 lines.append(
-                    "    t\(typeIndex)_\(index) [label=\"\(Self.escaped(step.typeName))\"];")
+                    "    t\(typeIndex)_\(index) [label=\(dotQuoted(step.typeName))];")
                 if index == 0, type.holder != nil {
                     lines.append("    t\(typeIndex)_holder -> t\(typeIndex)_0;")
                 } else if index > 0 {
                     lines.append(
                         "    t\(typeIndex)_\(index - 1) -> t\(typeIndex)_\(index) "
-                            + "[label=\"\(Self.escaped(step.label ?? ""))\"];")
+                            + "[label=\(dotQuoted(step.label ?? ""))];")
                 }
             }
             lines.append("  }")
@@ -163,10 +163,20 @@ extension GrowthReport: CustomStringConvertible {
         return lines.joined(separator: "\n")
     }
 
-    private static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
-            of: "\"", with: "\\\"")
-    }
-
     private static func bytes(_ count: Int) -> String { ByteCount.description(count) }
+}
+
+/// `text` as a Graphviz quoted string: in double quotes, with quotes, backslashes and line
+/// breaks escaped (the growth report's and the leak report's `dot`).
+package func dotQuoted(_ text: String) -> String {
+    var escaped = ""
+    for character in text {
+        switch character {
+        case "\"": escaped += "\\\""
+        case "\\": escaped += "\\\\"
+        case "\n": escaped += "\\n"
+        default: escaped.append(character)
+        }
+    }
+    return "\"\(escaped)\""
 }

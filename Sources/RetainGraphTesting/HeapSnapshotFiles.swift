@@ -44,9 +44,8 @@ enum HeapSnapshotFiles {
     /// - Returns: A line for the failure message: where the file is, or why it could not be
     ///   written.
     static func write(_ bytes: [UInt8], named name: String) -> String {
-        let environment = ProcessInfo.processInfo.environment[DirectorySink.environmentVariable]
         let directory =
-            environment.flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            DirectorySink.fromEnvironment?.directory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("retain-graph")
         let file = directory.appendingPathComponent(name)
         do {

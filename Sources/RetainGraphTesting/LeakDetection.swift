@@ -54,13 +54,9 @@ public struct LeakDetectionOptions: Sendable {
     public func makeWatcher() -> LeakWatcher {
         LeakWatcher(
             graph: graph, defaultGrace: grace, knownLeaks: knownLeaks,
-            sinks: sinks + LeakDetectionOptions.processSinks, discovery: discovery)
-    }
-
-    /// The sinks every test's watcher sends to: the shared watcher's, and the
-    /// `RETAINGRAPH_REPORTS` directory's.
-    static var processSinks: [any LeakReportSink] {
-        LeakWatcher.shared.sinks + (DirectorySink.fromEnvironment.map { [$0] } ?? [])
+            sinks: sinks + LeakWatcher.shared.sinks
+                + (DirectorySink.fromEnvironment.map { [$0] } ?? []),
+            discovery: discovery)
     }
 }
 

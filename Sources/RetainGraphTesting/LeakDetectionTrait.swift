@@ -43,13 +43,8 @@ public struct LeakDetectionTrait: TestTrait, SuiteTrait, TestScoping {
     /// Applied to each test of a suite, not once around the whole suite.
     public var isRecursive: Bool { true }
 
-    /// Runs the test with a fresh watcher and records an issue per unexpected leak.
-    ///
-    /// Each issue is recorded at the `expectDeallocation` call that made the watch, with the
-    /// text report as its comment, and the report's JSON and Graphviz DOT are attached to the
-    /// test at the same location (`swift test --attachments-path DIR` saves them), with the
-    /// heap the report was built from as a `.heapsnapshot` file when a heap census is
-    /// recording (open it in Chrome DevTools' Memory panel with Load).
+    /// Runs the test with a fresh watcher and records an issue per unexpected leak, with the
+    /// attachments the type's discussion lists (`swift test --attachments-path DIR` saves them).
     public func provideScope(
         for test: Test, testCase: Test.Case?,
         performing function: @Sendable () async throws -> Void
@@ -104,17 +99,11 @@ extension Trait where Self == LeakDetectionTrait {
 
     /// Fails the test on leaks, with options.
     ///
-    /// - Parameters:
-    ///   - grace: The default grace period.
-    ///   - graph: The graph that explains leaks.
-    ///   - knownLeaks: Leaks to accept, each with its reason (like LeakCanary's
-    ///     `@SkipLeakDetection`).
-    ///   - timeout: The longest the check waits.
-    ///   - discovery: The discoverers that find undeclared references: reflection plus the
-    ///     registered ones (a started heap census) unless given.
-    ///   - sinks: Where the reports go besides the test's issues: these, the sinks of
-    ///     ``/LeakTracking/LeakWatcher/shared``, and the directory `RETAINGRAPH_REPORTS` names
-    ///     (a sink the test adds to ``/LeakTracking/LeakWatcher/current`` receives them too).
+    /// The parameters are those of
+    /// ``LeakDetectionOptions/init(grace:graph:knownLeaks:timeout:discovery:sinks:)``, with
+    /// `allowing` for its `knownLeaks`: leaks to accept, each with its reason (like
+    /// LeakCanary's `@SkipLeakDetection`).
+    ///
     /// - Returns: The trait.
     public static func detectsLeaks(
         grace: Duration = .milliseconds(100), graph: LiveGraph = .shared,

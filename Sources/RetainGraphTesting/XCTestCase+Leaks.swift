@@ -145,23 +145,11 @@ final class XCTestLeakSession: @unchecked Sendable {
     private let lock = NSLock()
     private var allowed: [KnownLeak] = []
 
-    init(graph: LiveGraph) {
-        watcher = LeakWatcher(
-            graph: graph, defaultGrace: .milliseconds(100),
-            sinks: LeakDetectionOptions.processSinks, discovery: .reflection)
-    }
+    init(graph: LiveGraph) { watcher = LeakDetectionOptions(graph: graph).makeWatcher() }
 
-    func allow(_ knownLeaks: [KnownLeak]) {
-        lock.lock()
-        allowed += knownLeaks
-        lock.unlock()
-    }
+    func allow(_ knownLeaks: [KnownLeak]) { lock.withLock { allowed += knownLeaks } }
 
-    var allowances: [KnownLeak] {
-        lock.lock()
-        defer { lock.unlock() }
-        return allowed
-    }
+    var allowances: [KnownLeak] { lock.withLock { allowed } }
 }
 
 enum XCTestLeakSessions {
@@ -171,23 +159,19 @@ enum XCTestLeakSessions {
     static func session(for test: XCTestCase, graph: LiveGraph) -> (
         session: XCTestLeakSession, isNew: Bool
     ) {
-        lock.lock()
-        defer { lock.unlock() }
-        if let existing = sessions[ObjectIdentifier(test)] { return (existing, false) }
-        let session = XCTestLeakSession(graph: graph)
-        sessions[ObjectIdentifier(test)] = session
-        return (session, true)
+        lock.withLock {
+            if let existing = sessions[ObjectIdentifier(test)] { return (existing, false) }
+            let session = XCTestLeakSession(graph: graph)
+            sessions[ObjectIdentifier(test)] = session
+            return (session, true)
+        }
     }
 
     static func existingSession(for test: XCTestCase) -> XCTestLeakSession? {
-        lock.lock()
-        defer { lock.unlock() }
-        return sessions[ObjectIdentifier(test)]
+        lock.withLock { sessions[ObjectIdentifier(test)] }
     }
 
     static func end(for test: XCTestCase) {
-        lock.lock()
-        defer { lock.unlock() }
-        sessions.removeValue(forKey: ObjectIdentifier(test))
+        _ = lock.withLock { sessions.removeValue(forKey: ObjectIdentifier(test)) }
     }
 }

@@ -35,12 +35,7 @@ extension CreationSiteCount {
     }
 
     /// `File.swift:42`, else the function, else `?`.
-    var location: String {
-        if let file, let line {
-            return "\(file.split(separator: "/").last.map(String.init) ?? file):\(line)"
-        }
-        return function ?? "?"
-    }
+    var location: String { CreationTrace.site(file: file, line: line) ?? function ?? "?" }
 }
 
 extension CycleGroup {

@@ -36,24 +36,22 @@ struct GroupBuilder {
     /// - Parameter shapes: The heap's unreachable cycles, grouped by shape.
     mutating func groups(of shapes: [UnreachableCycles.Group]) -> [CycleGroup] {
         let now = Date().timeIntervalSince1970
-        var gathered: [[Found]] = []
-        for shape in shapes {
-            gathered.append(
-                shape.cycles.map { cycle in
-                    for (object, name) in zip(cycle.objects, cycle.typeNames) {
-                        names[CompactGraph.NodeID(object.rawValue)] = name
-                    }
-                    return Found(
-                        steps: cycle.loop,
-                        cycle: CycleGroup.Cycle(
-                            addresses: cycle.addresses, bytes: cycle.bytes,
-                            retainedBytes: cycle.retainedBytes,
-                            members: zip(cycle.addresses, cycle.typeNames).map {
-                                CycleGroup.Member(
-                                    typeName: $1, site: HeapCensus.creationSite(ofObjectAt: $0),
-                                    madeAt: nil)
-                            }))
-                })
+        let gathered = shapes.map { shape in
+            shape.cycles.map { cycle in
+                for (object, name) in zip(cycle.objects, cycle.typeNames) {
+                    names[CompactGraph.NodeID(object.rawValue)] = name
+                }
+                return Found(
+                    steps: cycle.loop,
+                    cycle: CycleGroup.Cycle(
+                        addresses: cycle.addresses, bytes: cycle.bytes,
+                        retainedBytes: cycle.retainedBytes,
+                        members: zip(cycle.addresses, cycle.typeNames).map {
+                            CycleGroup.Member(
+                                typeName: $1, site: HeapCensus.creationSite(ofObjectAt: $0),
+                                madeAt: nil)
+                        }))
+            }
         }
         let isAccepted = gathered.map { found in
             found[0].steps.contains { step in

@@ -1,6 +1,7 @@
 import HeapCensus
 import LeakTracking
 import ObjectGraph
+import RetainGraphUtilities
 
 /// The strong reference cycles of a heap that are leaked for certain: nothing can reach them any
 /// more, and nothing outside the heap holds them. Grouped by shape and by the lines that made
@@ -117,11 +118,7 @@ public struct LeakedCycles: Sendable {
         func timed<T>(_ body: () -> T) -> (T, Double) {
             let start = ContinuousClock.now
             let value = body()
-            let elapsed = ContinuousClock.now - start
-            return (
-                value,
-                Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            )
+            return (value, (ContinuousClock.now - start).seconds)
         }
         // Each reading lives in a function of its own, so that the first snapshot is freed
         // before the second is taken (and given back to the system when asked): the peak RSS

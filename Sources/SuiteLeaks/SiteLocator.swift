@@ -1,4 +1,5 @@
 import HeapCensus
+import LeakTracking
 import RetainGraphUtilities
 import StackTraces
 
@@ -103,9 +104,7 @@ struct SiteLocator {
 
     /// `File.swift:42` for a frame with a line; its function, or its address, otherwise.
     static func location(of frame: StackFrame) -> String {
-        if let file = frame.file, let line = frame.line, line > 0 {
-            return "\(file.split(separator: "/").last.map(String.init) ?? file):\(line)"
-        }
-        return frame.function ?? "0x" + String(frame.address, radix: 16)
+        CreationTrace.site(file: frame.file, line: frame.line) ?? frame.function
+            ?? "0x" + String(frame.address, radix: 16)
     }
 }

@@ -19,7 +19,15 @@ struct InsideOutsideTests {
 
         let owners = inside.objects(ofType: "InsideOutside.Owner")
         #expect(owners.count == 7)
-        #expect(outside.objects(ofType: "InsideOutside.Owner").count == owners.count)
+        let insideAddresses = Set(owners.map { inside[$0].address })
+        let extra = outside.objects(ofType: "InsideOutside.Owner")
+            .filter { !insideAddresses.contains(outside[$0].address) }
+            .map {
+                "\(outside[$0].address): \(outside.retentionPath(to: $0)?.description ?? "no path"), size \(outside.size(of: $0)), refs \(outside.references(from: $0).count)"
+            }
+        #expect(
+            outside.objects(ofType: "InsideOutside.Owner").count == owners.count,
+            "the attach's owners the census lacks: \(extra)")
         for owner in owners {
             let address = inside[owner].address
             let other = try #require(outside.object(at: address), "the attach misses \(owner)")

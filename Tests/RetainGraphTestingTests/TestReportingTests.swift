@@ -11,6 +11,8 @@ struct TestReportingTests {
         let xunit: String
         let events: [[String: Any]]
         let attachments: URL
+        /// How the child ended and the end of what it printed, for a failure's message.
+        let ending: String
     }
 
     /// The line of the planted `expectDeallocation` call (the line after its marker comment),
@@ -53,16 +55,26 @@ struct TestReportingTests {
         var environment = ProcessInfo.processInfo.environment
         environment[variable] = "1"
         process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let outputFile = directory.appendingPathComponent("output.txt")
+        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        let output = try FileHandle(forWritingTo: outputFile)
+        defer { try? output.close() }
+        process.standardOutput = output
+        process.standardError = output
         try process.run()
         // A generous deadline: the child runs one test (a 20 ms grace, or a growth check of
         // 10 repetitions), in 0.5 s on a quiet machine, but it starts a 60 MB debug bundle while
         // the whole suite loads both cores: a CI rehearsal's child was still running at 120 s.
         let deadline = Date().addingTimeInterval(240)
         while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { process.terminate() }
+        let timedOut = process.isRunning
+        if timedOut { process.terminate() }
         process.waitUntilExit()
+        let printed = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+        let ending =
+            "\(timedOut ? "stopped at the deadline, " : "")status \(process.terminationStatus) "
+            + "(\(process.terminationReason == .uncaughtSignal ? "signal" : "exit")); "
+            + "its output ends: \(printed.suffix(3_000))"
         let lines = try String(contentsOf: events, encoding: .utf8).split(separator: "\n")
         let decoded = lines.compactMap { line in
             try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
@@ -74,7 +86,7 @@ struct TestReportingTests {
         return ChildRun(
             status: process.terminationStatus,
             xunit: try String(contentsOf: xunit, encoding: .utf8), events: decoded,
-            attachments: kept)
+            attachments: kept, ending: ending)
     }
 
     /// The payloads of the events of `kind` (`issueRecorded`, `valueAttached`).

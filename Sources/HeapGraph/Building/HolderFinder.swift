@@ -20,10 +20,11 @@ import RuntimeLayouts
 /// holders before thread stacks and unattributed references).
 ///
 /// A global's words are read without a layout. For an object that names its own holder (a
-/// `Task`, a block libdispatch keeps, a `Foundation.Timer`, a `Foundation.Thread`), such a word
-/// neither explains a retain count nor outranks that holder: a stale word, or a word of a C
-/// library's data named after the nearest symbol, would otherwise hide what really keeps the
-/// object (the runtime, libdispatch, a run loop, a running thread).
+/// `Task`, a block libdispatch keeps, a `Foundation.Timer`, a `Foundation.Thread`), such a
+/// word, or a word of a task's memory, neither explains a retain count nor outranks that
+/// holder: a stale word, or a word of a C library's data named after the nearest symbol, would
+/// otherwise hide what really keeps the object (the runtime, libdispatch, a run loop, a
+/// running thread).
 struct HolderFinder {
     /// Per object: strong references found neither in the heap nor in a global.
     private(set) var outside: [UInt32]
@@ -47,8 +48,21 @@ struct HolderFinder {
         strongIn = [UInt32](repeating: 0, count: count)
         outside = [UInt32](repeating: 0, count: count)
         threadNames = roots.threadNames
+        func namesOwnHolder(_ object: Int) -> Bool {
+            switch objectKinds[object] {
+            case .task, .block: return true
+            default:
+                let type = Int(typeIndex[object])
+                return type >= 0 && type < layouts.count
+                    && (layouts[type].isTimer || layouts[type].isThread)
+            }
+        }
         for edge in edges.targets.indices where CompactGraph.isRetaining(edges.flags[edge]) {
-            strongIn[Int(edges.targets[edge])] &+= 1
+            let target = Int(edges.targets[edge])
+            // A word of a task's memory (maybe stale) does not explain the count of an object
+            // that names its own holder either.
+            if CompactGraph.isLastResort(edges.flags[edge]), namesOwnHolder(target) { continue }
+            strongIn[target] &+= 1
         }
         guard var lowest = addresses.first else { return }
         var highest = lowest
@@ -72,15 +86,7 @@ struct HolderFinder {
                 variables.append(variable.start)
                 variableNames[variable.start] = variable.name
             }
-            let type = Int(typeIndex[Int(object)])
-            let namesOwnHolder: Bool
-            switch objectKinds[Int(object)] {
-            case .task, .block: namesOwnHolder = true
-            default:
-                namesOwnHolder =
-                    type >= 0 && type < layouts.count
-                    && (layouts[type].isTimer || layouts[type].isThread)
-            }
+            let namesOwnHolder = namesOwnHolder(Int(object))
             globals.append((object, variable.start, namesOwnHolder))
             if !namesOwnHolder { strongIn[Int(object)] &+= 1 }
         }

@@ -3,19 +3,6 @@ import Foundation
 import RetainGraph
 
 extension DispatchTimer {
-    /// Holds a target weakly for a `@Sendable` action; the caller vouches for using the target
-    /// on the timer's queue.
-    final class WeakTarget<Target: AnyObject>: @unchecked Sendable {
-        weak var value: Target?
-        init(_ value: Target) { self.value = value }
-    }
-
-    /// Holds a target strongly for a `@Sendable` action until the timer is invalidated.
-    final class StrongTarget<Target: AnyObject>: @unchecked Sendable {
-        let value: Target
-        init(_ value: Target) { self.value = value }
-    }
-
     /// Creates an unscheduled timer that runs a closure on `queue`.
     ///
     /// The graph records the timer but no closure node (one that holds nothing would lie on
@@ -48,8 +35,7 @@ extension DispatchTimer {
     ) throws {
         try self.init(
             interval: interval, tolerance: tolerance, repeats: repeats, queue: queue,
-            label: label, graph: graph, stopsWhenTargetDies: false,
-            action: .always(handler))
+            label: label, graph: graph, binding: .closure(handler, capturing: nil, as: .strong))
     }
 
     /// Creates an unscheduled timer that runs a closure and declares what the closure
@@ -83,9 +69,7 @@ extension DispatchTimer {
     ) throws {
         try self.init(
             interval: interval, tolerance: tolerance, repeats: repeats, queue: queue,
-            label: label, graph: graph, stopsWhenTargetDies: false,
-            action: .always(handler))
-        tracker?.recordClosure(capturing: owner, ownership: kind, name: "self")
+            label: label, graph: graph, binding: .closure(handler, capturing: owner, as: kind))
     }
 
     /// Creates an unscheduled timer that calls `action` with a target it does **not** retain
@@ -115,16 +99,9 @@ extension DispatchTimer {
         graph: borrowing LiveGraph = .shared,
         action: @escaping @Sendable (Target, DispatchTimer) -> Void
     ) throws {
-        let box = WeakTarget(target)
         try self.init(
             interval: interval, tolerance: tolerance, repeats: repeats, queue: queue,
-            label: label, graph: graph, stopsWhenTargetDies: true,
-            action: .reporting { timer in
-                guard let target = box.value else { return false }
-                action(target, timer)
-                return true
-            })
-        tracker?.recordTarget(target, ownership: .weak, role: .target)
+            label: label, graph: graph, binding: .weak(target, action))
     }
 
     /// Creates an unscheduled timer that retains `target` until it is invalidated and calls
@@ -147,11 +124,8 @@ extension DispatchTimer {
         graph: borrowing LiveGraph = .shared,
         action: @escaping @Sendable (Target, DispatchTimer) -> Void
     ) throws {
-        let box = StrongTarget(target)
         try self.init(
             interval: interval, tolerance: tolerance, repeats: repeats, queue: queue,
-            label: label, graph: graph, stopsWhenTargetDies: false,
-            action: .always { timer in action(box.value, timer) })
-        tracker?.recordTarget(target, ownership: .strong, role: .target)
+            label: label, graph: graph, binding: .strong(target, action))
     }
 }

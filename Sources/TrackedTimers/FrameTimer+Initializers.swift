@@ -28,10 +28,7 @@ extension FrameTimer {
     ) throws(TimerError) {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
-            clock: clock, label: label, graph: graph, stopsWhenTargetDies: false,
-            action: .always { timer in action(target, timer) }
-        )
-        tracker?.recordTarget(target, ownership: .strong, role: .target)
+            clock: clock, label: label, graph: graph, binding: .strong(target, action))
     }
 
     /// Creates a frame timer that holds `target` **weakly** and invalidates itself at the first
@@ -54,14 +51,7 @@ extension FrameTimer {
     ) throws(TimerError) {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
-            clock: clock, label: label, graph: graph, stopsWhenTargetDies: true,
-            action: .reporting { [weak weakTarget] timer in
-                guard let target = weakTarget else { return false }
-                action(target, timer)
-                return true
-            }
-        )
-        tracker?.recordTarget(weakTarget, ownership: .weak, role: .target)
+            clock: clock, label: label, graph: graph, binding: .weak(weakTarget, action))
     }
 
     /// Creates a frame timer whose target is a ``WeakProxy`` (held strongly) forwarding each
@@ -85,10 +75,7 @@ extension FrameTimer {
     ) throws(TimerError) {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
-            clock: clock, label: label, graph: graph, stopsWhenTargetDies: false,
-            action: .reporting { timer in proxy.forward { target in action(target, timer) } }
-        )
-        tracker?.recordTarget(proxy, ownership: .strong, role: .target)
+            clock: clock, label: label, graph: graph, binding: .proxy(proxy, action))
     }
 
     /// Creates a frame timer that runs a closure, optionally declaring what it captures
@@ -112,9 +99,7 @@ extension FrameTimer {
     ) throws(TimerError) {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
-            clock: clock, label: label, graph: graph, stopsWhenTargetDies: false,
-            action: .always(action)
-        )
-        tracker?.recordClosure(capturing: captured, ownership: kind, name: "self")
+            clock: clock, label: label, graph: graph,
+            binding: .closure(action, capturing: captured, as: kind))
     }
 }

@@ -30,10 +30,7 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false,
-            action: .always { timer in action(target, timer) }
-        )
-        tracker?.recordTarget(target, ownership: .strong, role: .target)
+            binding: .strong(target, action))
     }
 
     /// Creates an unscheduled timer that holds `target` **weakly** and invalidates itself at
@@ -56,14 +53,7 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: true,
-            action: .reporting { [weak weakTarget] timer in
-                guard let target = weakTarget else { return false }
-                action(target, timer)
-                return true
-            }
-        )
-        tracker?.recordTarget(weakTarget, ownership: .weak, role: .target)
+            binding: .weak(weakTarget, action))
     }
 
     /// Creates an unscheduled timer that holds `target` strongly and whose action reports
@@ -98,10 +88,9 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false,
-            action: .reporting { timer in forward(target, timer) }
-        )
-        tracker?.recordTarget(target, ownership: .strong, role: .target)
+            binding: TimerBinding(
+                action: .reporting { timer in forward(target, timer) },
+                edge: .target(target, .strong)))
     }
 
     /// Creates an unscheduled timer whose target is a ``WeakProxy`` (held strongly) that
@@ -126,10 +115,7 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false,
-            action: .reporting { timer in proxy.forward { target in action(target, timer) } }
-        )
-        tracker?.recordTarget(proxy, ownership: .strong, role: .target)
+            binding: .proxy(proxy, action))
     }
 
     /// Creates an unscheduled timer that runs a closure, like `Timer(timeInterval:repeats:block:)`.
@@ -163,10 +149,7 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false,
-            action: .always(action)
-        )
-        tracker?.recordClosure(capturing: captured, ownership: kind, name: captureName)
+            binding: .closure(action, capturing: copy captured, as: kind, name: copy captureName))
     }
 
     /// Creates an unscheduled timer whose target is a **type**, with the closure as its
@@ -202,12 +185,9 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false,
-            action: .always { timer in action(typeTarget, timer) }
-        )
-        tracker?.recordTarget(
-            root: .immortalType(name: String(reflecting: typeTarget)), ownership: .strong,
-            role: .target)
+            binding: TimerBinding(
+                action: .always { timer in action(typeTarget, timer) },
+                edge: .root(.immortalType(name: String(reflecting: typeTarget)))))
         tracker?.recordClosure(capturing: captured, ownership: kind, name: "self")
     }
 }

@@ -52,9 +52,6 @@ extension GraphSnapshot {
         var placedRows: PlacedRows?
         /// The identity index, when the nodes were numbered before the references were placed.
         var nodeIndex: NodeIndex?
-        /// Type numbers by type, for nodes named from their metatype, and the last type met.
-        var typeNumbers: [ObjectIdentifier: UInt32] = [:]
-        var lastType: (type: ObjectIdentifier, number: UInt32)?
         /// The whole heap a discoverer read for this check, if one did (the heap census): the
         /// check's reports say from it what each leaked object retains. It is not part of the
         /// snapshot built.
@@ -178,40 +175,15 @@ extension GraphSnapshot {
 }
 
 extension GraphSnapshot.Builder {
-    /// The interned number of the type name of `type`, computed once per type.
-    mutating func typeNumber(of type: Any.Type?) -> UInt32 {
-        guard let type else { return builder.intern("?") }
-        let key = ObjectIdentifier(type)
-        if let lastType, lastType.type == key { return lastType.number }
-        let number: UInt32
-        if let known = typeNumbers[key] {
-            number = known
-        } else {
-            number = builder.intern(TypeNameCache.name(of: type))
-            typeNumbers[key] = number
-        }
-        lastType = (key, number)
-        return number
-    }
-
     mutating func addNode(
         id: ObjectID, kind: NodeKind, typeNumber: UInt32, label: String?, address: UInt?,
         size: Int = 0, trace: StackTrace?, timer: TimerInfo?, note: String? = nil
     ) {
         let position = ids.count
         ids.append(id)
-        let compactKind: CompactGraph.NodeKind
-        switch kind {
-        case .object: compactKind = .object
-        case .timer: compactKind = .timer
-        case .proxy: compactKind = .proxy
-        case .closure: compactKind = .closure
-        case .root(let rootKind):
-            compactKind = .root
-            rootKinds.append((position, rootKind))
-        }
+        if case .root(let rootKind) = kind { rootKinds.append((position, rootKind)) }
         builder.addNode(
-            kind: compactKind, typeNameNumber: typeNumber,
+            kind: kind.compactKind, typeNameNumber: typeNumber,
             labelNumber: label.map { builder.intern($0) } ?? 0, address: address ?? 0,
             key: id.rawValue, size: size)
         if let trace { traces.append((position, trace)) }

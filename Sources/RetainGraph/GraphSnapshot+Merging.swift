@@ -28,15 +28,7 @@ extension GraphSnapshot.Builder {
         for (position, timer) in additions.timers { timerOf[position] = timer }
         let other = additions.builder
         for position in additions.ids.indices {
-            let position = position
-            let kind: NodeKind
-            switch other.kinds[position] {
-            case .root: kind = .root(rootKindOf[position] ?? .process)
-            case .timer: kind = .timer
-            case .proxy: kind = .proxy
-            case .closure: kind = .closure
-            case .object, .box, .storage: kind = .object
-            }
+            let kind = NodeKind(other.kinds[position]) { rootKindOf[position] ?? .process }
             let label = other.labels[position]
             addNode(
                 id: additions.ids[position], kind: kind,

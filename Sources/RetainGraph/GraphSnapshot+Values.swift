@@ -3,14 +3,8 @@ extension GraphSnapshot {
     ///
     /// - Complexity: O(1) (two hash lookups in the sparse tables).
     func node(at node: UInt32) -> Node {
-        let kind: NodeKind
-        switch graph.kind(of: node) {
-        case .object, .box, .storage: kind = .object
-        case .timer: kind = .timer
-        case .proxy: kind = .proxy
-        case .closure: kind = .closure
-        case .root:
-            kind = .root(graph.rootKind(of: node) ?? .custom(name: "root"))
+        let kind = NodeKind(graph.kind(of: node)) {
+            graph.rootKind(of: node) ?? .custom(name: "root")
         }
         return Node(
             id: id(at: node), typeName: graph.typeName(of: node), label: graph.label(of: node),

@@ -45,7 +45,7 @@ extension GraphStorage {
             let slot = slots[index]
             var role = roleNumbers[Int(slot.role)]
             if role == .max {
-                role = parts.builder.intern(tables.roles[Int(slot.role)])
+                role = parts.builder.intern(tables.roles[slot.role])
                 roleNumbers[Int(slot.role)] = role
             }
             if slot.meta & Slot.hasTrace != 0 {

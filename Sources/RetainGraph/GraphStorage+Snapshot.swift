@@ -142,7 +142,9 @@ extension GraphStorage {
     ///
     /// - Parameter numbers: Each node slot's number in the snapshot (`UInt32.max` for none).
     private func placeReferences(into parts: inout GraphSnapshot.Builder, numbers: [UInt32]) {
-        let roleNumbers = tables.roles.map { parts.builder.intern($0) }
+        let roleNumbers = (0..<UInt32(tables.roles.count)).map {
+            parts.builder.intern(tables.roles[$0])
+        }
         let nodeCount = parts.ids.count
         var outStart = [UInt32](repeating: 0, count: nodeCount + 1)
         var strongEnd = [UInt32](repeating: 0, count: nodeCount)

@@ -27,9 +27,7 @@ extension GraphSnapshot {
         var ids: [ObjectID] = []
         /// Sparse per-node data, by the order added.
         var rootKinds: [(position: Int, kind: RootKind)] = []
-        var traces: [(position: Int, trace: StackTrace)] = []
-        var timers: [(position: Int, timer: TimerInfo)] = []
-        var notes: [(position: Int, note: String)] = []
+        var extras: [Int: NodeExtras] = [:]
         /// Reference ends by identity (resolved when built).
         var froms: [ObjectID] = []
         var tos: [ObjectID] = []
@@ -186,9 +184,9 @@ extension GraphSnapshot.Builder {
             kind: kind.compactKind, typeNameNumber: typeNumber,
             labelNumber: label.map { builder.intern($0) } ?? 0, address: address ?? 0,
             key: id.rawValue, size: size)
-        if let trace { traces.append((position, trace)) }
-        if let timer { timers.append((position, timer)) }
-        if let note { notes.append((position, note)) }
+        if trace != nil || timer != nil || note != nil {
+            extras[position] = NodeExtras(trace: trace, timer: timer, note: note)
+        }
     }
 
     mutating func addReference(
@@ -221,9 +219,8 @@ extension GraphSnapshot.Builder {
         builder.sizes = graph.sizes
         ids = graph.keys.map(ObjectID.init(rawValue:))
         rootKinds = graph.roots.map { (Int($0.node), $0.kind) }
-        traces = snapshot.nodeTraces.map { (Int($0.key), $0.value) }
-        timers = snapshot.nodeTimers.map { (Int($0.key), $0.value) }
-        notes = snapshot.nodeNotes.map { (Int($0.key), $0.value) }
+        extras = Dictionary(
+            uniqueKeysWithValues: snapshot.nodeExtras.map { (Int($0.key), $0.value) })
         placedRows = PlacedRows(
             outStart: graph.outStart, strongOutEnd: graph.strongOutEnd, targets: graph.targets,
             flags: graph.edgeFlags, roles: graph.edgeRoles)

@@ -27,9 +27,7 @@ extension GraphSnapshot.Builder {
             let provisional = hasDuplicates ? UInt32(numberOf[position]) : UInt32(position)
             nodeBuilder.addRoot(provisional, kind: kind)
         }
-        let (nodeTraces, nodeTimers, nodeNotes) = sparseNodeData {
-            numberOf[$0] >= 0 ? UInt32(numberOf[$0]) : nil
-        }
+        let nodeExtras = numberedExtras { numberOf[$0] >= 0 ? UInt32(numberOf[$0]) : nil }
         // Ends by provisional number; `UInt32.max` (dropped by the builder) when unknown.
         func provisional(_ id: ObjectID) -> UInt32 {
             guard let number = index.position(of: id) else { return .max }
@@ -82,9 +80,8 @@ extension GraphSnapshot.Builder {
             tracesByEdge[edgeOfInput[input]] = trace
         }
         return GraphSnapshot(
-            graph: tagged.droppingEdgeTags(), nodeIndex: index, nodeTraces: nodeTraces,
-            nodeTimers: nodeTimers, nodeNotes: nodeNotes, referenceIDs: identities,
-            referenceTraces: tracesByEdge)
+            graph: tagged.droppingEdgeTags(), nodeIndex: index, nodeExtras: nodeExtras,
+            referenceIDs: identities, referenceTraces: tracesByEdge)
     }
 
     /// Finishes parts whose nodes are numbered in identity order and whose references are
@@ -97,7 +94,6 @@ extension GraphSnapshot.Builder {
             rootKind[UInt32(number)] = kind
         }
         let sortedRoots = rootKind.keys.sorted()
-        let (nodeTraces, nodeTimers, nodeNotes) = sparseNodeData { UInt32($0) }
         let graph = CompactGraph(
             kinds: builder.kinds, typeNames: builder.typeNames, labels: builder.labels,
             addresses: builder.addresses, keys: builder.keys, sizes: builder.sizes,
@@ -106,8 +102,8 @@ extension GraphSnapshot.Builder {
             strongOutEnd: rows.strongOutEnd, targets: rows.targets, edgeFlags: rows.flags,
             edgeRoles: rows.roles, edgeTags: [], strings: builder.strings, roles: builder.roles)
         return GraphSnapshot(
-            graph: graph, nodeIndex: nodeIndex, nodeTraces: nodeTraces, nodeTimers: nodeTimers,
-            nodeNotes: nodeNotes, referenceIDs: referenceIDs, referenceTraces: referenceTraces)
+            graph: graph, nodeIndex: nodeIndex, nodeExtras: numberedExtras { UInt32($0) },
+            referenceIDs: referenceIDs, referenceTraces: referenceTraces)
     }
 }
 
@@ -115,21 +111,12 @@ extension GraphSnapshot.Builder {
     /// The traces, timers and notes collected, keyed by node number.
     ///
     /// - Parameter number: The number of the node added at a position, `nil` for a node dropped.
-    func sparseNodeData(_ number: (Int) -> UInt32?) -> (
-        traces: [UInt32: StackTrace], timers: [UInt32: TimerInfo], notes: [UInt32: String]
-    ) {
-        func keyed<Value>(_ entries: [(position: Int, value: Value)]) -> [UInt32: Value] {
-            var result: [UInt32: Value] = [:]
-            for (position, value) in entries {
-                if let node = number(position) { result[node] = value }
-            }
-            return result
+    func numberedExtras(_ number: (Int) -> UInt32?) -> [UInt32: NodeExtras] {
+        var result: [UInt32: NodeExtras] = [:]
+        for (position, value) in extras {
+            if let node = number(position) { result[node] = value }
         }
-        return (
-            keyed(traces.map { ($0.position, $0.trace) }),
-            keyed(timers.map { ($0.position, $0.timer) }),
-            keyed(notes.map { ($0.position, $0.note) })
-        )
+        return result
     }
 
     /// Numbers the nodes collected so far in identity order, moving their columns and sparse
@@ -156,9 +143,7 @@ extension GraphSnapshot.Builder {
         builder.keys = moved(builder.keys)
         if !builder.sizes.isEmpty { builder.sizes = moved(builder.sizes) }
         rootKinds = rootKinds.map { (Int(numberOf[$0.position]), $0.kind) }
-        traces = traces.map { (Int(numberOf[$0.position]), $0.trace) }
-        timers = timers.map { (Int(numberOf[$0.position]), $0.timer) }
-        notes = notes.map { (Int(numberOf[$0.position]), $0.note) }
+        extras = Dictionary(uniqueKeysWithValues: extras.map { (Int(numberOf[$0.key]), $0.value) })
         return numberOf
     }
 }

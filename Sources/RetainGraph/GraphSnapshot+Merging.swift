@@ -22,10 +22,6 @@ extension GraphSnapshot.Builder {
         }
         var rootKindOf: [Int: RootKind] = [:]
         for (position, kind) in additions.rootKinds { rootKindOf[position] = kind }
-        var traceOf: [Int: StackTrace] = [:]
-        for (position, trace) in additions.traces { traceOf[position] = trace }
-        var timerOf: [Int: TimerInfo] = [:]
-        for (position, timer) in additions.timers { timerOf[position] = timer }
         let other = additions.builder
         for position in additions.ids.indices {
             let kind = NodeKind(other.kinds[position]) { rootKindOf[position] ?? .process }
@@ -36,7 +32,7 @@ extension GraphSnapshot.Builder {
                 label: label == 0 ? nil : other.strings[label],
                 address: other.addresses[position] == 0 ? nil : other.addresses[position],
                 size: other.sizes.isEmpty ? 0 : Int(other.sizes[position]),
-                trace: traceOf[position], timer: timerOf[position])
+                trace: additions.extras[position]?.trace, timer: additions.extras[position]?.timer)
         }
         fillMissingTraces()
         // References already present, by ends, ownership and role.
@@ -71,17 +67,16 @@ extension GraphSnapshot.Builder {
     ///
     /// - Complexity: O(*n*) for *n* nodes.
     private mutating func fillMissingTraces() {
-        guard !traces.isEmpty else { return }
-        var traced = Set(traces.map(\.position))
+        guard !extras.isEmpty else { return }
         var keptPosition: [ObjectID: Int] = [:]
         for (position, id) in ids.enumerated() where keptPosition[id] == nil {
             keptPosition[id] = position
         }
-        for (position, trace) in traces {
-            guard let kept = keptPosition[ids[position]], kept != position,
-                traced.insert(kept).inserted
+        for position in ids.indices {
+            guard let trace = extras[position]?.trace, let kept = keptPosition[ids[position]],
+                kept != position, extras[kept]?.trace == nil
             else { continue }
-            traces.append((kept, trace))
+            extras[kept, default: NodeExtras()].trace = trace
         }
     }
 

@@ -6,11 +6,11 @@ extension GraphSnapshot {
         let kind = NodeKind(graph.kind(of: node)) {
             graph.rootKind(of: node) ?? .custom(name: "root")
         }
+        let extras = nodeExtras[node]
         return Node(
             id: id(at: node), typeName: graph.typeName(of: node), label: graph.label(of: node),
             kind: kind, address: graph.address(of: node), size: graph.size(of: node),
-            creationTrace: nodeTraces[node],
-            timer: nodeTimers[node], note: nodeNotes[node])
+            creationTrace: extras?.trace, timer: extras?.timer, note: extras?.note)
     }
 
     /// The ``Reference`` of edge `edge`, held by node number `holder`.

@@ -33,10 +33,10 @@ extension GraphStorage {
                 parts.builder.labels[position] = parts.builder.intern(label)
             }
             if info & NodeSlot.hasTrace != 0, let trace = traces[row] {
-                parts.traces.append((position, trace))
+                parts.extras[position, default: NodeExtras()].trace = trace
             }
             if info & NodeSlot.hasTimer != 0, let timer = timers[row] {
-                parts.timers.append((position, timer))
+                parts.extras[position, default: NodeExtras()].timer = timer
             }
         }
         // Builder role numbers of the roles met, interned on first use.

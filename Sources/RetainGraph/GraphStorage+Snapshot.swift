@@ -20,10 +20,10 @@ extension GraphStorage {
             parts.builder.labels[Int(positions[Int(slot)])] = parts.builder.intern(label)
         }
         for (slot, trace) in traces where positions[Int(slot)] != .max {
-            parts.traces.append((Int(positions[Int(slot)]), trace))
+            parts.extras[Int(positions[Int(slot)]), default: NodeExtras()].trace = trace
         }
         for (slot, timer) in timers where positions[Int(slot)] != .max {
-            parts.timers.append((Int(positions[Int(slot)]), timer))
+            parts.extras[Int(positions[Int(slot)]), default: NodeExtras()].timer = timer
         }
         if let numberOf = parts.numberNodesByIdentity() {
             for slot in positions.indices where positions[slot] != .max {
@@ -133,7 +133,7 @@ extension GraphStorage {
         guard case .root(let rootKind) = tables.kinds[Int(kind)] else { return }
         parts.rootKinds.append((position, rootKind))
         if !notes.isEmpty, address != 0, let note = notes[UInt(address)] {
-            parts.notes.append((position, note))
+            parts.extras[position, default: NodeExtras()].note = note
         }
     }
 

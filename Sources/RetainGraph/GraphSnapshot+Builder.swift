@@ -23,8 +23,6 @@ extension GraphSnapshot {
     public struct Builder {
         /// Nodes (in the order added) and edges, by provisional number.
         var builder: CompactGraph.Builder
-        /// Node identities, in the order added.
-        var ids: [ObjectID] = []
         /// Sparse per-node data, by the order added.
         var rootKinds: [(position: Int, kind: RootKind)] = []
         var extras: [Int: NodeExtras] = [:]
@@ -74,7 +72,6 @@ extension GraphSnapshot {
         public init(expectedNodes: Int = 0, expectedReferences: Int = 0) {
             builder = CompactGraph.Builder(
                 expectedNodes: expectedNodes, expectedEdges: expectedReferences)
-            ids.reserveCapacity(expectedNodes)
             froms.reserveCapacity(expectedReferences)
             tos.reserveCapacity(expectedReferences)
             edgeFlags.reserveCapacity(expectedReferences)
@@ -83,10 +80,10 @@ extension GraphSnapshot {
         }
 
         /// Whether nothing was added.
-        public var isEmpty: Bool { ids.isEmpty && edgeFlags.isEmpty }
+        public var isEmpty: Bool { builder.nodeCount == 0 && edgeFlags.isEmpty }
 
         /// The number of nodes added (a node added twice counts twice; the first is kept).
-        public var nodeCount: Int { ids.count }
+        public var nodeCount: Int { builder.nodeCount }
         /// The number of references added.
         public var referenceCount: Int { edgeFlags.count }
 
@@ -96,6 +93,7 @@ extension GraphSnapshot {
         /// - Complexity: O(*n* + *r*).
         public var mentionedIDs: [ObjectID] {
             var seen = Set<ObjectID>()
+            let ids = builder.keys.map(ObjectID.init(rawValue:))
             return (ids + zip(froms, tos).flatMap { [$0, $1] }).filter { seen.insert($0).inserted }
         }
 
@@ -177,8 +175,7 @@ extension GraphSnapshot.Builder {
         id: ObjectID, kind: NodeKind, typeNumber: UInt32, label: String?, address: UInt?,
         size: Int = 0, trace: StackTrace?, timer: TimerInfo?, note: String? = nil
     ) {
-        let position = ids.count
-        ids.append(id)
+        let position = builder.nodeCount
         if case .root(let rootKind) = kind { rootKinds.append((position, rootKind)) }
         builder.addNode(
             kind: kind.compactKind, typeNameNumber: typeNumber,
@@ -217,7 +214,6 @@ extension GraphSnapshot.Builder {
         builder.addresses = graph.addresses
         builder.keys = graph.keys
         builder.sizes = graph.sizes
-        ids = graph.keys.map(ObjectID.init(rawValue:))
         rootKinds = graph.roots.map { (Int($0.node), $0.kind) }
         extras = Dictionary(
             uniqueKeysWithValues: snapshot.nodeExtras.map { (Int($0.key), $0.value) })

@@ -7,12 +7,12 @@ extension GraphSnapshot.Builder {
     ///   otherwise.
     consuming func finish() -> GraphSnapshot {
         if let placedRows, let nodeIndex { return finishPlaced(placedRows, nodeIndex: nodeIndex) }
-        let (index, order) = NodeIndex.build(ids: ids)
+        let (index, order) = NodeIndex.build(keys: builder.keys)
         // Node number (identity rank) of each node as added; -1 for a dropped duplicate.
-        var numberOf = [Int32](repeating: -1, count: ids.count)
+        var numberOf = [Int32](repeating: -1, count: builder.nodeCount)
         for (number, position) in order.enumerated() { numberOf[position] = Int32(number) }
         var nodeBuilder = builder
-        let hasDuplicates = order.count != ids.count
+        let hasDuplicates = order.count != builder.nodeCount
         if hasDuplicates {
             // Re-add the kept nodes in identity order (synthetic graphs, and discoveries that
             // name nodes the live graph has).
@@ -126,16 +126,15 @@ extension GraphSnapshot.Builder {
     /// - Returns: For each node as added, its number; `nil` when the nodes were in identity
     ///   order already (every number is the position).
     mutating func numberNodesByIdentity() -> [UInt32]? {
-        let (index, order) = NodeIndex.build(ids: ids)
+        let (index, order) = NodeIndex.build(keys: builder.keys)
         nodeIndex = index
         let isInOrder = order.withUnsafeBufferPointer { order in
             order.indices.allSatisfy { order[$0] == $0 }
         }
         if isInOrder { return nil }
-        var numberOf = [UInt32](repeating: 0, count: ids.count)
+        var numberOf = [UInt32](repeating: 0, count: builder.nodeCount)
         for (number, position) in order.enumerated() { numberOf[position] = UInt32(number) }
         func moved<Value>(_ values: [Value]) -> [Value] { order.map { values[$0] } }
-        ids = moved(ids)
         builder.kinds = moved(builder.kinds)
         builder.typeNames = moved(builder.typeNames)
         builder.labels = moved(builder.labels)

@@ -23,11 +23,11 @@ extension GraphSnapshot.Builder {
         var rootKindOf: [Int: RootKind] = [:]
         for (position, kind) in additions.rootKinds { rootKindOf[position] = kind }
         let other = additions.builder
-        for position in additions.ids.indices {
+        for position in 0..<other.nodeCount {
             let kind = NodeKind(other.kinds[position]) { rootKindOf[position] ?? .process }
             let label = other.labels[position]
             addNode(
-                id: additions.ids[position], kind: kind,
+                id: ObjectID(rawValue: other.keys[position]), kind: kind,
                 typeNumber: typeNumber[Int(other.typeNames[position])],
                 label: label == 0 ? nil : other.strings[label],
                 address: other.addresses[position] == 0 ? nil : other.addresses[position],
@@ -68,6 +68,7 @@ extension GraphSnapshot.Builder {
     /// - Complexity: O(*n*) for *n* nodes.
     private mutating func fillMissingTraces() {
         guard !extras.isEmpty else { return }
+        let ids = builder.keys.map(ObjectID.init(rawValue:))
         var keptPosition: [ObjectID: Int] = [:]
         for (position, id) in ids.enumerated() where keptPosition[id] == nil {
             keptPosition[id] = position
@@ -98,8 +99,8 @@ extension GraphSnapshot.Builder {
             nodeIndex = nil
         }
         guard froms.isEmpty, !sourcePositions.isEmpty else { return }
-        froms = sourcePositions.map { ids[Int($0)] }
-        tos = targetPositions.map { ids[Int($0)] }
+        froms = sourcePositions.map { ObjectID(rawValue: builder.keys[Int($0)]) }
+        tos = targetPositions.map { ObjectID(rawValue: builder.keys[Int($0)]) }
         sourcePositions = []
         targetPositions = []
     }

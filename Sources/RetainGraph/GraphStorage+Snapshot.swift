@@ -72,53 +72,47 @@ extension GraphStorage {
     ) {
         // Builder string numbers of the graph's types, filled as they are met.
         var typeStrings = [UInt32](repeating: .max, count: tables.types.count)
-        var ids = [ObjectID](repeating: .disabled, count: count)
         var kinds = [CompactGraph.NodeKind](repeating: .object, count: count)
         var types = [UInt32](repeating: 0, count: count)
         var addresses = [UInt](repeating: 0, count: count)
         var keys = [UInt64](repeating: 0, count: count)
         var position = 0
-        ids.withUnsafeMutableBufferPointer { ids in
-            kinds.withUnsafeMutableBufferPointer { kinds in
-                types.withUnsafeMutableBufferPointer { types in
-                    addresses.withUnsafeMutableBufferPointer { addresses in
-                        keys.withUnsafeMutableBufferPointer { keys in
-                            forEachNode { node in
-                                guard position < count else { return }
-                                var type = typeStrings[Int(node.type)]
-                                if type == .max {
-                                    type = parts.builder.intern(tables.typeName(node.type))
-                                    typeStrings[Int(node.type)] = type
-                                }
-                                ids[position] = ObjectID(rawValue: node.id)
-                                types[position] = type
-                                addresses[position] = UInt(node.address)
-                                keys[position] = node.id
-                                let kind = node.kind
-                                if kind < 4 {
-                                    kinds[position] =
-                                        CompactGraph.NodeKind(rawValue: UInt8(kind)) ?? .object
-                                } else {
-                                    kinds[position] = .root
-                                    addRoot(
-                                        kind, address: node.address, at: position, to: &parts,
-                                        notes: notes)
-                                }
-                                position += 1
+        kinds.withUnsafeMutableBufferPointer { kinds in
+            types.withUnsafeMutableBufferPointer { types in
+                addresses.withUnsafeMutableBufferPointer { addresses in
+                    keys.withUnsafeMutableBufferPointer { keys in
+                        forEachNode { node in
+                            guard position < count else { return }
+                            var type = typeStrings[Int(node.type)]
+                            if type == .max {
+                                type = parts.builder.intern(tables.typeName(node.type))
+                                typeStrings[Int(node.type)] = type
                             }
+                            types[position] = type
+                            addresses[position] = UInt(node.address)
+                            keys[position] = node.id
+                            let kind = node.kind
+                            if kind < 4 {
+                                kinds[position] =
+                                    CompactGraph.NodeKind(rawValue: UInt8(kind)) ?? .object
+                            } else {
+                                kinds[position] = .root
+                                addRoot(
+                                    kind, address: node.address, at: position, to: &parts,
+                                    notes: notes)
+                            }
+                            position += 1
                         }
                     }
                 }
             }
         }
         if position < count {  // not reached: `count` counts the nodes handed over
-            ids.removeLast(count - position)
             kinds.removeLast(count - position)
             types.removeLast(count - position)
             addresses.removeLast(count - position)
             keys.removeLast(count - position)
         }
-        parts.ids = ids
         parts.builder.kinds = kinds
         parts.builder.typeNames = types
         parts.builder.labels = [UInt32](repeating: 0, count: position)
@@ -145,7 +139,7 @@ extension GraphStorage {
         let roleNumbers = (0..<UInt32(tables.roles.count)).map {
             parts.builder.intern(tables.roles[$0])
         }
-        let nodeCount = parts.ids.count
+        let nodeCount = parts.builder.nodeCount
         var outStart = [UInt32](repeating: 0, count: nodeCount + 1)
         var strongEnd = [UInt32](repeating: 0, count: nodeCount)
         numbers.withUnsafeBufferPointer { numbers in

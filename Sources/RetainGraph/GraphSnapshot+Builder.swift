@@ -21,23 +21,17 @@ extension GraphSnapshot {
     /// Node and edge columns are appended with no value or string copied per node: type names,
     /// labels and roles are interned as they come.
     public struct Builder {
-        /// Nodes (in the order added) and edges, by provisional number.
+        /// Nodes (in the order added) and every reference's flags and role number; the ends of
+        /// references collected from the live graph's columns (by position of the node in the
+        /// order added, or placed in rows), the rows' targets.
         var builder: CompactGraph.Builder
         /// Sparse per-node data, by the order added.
         var rootKinds: [(position: Int, kind: RootKind)] = []
         var extras: [Int: NodeExtras] = [:]
-        /// Reference ends by identity (resolved when built).
+        /// Reference ends by identity (resolved when built); a builder uses either these or
+        /// `builder`'s, never both.
         var froms: [ObjectID] = []
         var tos: [ObjectID] = []
-        /// Reference ends by position of the node in the order added, for parts collected from
-        /// the live graph's columns (which know positions already); a builder uses either these
-        /// or `froms`/`tos`, never both.
-        var sourcePositions: [UInt32] = []
-        var targetPositions: [UInt32] = []
-        /// Each reference's flags, as the compact graph stores them.
-        var edgeFlags: [UInt8] = []
-        /// Each reference's role number in the builder's roles.
-        var edgeRoles: [UInt32] = []
         /// Each reference's identity (a slot of `noSlot` for none), by the order added, or by
         /// edge when ``placedRows`` is set.
         var referenceIDs: [ReferenceID] = []
@@ -53,15 +47,11 @@ extension GraphSnapshot {
         /// snapshot built.
         public var discoveredHeap: DiscoveredHeap?
 
-        /// Out-edge rows: for each node, its references, retaining ones first.
+        /// Out-edge rows: for each node, its references, retaining ones first (their targets,
+        /// flags and roles are `builder`'s, by edge).
         struct PlacedRows {
             let outStart: [UInt32]
             let strongOutEnd: [UInt32]
-            let targets: [UInt32]
-            /// The compact graph's edge flags.
-            let flags: [UInt8]
-            /// Role numbers in the builder's roles.
-            let roles: [UInt32]
         }
 
         /// Creates an empty builder.
@@ -74,18 +64,16 @@ extension GraphSnapshot {
                 expectedNodes: expectedNodes, expectedEdges: expectedReferences)
             froms.reserveCapacity(expectedReferences)
             tos.reserveCapacity(expectedReferences)
-            edgeFlags.reserveCapacity(expectedReferences)
-            edgeRoles.reserveCapacity(expectedReferences)
             referenceIDs.reserveCapacity(expectedReferences)
         }
 
         /// Whether nothing was added.
-        public var isEmpty: Bool { builder.nodeCount == 0 && edgeFlags.isEmpty }
+        public var isEmpty: Bool { builder.nodeCount == 0 && builder.edgeFlags.isEmpty }
 
         /// The number of nodes added (a node added twice counts twice; the first is kept).
         public var nodeCount: Int { builder.nodeCount }
         /// The number of references added.
-        public var referenceCount: Int { edgeFlags.count }
+        public var referenceCount: Int { builder.edgeFlags.count }
 
         /// The identities of the nodes added and of both ends of every reference added, each
         /// once, in the order first met.
@@ -193,8 +181,8 @@ extension GraphSnapshot.Builder {
         if let trace { referenceTraces[froms.count] = trace }
         froms.append(from)
         tos.append(to)
-        edgeFlags.append(flags)
-        edgeRoles.append(roleNumber)
+        builder.edgeFlags.append(flags)
+        builder.edgeRoles.append(roleNumber)
         referenceIDs.append(id ?? ReferenceID(slot: GraphStorage.noSlot, generation: 0))
     }
 }
@@ -217,9 +205,10 @@ extension GraphSnapshot.Builder {
         rootKinds = graph.roots.map { (Int($0.node), $0.kind) }
         extras = Dictionary(
             uniqueKeysWithValues: snapshot.nodeExtras.map { (Int($0.key), $0.value) })
-        placedRows = PlacedRows(
-            outStart: graph.outStart, strongOutEnd: graph.strongOutEnd, targets: graph.targets,
-            flags: graph.edgeFlags, roles: graph.edgeRoles)
+        builder.targets = graph.targets
+        builder.edgeFlags = graph.edgeFlags
+        builder.edgeRoles = graph.edgeRoles
+        placedRows = PlacedRows(outStart: graph.outStart, strongOutEnd: graph.strongOutEnd)
         nodeIndex = snapshot.nodeIndex
         referenceIDs = snapshot.referenceIDs
         referenceTraces = snapshot.referenceTraces
@@ -233,13 +222,14 @@ extension GraphSnapshot.Builder {
     /// - Complexity: O(*r*) for the *r* references added.
     public func references(from id: ObjectID) -> [Reference] {
         froms.indices.filter { froms[$0] == id }.map { index in
-            let flags = edgeFlags[index]
+            let flags = builder.edgeFlags[index]
             let origin: ReferenceOrigin =
                 flags & CompactGraph.foundInHeapFlag != 0
                 ? .heap : flags & CompactGraph.discoveredFlag != 0 ? .reflection : .declared
             return Reference(
                 from: froms[index], to: tos[index], ownership: Ownership(byte: flags),
-                role: builder.roles[edgeRoles[index]], creationTrace: referenceTraces[index],
+                role: builder.roles[builder.edgeRoles[index]],
+                creationTrace: referenceTraces[index],
                 origin: origin, isLowPriority: CompactGraph.isLowPriority(flags))
         }
     }

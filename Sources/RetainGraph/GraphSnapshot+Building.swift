@@ -21,7 +21,6 @@ extension GraphSnapshot.Builder {
             nodeBuilder.roles = builder.roles
             for position in order { nodeBuilder.copyNode(position, from: builder) }
         }
-        builder = CompactGraph.Builder()
         for (position, kind) in rootKinds where numberOf[position] >= 0 {
             // Roots are named by provisional number: the added position, or the rank.
             let provisional = hasDuplicates ? UInt32(numberOf[position]) : UInt32(position)
@@ -33,26 +32,22 @@ extension GraphSnapshot.Builder {
             guard let number = index.position(of: id) else { return .max }
             return UInt32(hasDuplicates ? number : order[number])
         }
-        let sources: [UInt32]
-        let targets: [UInt32]
-        if froms.isEmpty {
-            // Positions in the order added: provisional numbers already, unless duplicates
-            // were dropped, when they become ranks.
-            func number(_ position: UInt32) -> UInt32 {
-                guard hasDuplicates else { return position }
-                return UInt32(bitPattern: numberOf[Int(position)])
-            }
-            sources = hasDuplicates ? sourcePositions.map(number) : sourcePositions
-            targets = hasDuplicates ? targetPositions.map(number) : targetPositions
-        } else {
-            sources = froms.map(provisional)
-            targets = tos.map(provisional)
+        // Positions in the order added are provisional numbers already, unless duplicates were
+        // dropped, when they become ranks.
+        func rank(_ position: UInt32) -> UInt32 { UInt32(bitPattern: numberOf[Int(position)]) }
+        if !froms.isEmpty {
+            nodeBuilder.sources = froms.map(provisional)
+            nodeBuilder.targets = tos.map(provisional)
+        } else if hasDuplicates {
+            nodeBuilder.sources = builder.sources.map(rank)
+            nodeBuilder.targets = builder.targets.map(rank)
         }
-        sourcePositions = []
-        targetPositions = []
-        nodeBuilder.appendEdges(
-            sources: sources, targets: targets, flags: edgeFlags, roles: edgeRoles,
-            tags: (0..<UInt32(sources.count)).map { $0 + 1 })
+        if hasDuplicates {
+            nodeBuilder.edgeFlags = builder.edgeFlags
+            nodeBuilder.edgeRoles = builder.edgeRoles
+        }
+        nodeBuilder.edgeTags = (0..<UInt32(nodeBuilder.edgeFlags.count)).map { $0 + 1 }
+        builder = CompactGraph.Builder()
         froms = []
         tos = []
         // Nodes added in identity order already (a live graph whose rows were not reused) keep
@@ -99,8 +94,9 @@ extension GraphSnapshot.Builder {
             addresses: builder.addresses, keys: builder.keys, sizes: builder.sizes,
             numberOfAdded: [], rootNodes: sortedRoots,
             rootKinds: sortedRoots.map { rootKind[$0] ?? .process }, outStart: rows.outStart,
-            strongOutEnd: rows.strongOutEnd, targets: rows.targets, edgeFlags: rows.flags,
-            edgeRoles: rows.roles, edgeTags: [], strings: builder.strings, roles: builder.roles)
+            strongOutEnd: rows.strongOutEnd, targets: builder.targets, edgeFlags: builder.edgeFlags,
+            edgeRoles: builder.edgeRoles, edgeTags: [], strings: builder.strings,
+            roles: builder.roles)
         return GraphSnapshot(
             graph: graph, nodeIndex: nodeIndex, nodeExtras: numberedExtras { UInt32($0) },
             referenceIDs: referenceIDs, referenceTraces: referenceTraces)

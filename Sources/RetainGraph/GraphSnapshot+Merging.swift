@@ -44,12 +44,12 @@ extension GraphSnapshot.Builder {
         for index in froms.indices {
             present.insert(
                 Key(
-                    from: froms[index], to: tos[index], ownership: edgeFlags[index] & 7,
-                    role: edgeRoles[index]))
+                    from: froms[index], to: tos[index], ownership: builder.edgeFlags[index] & 7,
+                    role: builder.edgeRoles[index]))
         }
         for index in additions.froms.indices {
-            let role = roleNumber[Int(additions.edgeRoles[index])]
-            let flags = additions.edgeFlags[index]
+            let role = roleNumber[Int(additions.builder.edgeRoles[index])]
+            let flags = additions.builder.edgeFlags[index]
             let key = Key(
                 from: additions.froms[index], to: additions.tos[index], ownership: flags & 7,
                 role: role)
@@ -86,22 +86,19 @@ extension GraphSnapshot.Builder {
     private mutating func useIdentities() {
         if let rows = placedRows {
             var sources: [UInt32] = []
-            sources.reserveCapacity(rows.targets.count)
+            sources.reserveCapacity(builder.targets.count)
             for node in 0..<(rows.outStart.count - 1) {
                 let count = Int(rows.outStart[node + 1] - rows.outStart[node])
                 sources.append(contentsOf: repeatElement(UInt32(node), count: count))
             }
-            sourcePositions = sources
-            targetPositions = rows.targets
-            edgeFlags = rows.flags
-            edgeRoles = rows.roles
+            builder.sources = sources
             placedRows = nil
             nodeIndex = nil
         }
-        guard froms.isEmpty, !sourcePositions.isEmpty else { return }
-        froms = sourcePositions.map { ObjectID(rawValue: builder.keys[Int($0)]) }
-        tos = targetPositions.map { ObjectID(rawValue: builder.keys[Int($0)]) }
-        sourcePositions = []
-        targetPositions = []
+        guard froms.isEmpty, !builder.sources.isEmpty else { return }
+        froms = builder.sources.map { ObjectID(rawValue: builder.keys[Int($0)]) }
+        tos = builder.targets.map { ObjectID(rawValue: builder.keys[Int($0)]) }
+        builder.sources = []
+        builder.targets = []
     }
 }

@@ -51,10 +51,10 @@ extension GraphStorage {
             if slot.meta & Slot.hasTrace != 0 {
                 parts.referenceTraces[parts.referenceIDs.count] = referenceTraces[UInt32(index)]
             }
-            parts.sourcePositions.append(nodes[Int(slot.from)].mark)
-            parts.targetPositions.append(nodes[Int(slot.to)].mark)
-            parts.edgeFlags.append(slot.edgeFlags)
-            parts.edgeRoles.append(role)
+            parts.builder.sources.append(nodes[Int(slot.from)].mark)
+            parts.builder.targets.append(nodes[Int(slot.to)].mark)
+            parts.builder.edgeFlags.append(slot.edgeFlags)
+            parts.builder.edgeRoles.append(role)
             parts.referenceIDs.append(ReferenceID(slot: UInt32(index), generation: slot.generation))
         }
         for row in rows { nodes[Int(row)].mark = 0 }

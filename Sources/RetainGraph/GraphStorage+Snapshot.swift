@@ -208,8 +208,10 @@ extension GraphStorage {
             }
         }
         parts.placedRows = GraphSnapshot.Builder.PlacedRows(
-            outStart: outStart, strongOutEnd: strongEnd, targets: targets, flags: flags,
-            roles: roles)
+            outStart: outStart, strongOutEnd: strongEnd)
+        parts.builder.targets = targets
+        parts.builder.edgeFlags = flags
+        parts.builder.edgeRoles = roles
         parts.referenceIDs = identities
     }
 }

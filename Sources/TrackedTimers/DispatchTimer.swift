@@ -88,7 +88,7 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
             kind: .timer, label: label,
             timer: TimerInfo(
                 repeats: repeats, interval: interval,
-                stopsWhenTargetDies: binding.stopsWhenTargetDies),
+                stopsWhenTargetDies: stopsWhenTargetDies),
             graph: graph, traceSkipping: 2)
         tracker?.attach(identifier: ObjectIdentifier(self), type: DispatchTimer.self)
         binding.record(into: tracker)

@@ -99,7 +99,7 @@ public final class FrameTimer: TrackedTimer, RunLoopDriven, @unchecked Sendable 
             kind: .timer, label: label,
             timer: TimerInfo(
                 repeats: true, interval: 1 / refreshRate,
-                stopsWhenTargetDies: binding.stopsWhenTargetDies),
+                stopsWhenTargetDies: stopsWhenTargetDies),
             graph: graph, traceSkipping: 3)
         tracker?.attach(identifier: ObjectIdentifier(self), type: FrameTimer.self)
         binding.record(into: tracker)

@@ -185,9 +185,9 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            binding: TimerBinding(
-                action: .always { timer in action(typeTarget, timer) },
-                edge: .root(.immortalType(name: String(reflecting: typeTarget)))))
-        tracker?.recordClosure(capturing: captured, ownership: kind, name: "self")
+            binding: .closure({ action(typeTarget, $0) }, capturing: captured, as: kind))
+        tracker?.recordTarget(
+            root: .immortalType(name: String(reflecting: typeTarget)), ownership: .strong,
+            role: .target)
     }
 }

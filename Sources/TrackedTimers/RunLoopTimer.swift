@@ -96,7 +96,7 @@ public final class RunLoopTimer: TrackedTimer, RunLoopDriven, @unchecked Sendabl
             kind: .timer, label: label,
             timer: TimerInfo(
                 repeats: repeats, interval: interval,
-                stopsWhenTargetDies: binding.stopsWhenTargetDies),
+                stopsWhenTargetDies: stopsWhenTargetDies),
             graph: graph, traceSkipping: 3)
         tracker?.attach(identifier: ObjectIdentifier(self), type: RunLoopTimer.self)
         binding.record(into: tracker)

@@ -30,11 +30,10 @@ enum TimerPhase { case idle, scheduled, invalidated }
 /// What a timer calls, how it holds it, and the edge the graph records for it: what every timer
 /// kind's initialisers build and its designated initialiser takes.
 struct TimerBinding<Timer: AnyObject> {
-    /// `timer ⇒/→ target` or `timer ⇒ root` (role `.target`), or `timer ⇒ closure ⇒/→
-    /// captured` (nothing when no capture is declared), recorded once the tracker is attached.
+    /// `timer ⇒/→ target` (role `.target`) or `timer ⇒ closure ⇒/→ captured` (nothing when no
+    /// capture is declared), recorded once the tracker is attached.
     enum Edge {
         case target(AnyObject, Ownership)
-        case root(RootKind)
         case closure(capturing: AnyObject?, Ownership, name: String)
     }
 
@@ -47,8 +46,6 @@ struct TimerBinding<Timer: AnyObject> {
         switch edge {
         case .target(let target, let ownership):
             tracker?.recordTarget(target, ownership: ownership, role: .target)
-        case .root(let root):
-            tracker?.recordTarget(root: root, ownership: .strong, role: .target)
         case .closure(let captured, let ownership, let name):
             tracker?.recordClosure(capturing: captured, ownership: ownership, name: name)
         }

@@ -26,19 +26,7 @@ extension GraphStorage {
         // Each selected row's position is kept in its search mark while the references are
         // copied (the search is over), then every mark written is reset to 0, which no search
         // epoch ever is: the marks cost no map from rows to positions.
-        for (position, row) in rows.enumerated() {
-            nodes[Int(row)].mark = UInt32(position)
-            let info = nodes[Int(row)].info
-            if info & NodeSlot.hasLabel != 0, let label = labels[row] {
-                parts.builder.labels[position] = parts.builder.intern(label)
-            }
-            if info & NodeSlot.hasTrace != 0, let trace = traces[row] {
-                parts.extras[position, default: NodeExtras()].trace = trace
-            }
-            if info & NodeSlot.hasTimer != 0, let timer = timers[row] {
-                parts.extras[position, default: NodeExtras()].timer = timer
-            }
-        }
+        for (position, row) in rows.enumerated() { nodes[Int(row)].mark = UInt32(position) }
         // Builder role numbers of the roles met, interned on first use.
         var roleNumbers = [UInt32](repeating: .max, count: tables.roles.count)
         for index in references {

@@ -43,6 +43,7 @@ struct NodeSlot {
     static let hasLabel: UInt32 = 1 << 27
     static let hasTrace: UInt32 = 1 << 28
     static let hasTimer: UInt32 = 1 << 29
+    static let sparseFlags = hasLabel | hasTrace | hasTimer
 
     var kind: UInt32 {
         get { info & Self.kindMask }

@@ -26,7 +26,6 @@ extension GraphSnapshot {
         /// order added, or placed in rows), the rows' targets.
         var builder: CompactGraph.Builder
         /// Sparse per-node data, by the order added.
-        var rootKinds: [(position: Int, kind: RootKind)] = []
         var extras: [Int: NodeExtras] = [:]
         /// Reference ends by identity (resolved when built); a builder uses either these or
         /// `builder`'s, never both.
@@ -164,7 +163,7 @@ extension GraphSnapshot.Builder {
         size: Int = 0, trace: StackTrace?, timer: TimerInfo?, note: String? = nil
     ) {
         let position = builder.nodeCount
-        if case .root(let rootKind) = kind { rootKinds.append((position, rootKind)) }
+        if case .root(let rootKind) = kind { builder.addRoot(UInt32(position), kind: rootKind) }
         builder.addNode(
             kind: kind.compactKind, typeNameNumber: typeNumber,
             labelNumber: label.map { builder.intern($0) } ?? 0, address: address ?? 0,
@@ -202,7 +201,8 @@ extension GraphSnapshot.Builder {
         builder.addresses = graph.addresses
         builder.keys = graph.keys
         builder.sizes = graph.sizes
-        rootKinds = graph.roots.map { (Int($0.node), $0.kind) }
+        builder.rootNodes = graph.rootNodes
+        builder.rootKinds = graph.rootKinds
         extras = Dictionary(
             uniqueKeysWithValues: snapshot.nodeExtras.map { (Int($0.key), $0.value) })
         builder.targets = graph.targets

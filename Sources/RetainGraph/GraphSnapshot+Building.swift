@@ -21,11 +21,6 @@ extension GraphSnapshot.Builder {
             nodeBuilder.roles = builder.roles
             for position in order { nodeBuilder.copyNode(position, from: builder) }
         }
-        for (position, kind) in rootKinds where numberOf[position] >= 0 {
-            // Roots are named by provisional number: the added position, or the rank.
-            let provisional = hasDuplicates ? UInt32(numberOf[position]) : UInt32(position)
-            nodeBuilder.addRoot(provisional, kind: kind)
-        }
         let nodeExtras = numberedExtras { numberOf[$0] >= 0 ? UInt32(numberOf[$0]) : nil }
         // Ends by provisional number; `UInt32.max` (dropped by the builder) when unknown.
         func provisional(_ id: ObjectID) -> UInt32 {
@@ -43,6 +38,8 @@ extension GraphSnapshot.Builder {
             nodeBuilder.targets = builder.targets.map(rank)
         }
         if hasDuplicates {
+            nodeBuilder.rootNodes = builder.rootNodes.map(rank)
+            nodeBuilder.rootKinds = builder.rootKinds
             nodeBuilder.edgeFlags = builder.edgeFlags
             nodeBuilder.edgeRoles = builder.edgeRoles
         }
@@ -85,8 +82,9 @@ extension GraphSnapshot.Builder {
         -> GraphSnapshot
     {
         var rootKind: [CompactGraph.NodeID: RootKind] = [:]
-        for (number, kind) in rootKinds where rootKind[UInt32(number)] == nil {
-            rootKind[UInt32(number)] = kind
+        for (number, kind) in zip(builder.rootNodes, builder.rootKinds)
+        where rootKind[number] == nil {
+            rootKind[number] = kind
         }
         let sortedRoots = rootKind.keys.sorted()
         let graph = CompactGraph(
@@ -137,7 +135,7 @@ extension GraphSnapshot.Builder {
         builder.addresses = moved(builder.addresses)
         builder.keys = moved(builder.keys)
         if !builder.sizes.isEmpty { builder.sizes = moved(builder.sizes) }
-        rootKinds = rootKinds.map { (Int(numberOf[$0.position]), $0.kind) }
+        builder.rootNodes = builder.rootNodes.map { numberOf[Int($0)] }
         extras = Dictionary(uniqueKeysWithValues: extras.map { (Int(numberOf[$0.key]), $0.value) })
         return numberOf
     }

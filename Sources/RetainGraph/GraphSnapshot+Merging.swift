@@ -21,7 +21,9 @@ extension GraphSnapshot.Builder {
             builder.intern(additions.builder.roles[$0])
         }
         var rootKindOf: [Int: RootKind] = [:]
-        for (position, kind) in additions.rootKinds { rootKindOf[position] = kind }
+        for (node, kind) in zip(additions.builder.rootNodes, additions.builder.rootKinds) {
+            rootKindOf[Int(node)] = kind
+        }
         let other = additions.builder
         for position in 0..<other.nodeCount {
             let kind = NodeKind(other.kinds[position]) { rootKindOf[position] ?? .process }

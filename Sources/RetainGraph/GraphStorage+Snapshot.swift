@@ -118,7 +118,7 @@ extension GraphStorage {
         to parts: inout GraphSnapshot.Builder, notes: [UInt: String]
     ) {
         if node.kind >= 4, case .root(let rootKind) = tables.kinds[Int(node.kind)] {
-            parts.rootKinds.append((position, rootKind))
+            parts.builder.addRoot(UInt32(position), kind: rootKind)
             if !notes.isEmpty, node.address != 0, let note = notes[UInt(node.address)] {
                 parts.extras[position, default: NodeExtras()].note = note
             }

@@ -179,17 +179,9 @@ extension GraphStorage {
     /// Whether node `slot` is recorded and its object (or its anchor's object) is alive; a node
     /// found dead is removed (its references and slot wait for the next sweep).
     private mutating func isLive(_ slot: UInt32, epoch: UInt32) -> Bool {
-        let node = nodes[Int(slot)]
-        guard node.isLive else { return false }
+        guard nodes[Int(slot)].isLive else { return false }
         if isMarked(slot, .live, epoch) { return true }
-        let alive: Bool
-        switch node.lifetime {
-        case .free: alive = false
-        case .immortal, .managed: alive = true
-        case .object: alive = objectIsAlive(node)
-        case .anchored: alive = anchors[slot].map { anchorIsLive($0, epoch: epoch) } ?? false
-        }
-        guard alive else {
+        guard chainIsLive(from: slot, epoch: epoch) else {
             removeNode(at: slot)
             return false
         }
@@ -197,12 +189,11 @@ extension GraphStorage {
         return true
     }
 
-    /// Whether the chain of anchors starting at `anchor` ends in a living node.
-    private func anchorIsLive(_ anchor: ObjectID, epoch: UInt32) -> Bool {
-        var current = anchor
+    /// Whether node `slot`, or the chain of anchors starting at it, ends in a living node.
+    private func chainIsLive(from start: UInt32, epoch: UInt32) -> Bool {
+        var slot = start
         // An anchor cycle (the graph's API cannot make one) must not loop forever.
         for _ in 0...nodeCount {
-            guard let slot = slot(of: current) else { return false }
             if isMarked(slot, .live, epoch) { return true }
             let node = nodes[Int(slot)]
             switch node.lifetime {
@@ -210,8 +201,10 @@ extension GraphStorage {
             case .immortal, .managed: return true
             case .object: return objectIsAlive(node)
             case .anchored:
-                guard let next = anchors[slot] else { return false }
-                current = next
+                guard let anchor = anchors[slot], let next = self.slot(of: anchor) else {
+                    return false
+                }
+                slot = next
             }
         }
         return false

@@ -16,13 +16,9 @@ import Synchronization
 ///
 /// ## Recording is deferred to the graph's readers
 /// A timer event (creation, a target, scheduling, a fire, invalidation) only writes what the
-/// timer holds *now* into this tracker, under the graph's small journal lock, and queues the
-/// tracker once (see `TrackerJournal`). The graph itself (its lock, node records, identity
-/// tables and reference slab) is touched when someone reads it: every ``LiveGraph`` method
-/// first applies the queued trackers' latest state. A timer that is created, scheduled,
-/// invalidated and released between two reads therefore never reaches the graph's tables;
-/// one that lives across a read is recorded then, with the state it has at that moment. What
-/// a reader sees is the same as if every event had been recorded as it happened.
+/// timer holds *now* into this tracker and queues it (see `TrackerJournal`); the graph's
+/// tables are touched when someone reads them (see ``LiveGraph``). A timer that lives across
+/// a read is recorded then, with the state it has at that moment.
 ///
 /// The timer's identity (``id``) is handed out at creation, so ``LiveGraph`` calls that take
 /// it (and the timers' `graphID`) work before any read.

@@ -121,21 +121,21 @@ package final class TimerTracker: @unchecked Sendable {
 
     /// Records that the timer holds `target` in `role` (`.target` or `.proxyTarget`).
     package func recordTarget(_ target: AnyObject, ownership kind: Ownership, role: ReferenceRole) {
-        guard isActive else { return }
-        update { wanted in
-            wanted.calls.append(
-                CallEdge(object: ObjectPin(target), root: nil, kind: kind, role: role))
-            wanted.changes.insert(.calls)
-        }
+        recordCall { CallEdge(object: ObjectPin(target), root: nil, kind: kind, role: role) }
     }
 
     /// Records that the timer holds a root as its target, such as a type used as the target
     /// (`.immortalType(name:)`, the Objective-C "timer class as target" trampoline). The edge
     /// goes with the other target edges on invalidation.
     package func recordTarget(root: RootKind, ownership kind: Ownership, role: ReferenceRole) {
+        recordCall { CallEdge(object: nil, root: root, kind: kind, role: role) }
+    }
+
+    /// Adds the edge `edge` makes (called under the journal's lock) to what the timer calls.
+    private func recordCall(_ edge: () -> CallEdge) {
         guard isActive else { return }
         update { wanted in
-            wanted.calls.append(CallEdge(object: nil, root: root, kind: kind, role: role))
+            wanted.calls.append(edge())
             wanted.changes.insert(.calls)
         }
     }

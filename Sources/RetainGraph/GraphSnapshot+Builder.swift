@@ -21,27 +21,16 @@ extension GraphSnapshot {
     /// Node and edge columns are appended with no value or string copied per node: type names,
     /// labels and roles are interned as they come.
     public struct Builder {
-        /// Nodes (in the order added) and edges, by provisional number.
+        /// Nodes (in the order added) and every reference's flags and role number; the ends of
+        /// references collected from the live graph's columns (by position of the node in the
+        /// order added, or placed in rows), the rows' targets.
         var builder: CompactGraph.Builder
-        /// Node identities, in the order added.
-        var ids: [ObjectID] = []
         /// Sparse per-node data, by the order added.
-        var rootKinds: [(position: Int, kind: RootKind)] = []
-        var traces: [(position: Int, trace: StackTrace)] = []
-        var timers: [(position: Int, timer: TimerInfo)] = []
-        var notes: [(position: Int, note: String)] = []
-        /// Reference ends by identity (resolved when built).
+        var extras: [Int: NodeExtras] = [:]
+        /// Reference ends by identity (resolved when built); a builder uses either these or
+        /// `builder`'s, never both.
         var froms: [ObjectID] = []
         var tos: [ObjectID] = []
-        /// Reference ends by position of the node in the order added, for parts collected from
-        /// the live graph's columns (which know positions already); a builder uses either these
-        /// or `froms`/`tos`, never both.
-        var sourcePositions: [UInt32] = []
-        var targetPositions: [UInt32] = []
-        /// Each reference's flags, as the compact graph stores them.
-        var edgeFlags: [UInt8] = []
-        /// Each reference's role number in the builder's roles.
-        var edgeRoles: [UInt32] = []
         /// Each reference's identity (a slot of `noSlot` for none), by the order added, or by
         /// edge when ``placedRows`` is set.
         var referenceIDs: [ReferenceID] = []
@@ -52,23 +41,16 @@ extension GraphSnapshot {
         var placedRows: PlacedRows?
         /// The identity index, when the nodes were numbered before the references were placed.
         var nodeIndex: NodeIndex?
-        /// Type numbers by type, for nodes named from their metatype, and the last type met.
-        var typeNumbers: [ObjectIdentifier: UInt32] = [:]
-        var lastType: (type: ObjectIdentifier, number: UInt32)?
         /// The whole heap a discoverer read for this check, if one did (the heap census): the
         /// check's reports say from it what each leaked object retains. It is not part of the
         /// snapshot built.
         public var discoveredHeap: DiscoveredHeap?
 
-        /// Out-edge rows: for each node, its references, retaining ones first.
+        /// Out-edge rows: for each node, its references, retaining ones first (their targets,
+        /// flags and roles are `builder`'s, by edge).
         struct PlacedRows {
             let outStart: [UInt32]
             let strongOutEnd: [UInt32]
-            let targets: [UInt32]
-            /// The compact graph's edge flags.
-            let flags: [UInt8]
-            /// Role numbers in the builder's roles.
-            let roles: [UInt32]
         }
 
         /// Creates an empty builder.
@@ -79,21 +61,18 @@ extension GraphSnapshot {
         public init(expectedNodes: Int = 0, expectedReferences: Int = 0) {
             builder = CompactGraph.Builder(
                 expectedNodes: expectedNodes, expectedEdges: expectedReferences)
-            ids.reserveCapacity(expectedNodes)
             froms.reserveCapacity(expectedReferences)
             tos.reserveCapacity(expectedReferences)
-            edgeFlags.reserveCapacity(expectedReferences)
-            edgeRoles.reserveCapacity(expectedReferences)
             referenceIDs.reserveCapacity(expectedReferences)
         }
 
         /// Whether nothing was added.
-        public var isEmpty: Bool { ids.isEmpty && edgeFlags.isEmpty }
+        public var isEmpty: Bool { builder.nodeCount == 0 && builder.edgeFlags.isEmpty }
 
         /// The number of nodes added (a node added twice counts twice; the first is kept).
-        public var nodeCount: Int { ids.count }
+        public var nodeCount: Int { builder.nodeCount }
         /// The number of references added.
-        public var referenceCount: Int { edgeFlags.count }
+        public var referenceCount: Int { builder.edgeFlags.count }
 
         /// The identities of the nodes added and of both ends of every reference added, each
         /// once, in the order first met.
@@ -101,6 +80,7 @@ extension GraphSnapshot {
         /// - Complexity: O(*n* + *r*).
         public var mentionedIDs: [ObjectID] {
             var seen = Set<ObjectID>()
+            let ids = builder.keys.map(ObjectID.init(rawValue:))
             return (ids + zip(froms, tos).flatMap { [$0, $1] }).filter { seen.insert($0).inserted }
         }
 
@@ -178,45 +158,19 @@ extension GraphSnapshot {
 }
 
 extension GraphSnapshot.Builder {
-    /// The interned number of the type name of `type`, computed once per type.
-    mutating func typeNumber(of type: Any.Type?) -> UInt32 {
-        guard let type else { return builder.intern("?") }
-        let key = ObjectIdentifier(type)
-        if let lastType, lastType.type == key { return lastType.number }
-        let number: UInt32
-        if let known = typeNumbers[key] {
-            number = known
-        } else {
-            number = builder.intern(TypeNameCache.name(of: type))
-            typeNumbers[key] = number
-        }
-        lastType = (key, number)
-        return number
-    }
-
     mutating func addNode(
         id: ObjectID, kind: NodeKind, typeNumber: UInt32, label: String?, address: UInt?,
         size: Int = 0, trace: StackTrace?, timer: TimerInfo?, note: String? = nil
     ) {
-        let position = ids.count
-        ids.append(id)
-        let compactKind: CompactGraph.NodeKind
-        switch kind {
-        case .object: compactKind = .object
-        case .timer: compactKind = .timer
-        case .proxy: compactKind = .proxy
-        case .closure: compactKind = .closure
-        case .root(let rootKind):
-            compactKind = .root
-            rootKinds.append((position, rootKind))
-        }
+        let position = builder.nodeCount
+        if case .root(let rootKind) = kind { builder.addRoot(UInt32(position), kind: rootKind) }
         builder.addNode(
-            kind: compactKind, typeNameNumber: typeNumber,
+            kind: kind.compactKind, typeNameNumber: typeNumber,
             labelNumber: label.map { builder.intern($0) } ?? 0, address: address ?? 0,
             key: id.rawValue, size: size)
-        if let trace { traces.append((position, trace)) }
-        if let timer { timers.append((position, timer)) }
-        if let note { notes.append((position, note)) }
+        if trace != nil || timer != nil || note != nil {
+            extras[position] = NodeExtras(trace: trace, timer: timer, note: note)
+        }
     }
 
     mutating func addReference(
@@ -226,8 +180,8 @@ extension GraphSnapshot.Builder {
         if let trace { referenceTraces[froms.count] = trace }
         froms.append(from)
         tos.append(to)
-        edgeFlags.append(flags)
-        edgeRoles.append(roleNumber)
+        builder.edgeFlags.append(flags)
+        builder.edgeRoles.append(roleNumber)
         referenceIDs.append(id ?? ReferenceID(slot: GraphStorage.noSlot, generation: 0))
     }
 }
@@ -247,14 +201,14 @@ extension GraphSnapshot.Builder {
         builder.addresses = graph.addresses
         builder.keys = graph.keys
         builder.sizes = graph.sizes
-        ids = graph.keys.map(ObjectID.init(rawValue:))
-        rootKinds = graph.roots.map { (Int($0.node), $0.kind) }
-        traces = snapshot.nodeTraces.map { (Int($0.key), $0.value) }
-        timers = snapshot.nodeTimers.map { (Int($0.key), $0.value) }
-        notes = snapshot.nodeNotes.map { (Int($0.key), $0.value) }
-        placedRows = PlacedRows(
-            outStart: graph.outStart, strongOutEnd: graph.strongOutEnd, targets: graph.targets,
-            flags: graph.edgeFlags, roles: graph.edgeRoles)
+        builder.rootNodes = graph.rootNodes
+        builder.rootKinds = graph.rootKinds
+        extras = Dictionary(
+            uniqueKeysWithValues: snapshot.nodeExtras.map { (Int($0.key), $0.value) })
+        builder.targets = graph.targets
+        builder.edgeFlags = graph.edgeFlags
+        builder.edgeRoles = graph.edgeRoles
+        placedRows = PlacedRows(outStart: graph.outStart, strongOutEnd: graph.strongOutEnd)
         nodeIndex = snapshot.nodeIndex
         referenceIDs = snapshot.referenceIDs
         referenceTraces = snapshot.referenceTraces
@@ -268,13 +222,14 @@ extension GraphSnapshot.Builder {
     /// - Complexity: O(*r*) for the *r* references added.
     public func references(from id: ObjectID) -> [Reference] {
         froms.indices.filter { froms[$0] == id }.map { index in
-            let flags = edgeFlags[index]
+            let flags = builder.edgeFlags[index]
             let origin: ReferenceOrigin =
                 flags & CompactGraph.foundInHeapFlag != 0
                 ? .heap : flags & CompactGraph.discoveredFlag != 0 ? .reflection : .declared
             return Reference(
                 from: froms[index], to: tos[index], ownership: Ownership(byte: flags),
-                role: builder.roles[edgeRoles[index]], creationTrace: referenceTraces[index],
+                role: builder.roles[builder.edgeRoles[index]],
+                creationTrace: referenceTraces[index],
                 origin: origin, isLowPriority: CompactGraph.isLowPriority(flags))
         }
     }

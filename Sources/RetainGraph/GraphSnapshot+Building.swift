@@ -7,12 +7,12 @@ extension GraphSnapshot.Builder {
     ///   otherwise.
     consuming func finish() -> GraphSnapshot {
         if let placedRows, let nodeIndex { return finishPlaced(placedRows, nodeIndex: nodeIndex) }
-        let (index, order) = NodeIndex.build(ids: ids)
+        let (index, order) = NodeIndex.build(keys: builder.keys)
         // Node number (identity rank) of each node as added; -1 for a dropped duplicate.
-        var numberOf = [Int32](repeating: -1, count: ids.count)
+        var numberOf = [Int32](repeating: -1, count: builder.nodeCount)
         for (number, position) in order.enumerated() { numberOf[position] = Int32(number) }
         var nodeBuilder = builder
-        let hasDuplicates = order.count != ids.count
+        let hasDuplicates = order.count != builder.nodeCount
         if hasDuplicates {
             // Re-add the kept nodes in identity order (synthetic graphs, and discoveries that
             // name nodes the live graph has).
@@ -21,40 +21,30 @@ extension GraphSnapshot.Builder {
             nodeBuilder.roles = builder.roles
             for position in order { nodeBuilder.copyNode(position, from: builder) }
         }
-        builder = CompactGraph.Builder()
-        for (position, kind) in rootKinds where numberOf[position] >= 0 {
-            // Roots are named by provisional number: the added position, or the rank.
-            let provisional = hasDuplicates ? UInt32(numberOf[position]) : UInt32(position)
-            nodeBuilder.addRoot(provisional, kind: kind)
-        }
-        let (nodeTraces, nodeTimers, nodeNotes) = sparseNodeData {
-            numberOf[$0] >= 0 ? UInt32(numberOf[$0]) : nil
-        }
+        let nodeExtras = numberedExtras { numberOf[$0] >= 0 ? UInt32(numberOf[$0]) : nil }
         // Ends by provisional number; `UInt32.max` (dropped by the builder) when unknown.
         func provisional(_ id: ObjectID) -> UInt32 {
             guard let number = index.position(of: id) else { return .max }
             return UInt32(hasDuplicates ? number : order[number])
         }
-        let sources: [UInt32]
-        let targets: [UInt32]
-        if froms.isEmpty {
-            // Positions in the order added: provisional numbers already, unless duplicates
-            // were dropped, when they become ranks.
-            func number(_ position: UInt32) -> UInt32 {
-                guard hasDuplicates else { return position }
-                return UInt32(bitPattern: numberOf[Int(position)])
-            }
-            sources = hasDuplicates ? sourcePositions.map(number) : sourcePositions
-            targets = hasDuplicates ? targetPositions.map(number) : targetPositions
-        } else {
-            sources = froms.map(provisional)
-            targets = tos.map(provisional)
+        // Positions in the order added are provisional numbers already, unless duplicates were
+        // dropped, when they become ranks.
+        func rank(_ position: UInt32) -> UInt32 { UInt32(bitPattern: numberOf[Int(position)]) }
+        if !froms.isEmpty {
+            nodeBuilder.sources = froms.map(provisional)
+            nodeBuilder.targets = tos.map(provisional)
+        } else if hasDuplicates {
+            nodeBuilder.sources = builder.sources.map(rank)
+            nodeBuilder.targets = builder.targets.map(rank)
         }
-        sourcePositions = []
-        targetPositions = []
-        nodeBuilder.appendEdges(
-            sources: sources, targets: targets, flags: edgeFlags, roles: edgeRoles,
-            tags: (0..<UInt32(sources.count)).map { $0 + 1 })
+        if hasDuplicates {
+            nodeBuilder.rootNodes = builder.rootNodes.map(rank)
+            nodeBuilder.rootKinds = builder.rootKinds
+            nodeBuilder.edgeFlags = builder.edgeFlags
+            nodeBuilder.edgeRoles = builder.edgeRoles
+        }
+        nodeBuilder.edgeTags = (0..<UInt32(nodeBuilder.edgeFlags.count)).map { $0 + 1 }
+        builder = CompactGraph.Builder()
         froms = []
         tos = []
         // Nodes added in identity order already (a live graph whose rows were not reused) keep
@@ -82,9 +72,8 @@ extension GraphSnapshot.Builder {
             tracesByEdge[edgeOfInput[input]] = trace
         }
         return GraphSnapshot(
-            graph: tagged.droppingEdgeTags(), nodeIndex: index, nodeTraces: nodeTraces,
-            nodeTimers: nodeTimers, nodeNotes: nodeNotes, referenceIDs: identities,
-            referenceTraces: tracesByEdge)
+            graph: tagged.droppingEdgeTags(), nodeIndex: index, nodeExtras: nodeExtras,
+            referenceIDs: identities, referenceTraces: tracesByEdge)
     }
 
     /// Finishes parts whose nodes are numbered in identity order and whose references are
@@ -93,21 +82,22 @@ extension GraphSnapshot.Builder {
         -> GraphSnapshot
     {
         var rootKind: [CompactGraph.NodeID: RootKind] = [:]
-        for (number, kind) in rootKinds where rootKind[UInt32(number)] == nil {
-            rootKind[UInt32(number)] = kind
+        for (number, kind) in zip(builder.rootNodes, builder.rootKinds)
+        where rootKind[number] == nil {
+            rootKind[number] = kind
         }
         let sortedRoots = rootKind.keys.sorted()
-        let (nodeTraces, nodeTimers, nodeNotes) = sparseNodeData { UInt32($0) }
         let graph = CompactGraph(
             kinds: builder.kinds, typeNames: builder.typeNames, labels: builder.labels,
             addresses: builder.addresses, keys: builder.keys, sizes: builder.sizes,
             numberOfAdded: [], rootNodes: sortedRoots,
             rootKinds: sortedRoots.map { rootKind[$0] ?? .process }, outStart: rows.outStart,
-            strongOutEnd: rows.strongOutEnd, targets: rows.targets, edgeFlags: rows.flags,
-            edgeRoles: rows.roles, edgeTags: [], strings: builder.strings, roles: builder.roles)
+            strongOutEnd: rows.strongOutEnd, targets: builder.targets, edgeFlags: builder.edgeFlags,
+            edgeRoles: builder.edgeRoles, edgeTags: [], strings: builder.strings,
+            roles: builder.roles)
         return GraphSnapshot(
-            graph: graph, nodeIndex: nodeIndex, nodeTraces: nodeTraces, nodeTimers: nodeTimers,
-            nodeNotes: nodeNotes, referenceIDs: referenceIDs, referenceTraces: referenceTraces)
+            graph: graph, nodeIndex: nodeIndex, nodeExtras: numberedExtras { UInt32($0) },
+            referenceIDs: referenceIDs, referenceTraces: referenceTraces)
     }
 }
 
@@ -115,21 +105,12 @@ extension GraphSnapshot.Builder {
     /// The traces, timers and notes collected, keyed by node number.
     ///
     /// - Parameter number: The number of the node added at a position, `nil` for a node dropped.
-    func sparseNodeData(_ number: (Int) -> UInt32?) -> (
-        traces: [UInt32: StackTrace], timers: [UInt32: TimerInfo], notes: [UInt32: String]
-    ) {
-        func keyed<Value>(_ entries: [(position: Int, value: Value)]) -> [UInt32: Value] {
-            var result: [UInt32: Value] = [:]
-            for (position, value) in entries {
-                if let node = number(position) { result[node] = value }
-            }
-            return result
+    func numberedExtras(_ number: (Int) -> UInt32?) -> [UInt32: NodeExtras] {
+        var result: [UInt32: NodeExtras] = [:]
+        for (position, value) in extras {
+            if let node = number(position) { result[node] = value }
         }
-        return (
-            keyed(traces.map { ($0.position, $0.trace) }),
-            keyed(timers.map { ($0.position, $0.timer) }),
-            keyed(notes.map { ($0.position, $0.note) })
-        )
+        return result
     }
 
     /// Numbers the nodes collected so far in identity order, moving their columns and sparse
@@ -139,26 +120,23 @@ extension GraphSnapshot.Builder {
     /// - Returns: For each node as added, its number; `nil` when the nodes were in identity
     ///   order already (every number is the position).
     mutating func numberNodesByIdentity() -> [UInt32]? {
-        let (index, order) = NodeIndex.build(ids: ids)
+        let (index, order) = NodeIndex.build(keys: builder.keys)
         nodeIndex = index
         let isInOrder = order.withUnsafeBufferPointer { order in
             order.indices.allSatisfy { order[$0] == $0 }
         }
         if isInOrder { return nil }
-        var numberOf = [UInt32](repeating: 0, count: ids.count)
+        var numberOf = [UInt32](repeating: 0, count: builder.nodeCount)
         for (number, position) in order.enumerated() { numberOf[position] = UInt32(number) }
         func moved<Value>(_ values: [Value]) -> [Value] { order.map { values[$0] } }
-        ids = moved(ids)
         builder.kinds = moved(builder.kinds)
         builder.typeNames = moved(builder.typeNames)
         builder.labels = moved(builder.labels)
         builder.addresses = moved(builder.addresses)
         builder.keys = moved(builder.keys)
         if !builder.sizes.isEmpty { builder.sizes = moved(builder.sizes) }
-        rootKinds = rootKinds.map { (Int(numberOf[$0.position]), $0.kind) }
-        traces = traces.map { (Int(numberOf[$0.position]), $0.trace) }
-        timers = timers.map { (Int(numberOf[$0.position]), $0.timer) }
-        notes = notes.map { (Int(numberOf[$0.position]), $0.note) }
+        builder.rootNodes = builder.rootNodes.map { numberOf[Int($0)] }
+        extras = Dictionary(uniqueKeysWithValues: extras.map { (Int(numberOf[$0.key]), $0.value) })
         return numberOf
     }
 }

@@ -21,30 +21,20 @@ extension GraphSnapshot.Builder {
             builder.intern(additions.builder.roles[$0])
         }
         var rootKindOf: [Int: RootKind] = [:]
-        for (position, kind) in additions.rootKinds { rootKindOf[position] = kind }
-        var traceOf: [Int: StackTrace] = [:]
-        for (position, trace) in additions.traces { traceOf[position] = trace }
-        var timerOf: [Int: TimerInfo] = [:]
-        for (position, timer) in additions.timers { timerOf[position] = timer }
+        for (node, kind) in zip(additions.builder.rootNodes, additions.builder.rootKinds) {
+            rootKindOf[Int(node)] = kind
+        }
         let other = additions.builder
-        for position in additions.ids.indices {
-            let position = position
-            let kind: NodeKind
-            switch other.kinds[position] {
-            case .root: kind = .root(rootKindOf[position] ?? .process)
-            case .timer: kind = .timer
-            case .proxy: kind = .proxy
-            case .closure: kind = .closure
-            case .object, .box, .storage: kind = .object
-            }
+        for position in 0..<other.nodeCount {
+            let kind = NodeKind(other.kinds[position]) { rootKindOf[position] ?? .process }
             let label = other.labels[position]
             addNode(
-                id: additions.ids[position], kind: kind,
+                id: ObjectID(rawValue: other.keys[position]), kind: kind,
                 typeNumber: typeNumber[Int(other.typeNames[position])],
                 label: label == 0 ? nil : other.strings[label],
                 address: other.addresses[position] == 0 ? nil : other.addresses[position],
                 size: other.sizes.isEmpty ? 0 : Int(other.sizes[position]),
-                trace: traceOf[position], timer: timerOf[position])
+                trace: additions.extras[position]?.trace, timer: additions.extras[position]?.timer)
         }
         fillMissingTraces()
         // References already present, by ends, ownership and role.
@@ -56,12 +46,12 @@ extension GraphSnapshot.Builder {
         for index in froms.indices {
             present.insert(
                 Key(
-                    from: froms[index], to: tos[index], ownership: edgeFlags[index] & 7,
-                    role: edgeRoles[index]))
+                    from: froms[index], to: tos[index], ownership: builder.edgeFlags[index] & 7,
+                    role: builder.edgeRoles[index]))
         }
         for index in additions.froms.indices {
-            let role = roleNumber[Int(additions.edgeRoles[index])]
-            let flags = additions.edgeFlags[index]
+            let role = roleNumber[Int(additions.builder.edgeRoles[index])]
+            let flags = additions.builder.edgeFlags[index]
             let key = Key(
                 from: additions.froms[index], to: additions.tos[index], ownership: flags & 7,
                 role: role)
@@ -79,17 +69,17 @@ extension GraphSnapshot.Builder {
     ///
     /// - Complexity: O(*n*) for *n* nodes.
     private mutating func fillMissingTraces() {
-        guard !traces.isEmpty else { return }
-        var traced = Set(traces.map(\.position))
+        guard !extras.isEmpty else { return }
+        let ids = builder.keys.map(ObjectID.init(rawValue:))
         var keptPosition: [ObjectID: Int] = [:]
         for (position, id) in ids.enumerated() where keptPosition[id] == nil {
             keptPosition[id] = position
         }
-        for (position, trace) in traces {
-            guard let kept = keptPosition[ids[position]], kept != position,
-                traced.insert(kept).inserted
+        for position in ids.indices {
+            guard let trace = extras[position]?.trace, let kept = keptPosition[ids[position]],
+                kept != position, extras[kept]?.trace == nil
             else { continue }
-            traces.append((kept, trace))
+            extras[kept, default: NodeExtras()].trace = trace
         }
     }
 
@@ -98,22 +88,19 @@ extension GraphSnapshot.Builder {
     private mutating func useIdentities() {
         if let rows = placedRows {
             var sources: [UInt32] = []
-            sources.reserveCapacity(rows.targets.count)
+            sources.reserveCapacity(builder.targets.count)
             for node in 0..<(rows.outStart.count - 1) {
                 let count = Int(rows.outStart[node + 1] - rows.outStart[node])
                 sources.append(contentsOf: repeatElement(UInt32(node), count: count))
             }
-            sourcePositions = sources
-            targetPositions = rows.targets
-            edgeFlags = rows.flags
-            edgeRoles = rows.roles
+            builder.sources = sources
             placedRows = nil
             nodeIndex = nil
         }
-        guard froms.isEmpty, !sourcePositions.isEmpty else { return }
-        froms = sourcePositions.map { ids[Int($0)] }
-        tos = targetPositions.map { ids[Int($0)] }
-        sourcePositions = []
-        targetPositions = []
+        guard froms.isEmpty, !builder.sources.isEmpty else { return }
+        froms = builder.sources.map { ObjectID(rawValue: builder.keys[Int($0)]) }
+        tos = builder.targets.map { ObjectID(rawValue: builder.keys[Int($0)]) }
+        builder.sources = []
+        builder.targets = []
     }
 }

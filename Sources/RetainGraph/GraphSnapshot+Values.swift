@@ -3,20 +3,14 @@ extension GraphSnapshot {
     ///
     /// - Complexity: O(1) (two hash lookups in the sparse tables).
     func node(at node: UInt32) -> Node {
-        let kind: NodeKind
-        switch graph.kind(of: node) {
-        case .object, .box, .storage: kind = .object
-        case .timer: kind = .timer
-        case .proxy: kind = .proxy
-        case .closure: kind = .closure
-        case .root:
-            kind = .root(graph.rootKind(of: node) ?? .custom(name: "root"))
+        let kind = NodeKind(graph.kind(of: node)) {
+            graph.rootKind(of: node) ?? .custom(name: "root")
         }
+        let extras = nodeExtras[node]
         return Node(
             id: id(at: node), typeName: graph.typeName(of: node), label: graph.label(of: node),
             kind: kind, address: graph.address(of: node), size: graph.size(of: node),
-            creationTrace: nodeTraces[node],
-            timer: nodeTimers[node], note: nodeNotes[node])
+            creationTrace: extras?.trace, timer: extras?.timer, note: extras?.note)
     }
 
     /// The ``Reference`` of edge `edge`, held by node number `holder`.

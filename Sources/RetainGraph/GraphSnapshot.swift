@@ -26,28 +26,21 @@ public struct GraphSnapshot: Sendable {
     /// Identity to node number.
     let nodeIndex: NodeIndex
     /// Sparse node data, by node number.
-    let nodeTraces: [UInt32: StackTrace]
-    let nodeTimers: [UInt32: TimerInfo]
-    /// Notes on roots (a run loop whose thread has exited), by node number.
-    let nodeNotes: [UInt32: String]
+    let nodeExtras: [UInt32: NodeExtras]
     /// Reference identities and traces, by edge.
     let referenceIDs: [ReferenceID]
     let referenceTraces: [Int: StackTrace]
+}
 
-    init(
-        graph: CompactGraph, nodeIndex: NodeIndex, nodeTraces: [UInt32: StackTrace],
-        nodeTimers: [UInt32: TimerInfo], nodeNotes: [UInt32: String], referenceIDs: [ReferenceID],
-        referenceTraces: [Int: StackTrace]
-    ) {
-        self.graph = graph
-        self.nodeIndex = nodeIndex
-        self.nodeTraces = nodeTraces
-        self.nodeTimers = nodeTimers
-        self.nodeNotes = nodeNotes
-        self.referenceIDs = referenceIDs
-        self.referenceTraces = referenceTraces
-    }
+/// What few nodes have, kept in a sparse table beside a snapshot's columns.
+struct NodeExtras: Sendable {
+    var trace: StackTrace?
+    var timer: TimerInfo?
+    /// A note on a root (a run loop whose thread has exited).
+    var note: String?
+}
 
+extension GraphSnapshot {
     /// Creates a snapshot of the given nodes and references.
     ///
     /// References naming a node that is not in `nodes` are dropped; if two nodes share an

@@ -86,11 +86,6 @@ extension GraphStorage {
         timers[slot] = info
     }
 
-    /// The timer information of node `id`.
-    func timer(of id: ObjectID) -> TimerInfo? {
-        slot(of: id).flatMap { timers[$0] }
-    }
-
     /// Whether the object of node `slot` (an object node) has not begun deinitialising, read
     /// without retaining it (`swift_isDeallocating`): no strong reference is made, so none can
     /// be the last one released under the graph's lock, and a snapshot costs no retain and

@@ -68,7 +68,7 @@ extension GraphStorage {
         // Push the reference onto the front of its target's list.
         let head = nodes[Int(target)].firstIncoming
         slots[index] = Slot(
-            from: source, to: target, role: tables.roleNumber(of: role), meta: meta,
+            from: source, to: target, role: tables.roles.intern(role), meta: meta,
             previousIncoming: Self.noSlot, nextIncoming: head)
         if head != Self.noSlot { slots[Int(head)].previousIncoming = slot }
         nodes[Int(target)].firstIncoming = slot
@@ -135,7 +135,7 @@ extension GraphStorage {
             id: ReferenceID(slot: UInt32(index), generation: slot.generation),
             from: ObjectID(rawValue: nodes[Int(slot.from)].id),
             to: ObjectID(rawValue: nodes[Int(slot.to)].id), ownership: slot.ownership,
-            role: tables.roles[Int(slot.role)],
+            role: tables.roles[slot.role],
             creationTrace: slot.meta & Slot.hasTrace != 0
                 ? referenceTraces[UInt32(index)] : nil,
             origin: slot.meta & Slot.discovered != 0 ? .reflection : .declared)
@@ -195,19 +195,6 @@ extension GraphStorage {
 /// Qualified type names, computed outside the graph's lock and cached per type.
 enum TypeNameCache {
     private static let cache = Locked<[ObjectIdentifier: String]>([:])
-
-    /// The names of many types, taking the shared cache's lock once per distinct type.
-    static func names(of types: [Any.Type?]) -> [String] {
-        var local: [ObjectIdentifier: String] = [:]
-        return types.map { type in
-            guard let type else { return "?" }
-            let key = ObjectIdentifier(type)
-            if let known = local[key] { return known }
-            let name = name(of: type)
-            local[key] = name
-            return name
-        }
-    }
 
     static func name(of type: Any.Type?) -> String {
         guard let type else { return "?" }

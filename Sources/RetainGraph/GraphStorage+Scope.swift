@@ -26,35 +26,23 @@ extension GraphStorage {
         // Each selected row's position is kept in its search mark while the references are
         // copied (the search is over), then every mark written is reset to 0, which no search
         // epoch ever is: the marks cost no map from rows to positions.
-        for (position, row) in rows.enumerated() {
-            nodes[Int(row)].mark = UInt32(position)
-            let info = nodes[Int(row)].info
-            if info & NodeSlot.hasLabel != 0, let label = labels[row] {
-                parts.builder.labels[position] = parts.builder.intern(label)
-            }
-            if info & NodeSlot.hasTrace != 0, let trace = traces[row] {
-                parts.traces.append((position, trace))
-            }
-            if info & NodeSlot.hasTimer != 0, let timer = timers[row] {
-                parts.timers.append((position, timer))
-            }
-        }
+        for (position, row) in rows.enumerated() { nodes[Int(row)].mark = UInt32(position) }
         // Builder role numbers of the roles met, interned on first use.
         var roleNumbers = [UInt32](repeating: .max, count: tables.roles.count)
         for index in references {
             let slot = slots[index]
             var role = roleNumbers[Int(slot.role)]
             if role == .max {
-                role = parts.builder.intern(tables.roles[Int(slot.role)])
+                role = parts.builder.intern(tables.roles[slot.role])
                 roleNumbers[Int(slot.role)] = role
             }
             if slot.meta & Slot.hasTrace != 0 {
                 parts.referenceTraces[parts.referenceIDs.count] = referenceTraces[UInt32(index)]
             }
-            parts.sourcePositions.append(nodes[Int(slot.from)].mark)
-            parts.targetPositions.append(nodes[Int(slot.to)].mark)
-            parts.edgeFlags.append(slot.edgeFlags)
-            parts.edgeRoles.append(role)
+            parts.builder.sources.append(nodes[Int(slot.from)].mark)
+            parts.builder.targets.append(nodes[Int(slot.to)].mark)
+            parts.builder.edgeFlags.append(slot.edgeFlags)
+            parts.builder.edgeRoles.append(role)
             parts.referenceIDs.append(ReferenceID(slot: UInt32(index), generation: slot.generation))
         }
         for row in rows { nodes[Int(row)].mark = 0 }
@@ -191,17 +179,9 @@ extension GraphStorage {
     /// Whether node `slot` is recorded and its object (or its anchor's object) is alive; a node
     /// found dead is removed (its references and slot wait for the next sweep).
     private mutating func isLive(_ slot: UInt32, epoch: UInt32) -> Bool {
-        let node = nodes[Int(slot)]
-        guard node.isLive else { return false }
+        guard nodes[Int(slot)].isLive else { return false }
         if isMarked(slot, .live, epoch) { return true }
-        let alive: Bool
-        switch node.lifetime {
-        case .free: alive = false
-        case .immortal, .managed: alive = true
-        case .object: alive = objectIsAlive(node)
-        case .anchored: alive = anchors[slot].map { anchorIsLive($0, epoch: epoch) } ?? false
-        }
-        guard alive else {
+        guard chainIsLive(from: slot, epoch: epoch) else {
             removeNode(at: slot)
             return false
         }
@@ -209,12 +189,11 @@ extension GraphStorage {
         return true
     }
 
-    /// Whether the chain of anchors starting at `anchor` ends in a living node.
-    private func anchorIsLive(_ anchor: ObjectID, epoch: UInt32) -> Bool {
-        var current = anchor
+    /// Whether node `slot`, or the chain of anchors starting at it, ends in a living node.
+    private func chainIsLive(from start: UInt32, epoch: UInt32) -> Bool {
+        var slot = start
         // An anchor cycle (the graph's API cannot make one) must not loop forever.
         for _ in 0...nodeCount {
-            guard let slot = slot(of: current) else { return false }
             if isMarked(slot, .live, epoch) { return true }
             let node = nodes[Int(slot)]
             switch node.lifetime {
@@ -222,8 +201,10 @@ extension GraphStorage {
             case .immortal, .managed: return true
             case .object: return objectIsAlive(node)
             case .anchored:
-                guard let next = anchors[slot] else { return false }
-                current = next
+                guard let anchor = anchors[slot], let next = self.slot(of: anchor) else {
+                    return false
+                }
+                slot = next
             }
         }
         return false

@@ -16,15 +16,6 @@ extension GraphStorage {
         // Each node slot's position in the snapshot (the order added, then the node's number).
         var positions = [UInt32](repeating: .max, count: nodes.count)
         collectNodes(into: &parts, positions: &positions, notes: notes)
-        for (slot, label) in labels where positions[Int(slot)] != .max {
-            parts.builder.labels[Int(positions[Int(slot)])] = parts.builder.intern(label)
-        }
-        for (slot, trace) in traces where positions[Int(slot)] != .max {
-            parts.traces.append((Int(positions[Int(slot)]), trace))
-        }
-        for (slot, timer) in timers where positions[Int(slot)] != .max {
-            parts.timers.append((Int(positions[Int(slot)]), timer))
-        }
         if let numberOf = parts.numberNodesByIdentity() {
             for slot in positions.indices where positions[slot] != .max {
                 positions[slot] = numberOf[Int(positions[slot])]
@@ -48,7 +39,7 @@ extension GraphStorage {
                         guard position < count else { return }
                         positions[base + offset] = position
                         position += 1
-                        add(nodes[offset])
+                        add(UInt32(base + offset), nodes[offset])
                     }
                 }
             }
@@ -60,80 +51,86 @@ extension GraphStorage {
         rows: [UInt32], into parts: inout GraphSnapshot.Builder, notes: [UInt: String]
     ) {
         collectNodeColumns(count: rows.count, into: &parts, notes: notes) { add in
-            for row in rows { add(nodes[Int(row)]) }
+            for row in rows { add(row, nodes[Int(row)]) }
         }
     }
 
-    /// Writes node columns into `parts` for the nodes `forEachNode` hands to its argument,
-    /// in that order (at most `count`, the columns' size).
+    /// Writes node columns, and what few nodes have, into `parts` for the nodes (slot and
+    /// row) `forEachNode` hands to its argument, in that order (at most `count`, the columns'
+    /// size).
     private func collectNodeColumns(
         count: Int, into parts: inout GraphSnapshot.Builder, notes: [UInt: String],
-        _ forEachNode: ((NodeSlot) -> Void) -> Void
+        _ forEachNode: ((UInt32, NodeSlot) -> Void) -> Void
     ) {
         // Builder string numbers of the graph's types, filled as they are met.
         var typeStrings = [UInt32](repeating: .max, count: tables.types.count)
-        var ids = [ObjectID](repeating: .disabled, count: count)
         var kinds = [CompactGraph.NodeKind](repeating: .object, count: count)
         var types = [UInt32](repeating: 0, count: count)
         var addresses = [UInt](repeating: 0, count: count)
         var keys = [UInt64](repeating: 0, count: count)
         var position = 0
-        ids.withUnsafeMutableBufferPointer { ids in
-            kinds.withUnsafeMutableBufferPointer { kinds in
-                types.withUnsafeMutableBufferPointer { types in
-                    addresses.withUnsafeMutableBufferPointer { addresses in
-                        keys.withUnsafeMutableBufferPointer { keys in
-                            forEachNode { node in
-                                guard position < count else { return }
-                                var type = typeStrings[Int(node.type)]
-                                if type == .max {
-                                    type = parts.builder.intern(tables.typeName(node.type))
-                                    typeStrings[Int(node.type)] = type
-                                }
-                                ids[position] = ObjectID(rawValue: node.id)
-                                types[position] = type
-                                addresses[position] = UInt(node.address)
-                                keys[position] = node.id
-                                let kind = node.kind
-                                if kind < 4 {
-                                    kinds[position] =
-                                        CompactGraph.NodeKind(rawValue: UInt8(kind)) ?? .object
-                                } else {
-                                    kinds[position] = .root
-                                    addRoot(
-                                        kind, address: node.address, at: position, to: &parts,
-                                        notes: notes)
-                                }
-                                position += 1
+        parts.builder.labels = [UInt32](repeating: 0, count: count)
+        kinds.withUnsafeMutableBufferPointer { kinds in
+            types.withUnsafeMutableBufferPointer { types in
+                addresses.withUnsafeMutableBufferPointer { addresses in
+                    keys.withUnsafeMutableBufferPointer { keys in
+                        forEachNode { slot, node in
+                            guard position < count else { return }
+                            var type = typeStrings[Int(node.type)]
+                            if type == .max {
+                                type = parts.builder.intern(tables.typeName(node.type))
+                                typeStrings[Int(node.type)] = type
                             }
+                            types[position] = type
+                            addresses[position] = UInt(node.address)
+                            keys[position] = node.id
+                            let kind = node.kind
+                            kinds[position] =
+                                kind < 4
+                                ? CompactGraph.NodeKind(rawValue: UInt8(kind)) ?? .object : .root
+                            if kind >= 4 || node.info & NodeSlot.sparseFlags != 0 {
+                                addSparseData(
+                                    of: slot, node, at: position, to: &parts, notes: notes)
+                            }
+                            position += 1
                         }
                     }
                 }
             }
         }
         if position < count {  // not reached: `count` counts the nodes handed over
-            ids.removeLast(count - position)
+            parts.builder.labels.removeLast(count - position)
             kinds.removeLast(count - position)
             types.removeLast(count - position)
             addresses.removeLast(count - position)
             keys.removeLast(count - position)
         }
-        parts.ids = ids
         parts.builder.kinds = kinds
         parts.builder.typeNames = types
-        parts.builder.labels = [UInt32](repeating: 0, count: position)
         parts.builder.addresses = addresses
         parts.builder.keys = keys
     }
 
-    private func addRoot(
-        _ kind: UInt32, address: UInt64, at position: Int, to parts: inout GraphSnapshot.Builder,
-        notes: [UInt: String]
+    /// Copies what few nodes have (a root's kind and note, a label, a creation trace, timer
+    /// information) from node `slot` to the node at `position` of `parts`.
+    private func addSparseData(
+        of slot: UInt32, _ node: NodeSlot, at position: Int,
+        to parts: inout GraphSnapshot.Builder, notes: [UInt: String]
     ) {
-        guard case .root(let rootKind) = tables.kinds[Int(kind)] else { return }
-        parts.rootKinds.append((position, rootKind))
-        if !notes.isEmpty, address != 0, let note = notes[UInt(address)] {
-            parts.notes.append((position, note))
+        if node.kind >= 4, case .root(let rootKind) = tables.kinds[Int(node.kind)] {
+            parts.builder.addRoot(UInt32(position), kind: rootKind)
+            if !notes.isEmpty, node.address != 0, let note = notes[UInt(node.address)] {
+                parts.extras[position, default: NodeExtras()].note = note
+            }
+        }
+        if node.info & NodeSlot.hasLabel != 0, let label = labels[slot] {
+            parts.builder.labels[position] = parts.builder.intern(label)
+        }
+        if node.info & NodeSlot.hasTrace != 0, let trace = traces[slot] {
+            parts.extras[position, default: NodeExtras()].trace = trace
+        }
+        if node.info & NodeSlot.hasTimer != 0, let timer = timers[slot] {
+            parts.extras[position, default: NodeExtras()].timer = timer
         }
     }
 
@@ -142,8 +139,10 @@ extension GraphStorage {
     ///
     /// - Parameter numbers: Each node slot's number in the snapshot (`UInt32.max` for none).
     private func placeReferences(into parts: inout GraphSnapshot.Builder, numbers: [UInt32]) {
-        let roleNumbers = tables.roles.map { parts.builder.intern($0) }
-        let nodeCount = parts.ids.count
+        let roleNumbers = (0..<UInt32(tables.roles.count)).map {
+            parts.builder.intern(tables.roles[$0])
+        }
+        let nodeCount = parts.builder.nodeCount
         var outStart = [UInt32](repeating: 0, count: nodeCount + 1)
         var strongEnd = [UInt32](repeating: 0, count: nodeCount)
         numbers.withUnsafeBufferPointer { numbers in
@@ -212,8 +211,10 @@ extension GraphStorage {
             }
         }
         parts.placedRows = GraphSnapshot.Builder.PlacedRows(
-            outStart: outStart, strongOutEnd: strongEnd, targets: targets, flags: flags,
-            roles: roles)
+            outStart: outStart, strongOutEnd: strongEnd)
+        parts.builder.targets = targets
+        parts.builder.edgeFlags = flags
+        parts.builder.edgeRoles = roles
         parts.referenceIDs = identities
     }
 }

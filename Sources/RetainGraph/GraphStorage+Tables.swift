@@ -21,11 +21,8 @@ struct GraphTables {
     private(set) var kinds: [NodeKind] = [.object, .timer, .proxy, .closure]
     private var rootKindNumbers: [RootKind: UInt32] = [:]
 
-    var roles: [ReferenceRole] = []
-    private var roleNumbers: [ReferenceRole: UInt32] = [:]
-    /// The last roles met, compared by their bytes before hashing (most references repeat a
-    /// few roles recorded from string literals).
-    private var recentRoles = RecentRoles()
+    /// Roles by number (number 0 is the compact graph's empty role, which no reference has).
+    var roles = InternedRoles()
 
     /// The number of kind `.object`.
     static let objectKind: UInt32 = 0
@@ -66,20 +63,6 @@ struct GraphTables {
             rootKindNumbers[root] = number
             return number
         }
-    }
-
-    mutating func roleNumber(of role: ReferenceRole) -> UInt32 {
-        if let number = recentRoles.number(of: role) { return number }
-        let number: UInt32
-        if let known = roleNumbers[role] {
-            number = known
-        } else {
-            number = UInt32(roles.count)
-            roles.append(role)
-            roleNumbers[role] = number
-        }
-        recentRoles.remember(role, as: number)
-        return number
     }
 
     /// The name of type `number`, as a snapshot prints it.

@@ -43,6 +43,7 @@ struct NodeSlot {
     static let hasLabel: UInt32 = 1 << 27
     static let hasTrace: UInt32 = 1 << 28
     static let hasTimer: UInt32 = 1 << 29
+    static let sparseFlags = hasLabel | hasTrace | hasTimer
 
     var kind: UInt32 {
         get { info & Self.kindMask }
@@ -193,28 +194,21 @@ struct GraphStorage {
 
     /// Forgets every node and reference, but keeps the identity counter and the slots'
     /// generations, so identities handed out before stay unique and stale ``ReferenceID``s stay
-    /// harmless. Releases every pin.
+    /// harmless (and the interned tables, search epoch and prune threshold). Releases every pin.
     mutating func removeAll() {
         for node in nodes {
             if let object = node.pinnedObject { ObjectPin(pinnedAt: object).release() }
         }
-        nodes = ChunkedArray()
-        freeNodes = []
-        removedNodes = []
-        nodeCount = 0
-        byID = SlotIndex(byAddress: false)
-        byAddress = SlotIndex(byAddress: true)
-        labels = [:]
-        traces = [:]
-        timers = [:]
-        anchors = [:]
-        rootsByKind = [:]
         for index in slots.indices where slots[index].from != Self.noSlot {
             slots[index].free()
             freeSlots.append(UInt32(index))
         }
-        referenceTraces = [:]
-        liveReferenceCount = 0
-        removalsSinceSweep = 0
+        var empty = GraphStorage(identities: identities)
+        empty.tables = tables
+        empty.searchEpoch = searchEpoch
+        empty.pruneThreshold = pruneThreshold
+        empty.slots = slots
+        empty.freeSlots = freeSlots
+        self = empty
     }
 }

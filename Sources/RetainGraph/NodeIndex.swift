@@ -16,28 +16,28 @@ struct NodeIndex: Sendable {
         /// For each identity `base + k`, its position, or `-1`; empty when identities are
         /// sparse.
         let table: [Int32]
-        /// The sorted identities, for binary search when `table` is empty.
-        let sortedIDs: [ObjectID]
+        /// The sorted identities' raw values, for binary search when `table` is empty.
+        let sortedKeys: [UInt64]
         /// The position of this part's first identity among all.
         let offset: Int
 
-        static let empty = Part(base: 0, table: [], sortedIDs: [], offset: 0)
+        static let empty = Part(base: 0, table: [], sortedKeys: [], offset: 0)
 
-        /// Orders `positions` of `ids` by identity, keeping the first of equal ones.
-        static func build(_ ids: [ObjectID], positions: [Int], offset: Int) -> (Part, [Int]) {
+        /// Orders `positions` of `keys` (raw identities), keeping the first of equal ones.
+        static func build(_ keys: [UInt64], positions: [Int], offset: Int) -> (Part, [Int]) {
             guard let first = positions.first else { return (Part.empty, []) }
-            var low = ids[first].rawValue
+            var low = keys[first]
             var high = low
             for position in positions {
-                low = min(low, ids[position].rawValue)
-                high = max(high, ids[position].rawValue)
+                low = min(low, keys[position])
+                high = max(high, keys[position])
             }
             let span = high - low
             if span < UInt64(Int32.max), span <= UInt64(positions.count) * 4 + 1_024 {
                 // Counting placement: slot k holds the first node whose identity is base + k.
                 var table = [Int32](repeating: -1, count: Int(span) + 1)
                 for position in positions {
-                    let slot = Int(ids[position].rawValue - low)
+                    let slot = Int(keys[position] - low)
                     if table[slot] == -1 { table[slot] = Int32(position) }
                 }
                 var order: [Int] = []
@@ -46,18 +46,18 @@ struct NodeIndex: Sendable {
                     order.append(Int(table[slot]))
                     table[slot] = Int32(offset + order.count - 1)
                 }
-                return (Part(base: low, table: table, sortedIDs: [], offset: offset), order)
+                return (Part(base: low, table: table, sortedKeys: [], offset: offset), order)
             }
             let sorted = positions.sorted { a, b in
-                ids[a] != ids[b] ? ids[a] < ids[b] : a < b
+                keys[a] != keys[b] ? keys[a] < keys[b] : a < b
             }
             var order: [Int] = []
             order.reserveCapacity(positions.count)
-            for position in sorted where order.last.map({ ids[$0] }) != ids[position] {
+            for position in sorted where order.last.map({ keys[$0] }) != keys[position] {
                 order.append(position)
             }
             return (
-                Part(base: 0, table: [], sortedIDs: order.map { ids[$0] }, offset: offset), order
+                Part(base: 0, table: [], sortedKeys: order.map { keys[$0] }, offset: offset), order
             )
         }
 
@@ -71,33 +71,33 @@ struct NodeIndex: Sendable {
                 return position >= 0 ? Int(position) : nil
             }
             var low = 0
-            var high = sortedIDs.count
+            var high = sortedKeys.count
             while low < high {
                 let middle = (low + high) / 2
-                if sortedIDs[middle] < id { low = middle + 1 } else { high = middle }
+                if sortedKeys[middle] < id.rawValue { low = middle + 1 } else { high = middle }
             }
-            return low < sortedIDs.count && sortedIDs[low] == id ? offset + low : nil
+            return low < sortedKeys.count && sortedKeys[low] == id.rawValue ? offset + low : nil
         }
     }
 
-    /// Orders identities, keeping the first of equal ones, and indexes them.
+    /// Orders raw identities, keeping the first of equal ones, and indexes them.
     ///
-    /// - Returns: The index and the positions in `ids` of the kept identities, in order.
+    /// - Returns: The index and the positions in `keys` of the kept identities, in order.
     /// - Complexity: O(*n*) for dense identities, O(*n* log *n*) otherwise.
-    static func build(ids: [ObjectID]) -> (index: NodeIndex, order: [Int]) {
+    static func build(keys: [UInt64]) -> (index: NodeIndex, order: [Int]) {
         var livePositions: [Int] = []
         var discoveredPositions: [Int] = []
-        livePositions.reserveCapacity(ids.count)
-        for (position, id) in ids.enumerated() {
-            if id.rawValue < ObjectID.discoveredBase {
+        livePositions.reserveCapacity(keys.count)
+        for (position, key) in keys.enumerated() {
+            if key < ObjectID.discoveredBase {
                 livePositions.append(position)
             } else {
                 discoveredPositions.append(position)
             }
         }
-        let (live, liveOrder) = Part.build(ids, positions: livePositions, offset: 0)
+        let (live, liveOrder) = Part.build(keys, positions: livePositions, offset: 0)
         let (discovered, discoveredOrder) = Part.build(
-            ids, positions: discoveredPositions, offset: liveOrder.count)
+            keys, positions: discoveredPositions, offset: liveOrder.count)
         return (NodeIndex(live: live, discovered: discovered), liveOrder + discoveredOrder)
     }
 

@@ -27,6 +27,29 @@ public enum NodeKind: Hashable, Sendable {
         case .root: return "root"
         }
     }
+
+    /// The kind a ``/ObjectGraph/CompactGraph`` stores for this one (a root's kind is kept apart).
+    var compactKind: CompactGraph.NodeKind {
+        switch self {
+        case .object: return .object
+        case .timer: return .timer
+        case .proxy: return .proxy
+        case .closure: return .closure
+        case .root: return .root
+        }
+    }
+
+    /// The kind of a compact graph's node of kind `kind` (boxes and storage are objects), a
+    /// root's being `root()`.
+    init(_ kind: CompactGraph.NodeKind, root: () -> RootKind) {
+        switch kind {
+        case .object, .box, .storage: self = .object
+        case .timer: self = .timer
+        case .proxy: self = .proxy
+        case .closure: self = .closure
+        case .root: self = .root(root())
+        }
+    }
 }
 
 /// What the graph knows about a timer node: enough to tell a pending one-shot timer (a

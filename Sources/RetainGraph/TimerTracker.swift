@@ -16,13 +16,9 @@ import Synchronization
 ///
 /// ## Recording is deferred to the graph's readers
 /// A timer event (creation, a target, scheduling, a fire, invalidation) only writes what the
-/// timer holds *now* into this tracker, under the graph's small journal lock, and queues the
-/// tracker once (see `TrackerJournal`). The graph itself (its lock, node records, identity
-/// tables and reference slab) is touched when someone reads it: every ``LiveGraph`` method
-/// first applies the queued trackers' latest state. A timer that is created, scheduled,
-/// invalidated and released between two reads therefore never reaches the graph's tables;
-/// one that lives across a read is recorded then, with the state it has at that moment. What
-/// a reader sees is the same as if every event had been recorded as it happened.
+/// timer holds *now* into this tracker and queues it (see `TrackerJournal`); the graph's
+/// tables are touched when someone reads them (see ``LiveGraph``). A timer that lives across
+/// a read is recorded then, with the state it has at that moment.
 ///
 /// The timer's identity (``id``) is handed out at creation, so ``LiveGraph`` calls that take
 /// it (and the timers' `graphID`) work before any read.
@@ -125,21 +121,21 @@ package final class TimerTracker: @unchecked Sendable {
 
     /// Records that the timer holds `target` in `role` (`.target` or `.proxyTarget`).
     package func recordTarget(_ target: AnyObject, ownership kind: Ownership, role: ReferenceRole) {
-        guard isActive else { return }
-        update { wanted in
-            wanted.calls.append(
-                CallEdge(object: ObjectPin(target), root: nil, kind: kind, role: role))
-            wanted.changes.insert(.calls)
-        }
+        recordCall { CallEdge(object: ObjectPin(target), root: nil, kind: kind, role: role) }
     }
 
     /// Records that the timer holds a root as its target, such as a type used as the target
     /// (`.immortalType(name:)`, the Objective-C "timer class as target" trampoline). The edge
     /// goes with the other target edges on invalidation.
     package func recordTarget(root: RootKind, ownership kind: Ownership, role: ReferenceRole) {
+        recordCall { CallEdge(object: nil, root: root, kind: kind, role: role) }
+    }
+
+    /// Adds the edge `edge` makes (called under the journal's lock) to what the timer calls.
+    private func recordCall(_ edge: () -> CallEdge) {
         guard isActive else { return }
         update { wanted in
-            wanted.calls.append(CallEdge(object: nil, root: root, kind: kind, role: role))
+            wanted.calls.append(edge())
             wanted.changes.insert(.calls)
         }
     }

@@ -3,19 +3,6 @@ import Foundation
 import RetainGraph
 
 extension DispatchTimer {
-    /// Holds a target weakly for a `@Sendable` action; the caller vouches for using the target
-    /// on the timer's queue.
-    final class WeakTarget<Target: AnyObject>: @unchecked Sendable {
-        weak var value: Target?
-        init(_ value: Target) { self.value = value }
-    }
-
-    /// Holds a target strongly for a `@Sendable` action until the timer is invalidated.
-    final class StrongTarget<Target: AnyObject>: @unchecked Sendable {
-        let value: Target
-        init(_ value: Target) { self.value = value }
-    }
-
     /// Creates an unscheduled timer that runs a closure on `queue`.
     ///
     /// The graph records the timer but no closure node (one that holds nothing would lie on
@@ -48,8 +35,7 @@ extension DispatchTimer {
     ) throws {
         try self.init(
             interval: interval, tolerance: tolerance, repeats: repeats, queue: queue,
-            label: label, graph: graph, stopsWhenTargetDies: false,
-            action: .always(handler))
+            label: label, graph: graph, binding: .closure(handler, capturing: nil, as: .strong))
     }
 
     /// Creates an unscheduled timer that runs a closure and declares what the closure
@@ -64,15 +50,12 @@ extension DispatchTimer {
     ///                           capturing: self, as: .weak) { [weak self] _ in self?.tick() }
     /// ```
     ///
+    /// Its other parameters are those of
+    /// ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
+    ///
     /// - Parameters:
-    ///   - interval: See ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
-    ///   - tolerance: The leeway.
-    ///   - repeats: Whether the timer repeats.
-    ///   - queue: Where the handler runs.
-    ///   - label: A label for reports.
     ///   - owner: The object the closure captures (as `self`). Not retained by the timer.
     ///   - kind: How the closure captures it.
-    ///   - graph: The graph to record into.
     ///   - handler: The action.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init(
@@ -83,9 +66,7 @@ extension DispatchTimer {
     ) throws {
         try self.init(
             interval: interval, tolerance: tolerance, repeats: repeats, queue: queue,
-            label: label, graph: graph, stopsWhenTargetDies: false,
-            action: .always(handler))
-        tracker?.recordClosure(capturing: owner, ownership: kind, name: "self")
+            label: label, graph: graph, binding: .closure(handler, capturing: owner, as: kind))
     }
 
     /// Creates an unscheduled timer that calls `action` with a target it does **not** retain
@@ -99,14 +80,12 @@ extension DispatchTimer {
     ///                           weakTarget: self) { owner, _ in owner.tick() }
     /// ```
     ///
+    /// Its other parameters are those of
+    /// ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
+    ///
     /// - Parameters:
-    ///   - interval: See ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
-    ///   - tolerance: The leeway.
-    ///   - repeats: Whether the timer repeats.
     ///   - queue: Where `action` runs; the target must be safe to use there.
-    ///   - label: A label for reports.
     ///   - target: The receiver; held weakly.
-    ///   - graph: The graph to record into.
     ///   - action: Called with the (living) target and the timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<Target: AnyObject>(
@@ -115,30 +94,21 @@ extension DispatchTimer {
         graph: borrowing LiveGraph = .shared,
         action: @escaping @Sendable (Target, DispatchTimer) -> Void
     ) throws {
-        let box = WeakTarget(target)
         try self.init(
             interval: interval, tolerance: tolerance, repeats: repeats, queue: queue,
-            label: label, graph: graph, stopsWhenTargetDies: true,
-            action: .reporting { timer in
-                guard let target = box.value else { return false }
-                action(target, timer)
-                return true
-            })
-        tracker?.recordTarget(target, ownership: .weak, role: .target)
+            label: label, graph: graph, binding: .weak(target, action))
     }
 
     /// Creates an unscheduled timer that retains `target` until it is invalidated and calls
     /// `action` with it: `timer ⇒ target`, the NSTimer semantics that make a repeating timer
     /// keep its owner alive.
     ///
+    /// Its other parameters are those of
+    /// ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
+    ///
     /// - Parameters:
-    ///   - interval: See ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
-    ///   - tolerance: The leeway.
-    ///   - repeats: Whether the timer repeats.
     ///   - queue: Where `action` runs; the target must be safe to use there.
-    ///   - label: A label for reports.
     ///   - target: The receiver; held strongly until ``invalidate()``.
-    ///   - graph: The graph to record into.
     ///   - action: Called with the target and the timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<Target: AnyObject>(
@@ -147,11 +117,8 @@ extension DispatchTimer {
         graph: borrowing LiveGraph = .shared,
         action: @escaping @Sendable (Target, DispatchTimer) -> Void
     ) throws {
-        let box = StrongTarget(target)
         try self.init(
             interval: interval, tolerance: tolerance, repeats: repeats, queue: queue,
-            label: label, graph: graph, stopsWhenTargetDies: false,
-            action: .always { timer in action(box.value, timer) })
-        tracker?.recordTarget(target, ownership: .strong, role: .target)
+            label: label, graph: graph, binding: .strong(target, action))
     }
 }

@@ -42,11 +42,6 @@ extension DispatchTimer {
         /// The action; `nil` once invalidated.
         var action: Action?
 
-        init(tolerance: TimeInterval, action: Action?) {
-            self.tolerance = tolerance
-            self.action = action
-        }
-
         /// Moves to `.invalidated`: resumes a suspended source, cancels it, and hands back the
         /// source and the action (with what it captures) for release outside the lock.
         /// Idempotent.

@@ -71,9 +71,8 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
     /// the tracker's initialiser).
     init(
         interval: TimeInterval, tolerance: TimeInterval, repeats: Bool, queue: DispatchQueue,
-        label: borrowing String?, graph: borrowing LiveGraph, stopsWhenTargetDies: Bool,
-        startDelay: TimeInterval? = nil,
-        action: Action
+        label: borrowing String?, graph: borrowing LiveGraph, startDelay: TimeInterval? = nil,
+        binding: TimerBinding<DispatchTimer>
     ) throws {
         try RunLoopTiming.validate(interval: interval, repeats: repeats)
         if let startDelay, !startDelay.isFinite || startDelay < 0 {
@@ -83,14 +82,16 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
         self.interval = interval
         self.repeats = repeats
         self.queue = queue
-        self.stopsWhenTargetDies = stopsWhenTargetDies
-        state = Locked(State(tolerance: Self.sanitizedTolerance(tolerance), action: action))
+        self.stopsWhenTargetDies = binding.stopsWhenTargetDies
+        state = Locked(State(tolerance: Self.sanitizedTolerance(tolerance), action: binding.action))
         tracker = TimerTracker(
             kind: .timer, label: label,
             timer: TimerInfo(
-                repeats: repeats, interval: interval, stopsWhenTargetDies: stopsWhenTargetDies),
+                repeats: repeats, interval: interval,
+                stopsWhenTargetDies: stopsWhenTargetDies),
             graph: graph, traceSkipping: 2)
         tracker?.attach(identifier: ObjectIdentifier(self), type: DispatchTimer.self)
+        binding.record(into: tracker)
     }
 
     deinit {

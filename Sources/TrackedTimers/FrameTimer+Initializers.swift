@@ -28,22 +28,16 @@ extension FrameTimer {
     ) throws(TimerError) {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
-            clock: clock, label: label, graph: graph, stopsWhenTargetDies: false,
-            action: .always { timer in action(target, timer) }
-        )
-        tracker?.recordTarget(target, ownership: .strong, role: .target)
+            clock: clock, label: label, graph: graph, binding: .strong(target, action))
     }
 
     /// Creates a frame timer that holds `target` **weakly** and invalidates itself at the first
     /// frame after the target died.
     ///
+    /// Its other parameters are those of the strong-target initialiser.
+    ///
     /// - Parameters:
     ///   - weakTarget: Not retained; loaded strongly for the duration of each frame.
-    ///   - refreshRate: Refreshes per second; above 0, at most ``FrameTimer/maximumRefreshRate``.
-    ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh.
-    ///   - clock: Where timestamps are read.
-    ///   - label: A label for reports.
-    ///   - graph: The graph to record into.
     ///   - action: Called with the living target and the timer.
     /// - Throws: ``TimerError/invalidFrameRate(_:)``.
     public convenience init<Target: AnyObject>(
@@ -54,27 +48,17 @@ extension FrameTimer {
     ) throws(TimerError) {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
-            clock: clock, label: label, graph: graph, stopsWhenTargetDies: true,
-            action: .reporting { [weak weakTarget] timer in
-                guard let target = weakTarget else { return false }
-                action(target, timer)
-                return true
-            }
-        )
-        tracker?.recordTarget(weakTarget, ownership: .weak, role: .target)
+            clock: clock, label: label, graph: graph, binding: .weak(weakTarget, action))
     }
 
     /// Creates a frame timer whose target is a ``WeakProxy`` (held strongly) forwarding each
     /// frame to its weak target: `link ⇒ proxy → owner`. Frames into a dead target are dropped
     /// and counted; the timer keeps running until invalidated.
     ///
+    /// Its other parameters are those of the strong-target initialiser.
+    ///
     /// - Parameters:
     ///   - proxy: Retained until ``invalidate()``.
-    ///   - refreshRate: Refreshes per second; above 0, at most ``FrameTimer/maximumRefreshRate``.
-    ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh.
-    ///   - clock: Where timestamps are read.
-    ///   - label: A label for reports.
-    ///   - graph: The graph to record into.
     ///   - action: Called with the proxy's living target and the timer.
     /// - Throws: ``TimerError/invalidFrameRate(_:)``.
     public convenience init<Target: AnyObject>(
@@ -85,23 +69,17 @@ extension FrameTimer {
     ) throws(TimerError) {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
-            clock: clock, label: label, graph: graph, stopsWhenTargetDies: false,
-            action: .reporting { timer in proxy.forward { target in action(target, timer) } }
-        )
-        tracker?.recordTarget(proxy, ownership: .strong, role: .target)
+            clock: clock, label: label, graph: graph, binding: .proxy(proxy, action))
     }
 
     /// Creates a frame timer that runs a closure, optionally declaring what it captures
     /// (`capturing: self, as: .weak` records `link ⇒ closure → owner`, S12b).
     ///
+    /// Its other parameters are those of the strong-target initialiser.
+    ///
     /// - Parameters:
-    ///   - refreshRate: Refreshes per second; above 0, at most ``FrameTimer/maximumRefreshRate``.
-    ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh.
-    ///   - clock: Where timestamps are read.
     ///   - captured: The object the closure captures, to show in the graph. Not retained.
     ///   - kind: How the closure captures it.
-    ///   - label: A label for reports.
-    ///   - graph: The graph to record into.
     ///   - action: The closure, released on ``invalidate()``.
     /// - Throws: ``TimerError/invalidFrameRate(_:)``.
     public convenience init(
@@ -112,9 +90,7 @@ extension FrameTimer {
     ) throws(TimerError) {
         try self.init(
             refreshRate: refreshRate, preferredFramesPerSecond: preferredFramesPerSecond,
-            clock: clock, label: label, graph: graph, stopsWhenTargetDies: false,
-            action: .always(action)
-        )
-        tracker?.recordClosure(capturing: captured, ownership: kind, name: "self")
+            clock: clock, label: label, graph: graph,
+            binding: .closure(action, capturing: captured, as: kind))
     }
 }

@@ -79,8 +79,7 @@ public final class FrameTimer: TrackedTimer, RunLoopDriven, @unchecked Sendable 
     /// the tracker's initialiser).
     init(
         refreshRate: Double, preferredFramesPerSecond: Int, clock: FrameClock,
-        label: borrowing String?, graph: borrowing LiveGraph, stopsWhenTargetDies: Bool,
-        action: consuming Action
+        label: borrowing String?, graph: borrowing LiveGraph, binding: TimerBinding<FrameTimer>
     ) throws(TimerError) {
         guard refreshRate.isFinite, refreshRate > 0, refreshRate <= Self.maximumRefreshRate else {
             throw .invalidFrameRate(refreshRate)
@@ -89,19 +88,21 @@ public final class FrameTimer: TrackedTimer, RunLoopDriven, @unchecked Sendable 
             throw .invalidFrameRate(Double(preferredFramesPerSecond))
         }
         self.refreshRate = refreshRate
-        self.stopsWhenTargetDies = stopsWhenTargetDies
+        self.stopsWhenTargetDies = binding.stopsWhenTargetDies
         self.clock = clock
         state = Locked(
             State(
-                action: action,
+                action: binding.action,
                 frameInterval: Self.frameInterval(
                     for: preferredFramesPerSecond, refreshRate: refreshRate)))
         tracker = TimerTracker(
             kind: .timer, label: label,
             timer: TimerInfo(
-                repeats: true, interval: 1 / refreshRate, stopsWhenTargetDies: stopsWhenTargetDies),
+                repeats: true, interval: 1 / refreshRate,
+                stopsWhenTargetDies: stopsWhenTargetDies),
             graph: graph, traceSkipping: 3)
         tracker?.attach(identifier: ObjectIdentifier(self), type: FrameTimer.self)
+        binding.record(into: tracker)
     }
 
     /// The highest refresh rate accepted (10 µs between refreshes).

@@ -30,10 +30,7 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false,
-            action: .always { timer in action(target, timer) }
-        )
-        tracker?.recordTarget(target, ownership: .strong, role: .target)
+            binding: .strong(target, action))
     }
 
     /// Creates an unscheduled timer that holds `target` **weakly** and invalidates itself at
@@ -42,12 +39,10 @@ extension RunLoopTimer {
     /// The target is loaded strongly for the duration of each fire, so it cannot die in the
     /// middle of one. The fire that finds it dead counts as a fire into a dead target.
     ///
+    /// Its other parameters are those of the strong-target initialiser.
+    ///
     /// - Parameters:
-    ///   - interval: As for the strong-target initialiser.
-    ///   - repeats: Whether the timer repeats.
     ///   - weakTarget: The object the action is called on; not retained.
-    ///   - label: A label for reports.
-    ///   - graph: The graph to record into.
     ///   - action: Called with the (living) target and the timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<Target: AnyObject>(
@@ -56,14 +51,7 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: true,
-            action: .reporting { [weak weakTarget] timer in
-                guard let target = weakTarget else { return false }
-                action(target, timer)
-                return true
-            }
-        )
-        tracker?.recordTarget(weakTarget, ownership: .weak, role: .target)
+            binding: .weak(weakTarget, action))
     }
 
     /// Creates an unscheduled timer that holds `target` strongly and whose action reports
@@ -82,12 +70,10 @@ extension RunLoopTimer {
     /// }
     /// ```
     ///
+    /// Its other parameters are those of the strong-target initialiser.
+    ///
     /// - Parameters:
-    ///   - interval: As for the strong-target initialiser.
-    ///   - repeats: Whether the timer repeats.
     ///   - target: The forwarding object, the timer's target; retained until ``invalidate()``.
-    ///   - label: A label for reports.
-    ///   - graph: The graph to record into.
     ///   - forward: Called with the target and the timer; returns whether the call was
     ///     delivered to a living receiver.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
@@ -98,10 +84,9 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false,
-            action: .reporting { timer in forward(target, timer) }
-        )
-        tracker?.recordTarget(target, ownership: .strong, role: .target)
+            binding: TimerBinding(
+                action: .reporting { timer in forward(target, timer) },
+                edge: .target(target, .strong)))
     }
 
     /// Creates an unscheduled timer whose target is a ``WeakProxy`` (held strongly) that
@@ -110,12 +95,10 @@ extension RunLoopTimer {
     /// A fire through a proxy whose target died is dropped and counted (in the proxy and in the
     /// timer's `firesIntoDeadTarget`); the timer keeps firing until invalidated, as with `NSProxy`.
     ///
+    /// Its other parameters are those of the strong-target initialiser.
+    ///
     /// - Parameters:
-    ///   - interval: As for the strong-target initialiser.
-    ///   - repeats: Whether the timer repeats.
     ///   - proxy: The proxy; retained until ``invalidate()``.
-    ///   - label: A label for reports.
-    ///   - graph: The graph to record into.
     ///   - action: Called with the proxy's (living) target and the timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     /// - Complexity: A fire allocates nothing: the forwarded call is a non-escaping closure.
@@ -126,10 +109,7 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false,
-            action: .reporting { timer in proxy.forward { target in action(target, timer) } }
-        )
-        tracker?.recordTarget(proxy, ownership: .strong, role: .target)
+            binding: .proxy(proxy, action))
     }
 
     /// Creates an unscheduled timer that runs a closure, like `Timer(timeInterval:repeats:block:)`.
@@ -145,14 +125,12 @@ extension RunLoopTimer {
     /// }
     /// ```
     ///
+    /// Its other parameters are those of the strong-target initialiser.
+    ///
     /// - Parameters:
-    ///   - interval: As for the strong-target initialiser.
-    ///   - repeats: Whether the timer repeats.
     ///   - captured: The object the closure captures, if you want it in the graph. Not retained.
     ///   - kind: How the closure captures it.
     ///   - captureName: The captured variable's name for reports; `"self"` by default.
-    ///   - label: A label for reports.
-    ///   - graph: The graph to record into.
     ///   - action: The closure; retained until ``invalidate()``, then released.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init(
@@ -163,10 +141,7 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false,
-            action: .always(action)
-        )
-        tracker?.recordClosure(capturing: captured, ownership: kind, name: captureName)
+            binding: .closure(action, capturing: copy captured, as: kind, name: copy captureName))
     }
 
     /// Creates an unscheduled timer whose target is a **type**, with the closure as its
@@ -184,14 +159,12 @@ extension RunLoopTimer {
     /// }
     /// ```
     ///
+    /// Its other parameters are those of the strong-target initialiser.
+    ///
     /// - Parameters:
-    ///   - interval: As for the strong-target initialiser.
-    ///   - repeats: Whether the timer repeats.
     ///   - typeTarget: The type used as the target.
     ///   - captured: The object the closure captures, if you want it in the graph.
     ///   - kind: How the closure captures it.
-    ///   - label: A label for reports.
-    ///   - graph: The graph to record into.
     ///   - action: Called with the type and the timer; retained until ``invalidate()``.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<T>(
@@ -202,12 +175,9 @@ extension RunLoopTimer {
     ) throws(TimerError) {
         try self.init(
             interval: interval, repeats: repeats, label: label, graph: graph,
-            stopsWhenTargetDies: false,
-            action: .always { timer in action(typeTarget, timer) }
-        )
+            binding: .closure({ action(typeTarget, $0) }, capturing: captured, as: kind))
         tracker?.recordTarget(
             root: .immortalType(name: String(reflecting: typeTarget)), ownership: .strong,
             role: .target)
-        tracker?.recordClosure(capturing: captured, ownership: kind, name: "self")
     }
 }

@@ -84,19 +84,22 @@ public final class RunLoopTimer: TrackedTimer, RunLoopDriven, @unchecked Sendabl
     /// the tracker's initialiser).
     init(
         interval: TimeInterval, repeats: Bool, label: borrowing String?,
-        graph: borrowing LiveGraph, stopsWhenTargetDies: Bool, action: consuming Action
+        graph: borrowing LiveGraph, binding: TimerBinding<RunLoopTimer>
     ) throws(TimerError) {
         try RunLoopTiming.validate(interval: interval, repeats: repeats)
         self.interval = interval
         self.repeats = repeats
-        self.stopsWhenTargetDies = stopsWhenTargetDies
-        state = Locked(State(action: action, fireDate: Date(timeIntervalSinceNow: interval)))
+        self.stopsWhenTargetDies = binding.stopsWhenTargetDies
+        state = Locked(
+            State(action: binding.action, fireDate: Date(timeIntervalSinceNow: interval)))
         tracker = TimerTracker(
             kind: .timer, label: label,
             timer: TimerInfo(
-                repeats: repeats, interval: interval, stopsWhenTargetDies: stopsWhenTargetDies),
+                repeats: repeats, interval: interval,
+                stopsWhenTargetDies: stopsWhenTargetDies),
             graph: graph, traceSkipping: 3)
         tracker?.attach(identifier: ObjectIdentifier(self), type: RunLoopTimer.self)
+        binding.record(into: tracker)
     }
 
     // MARK: State

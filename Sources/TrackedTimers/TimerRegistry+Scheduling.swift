@@ -62,9 +62,9 @@ extension TimerRegistry {
         }
         let timer = try DispatchTimer(
             interval: repeats ? interval : start, tolerance: tolerance, repeats: repeats,
-            queue: queue.dispatchQueue, label: name, graph: graph, stopsWhenTargetDies: false,
-            startDelay: start, action: action)
-        timer.tracker?.recordClosure(capturing: owner, ownership: kind, name: "self")
+            queue: queue.dispatchQueue, label: name, graph: graph, startDelay: start,
+            binding: TimerBinding(
+                action: action, edge: .closure(capturing: owner, kind, name: "self")))
 
         let registered = try entries.withLock { state -> String in
             var chosen: String

@@ -62,9 +62,9 @@ struct TaskLeakTraitTests {
         #expect(try await Self.child.value.run.status != 0)
         let startLine = try Self.plantedLine("// planted-task")
         let issues = try await Self.issues()
+        let ending = try await Self.child.value.run.ending
         let issue = try #require(
-            issues.first { $0.line == startLine },
-            "\(issues); the child: \(try await Self.child.value.run.ending)")
+            issues.first { $0.line == startLine }, "\(issues); the child: \(ending)")
         let waits = try line(of: "// wait: parked", in: Self.testsFile)
         #expect(issue.comment.contains("suspended when it ends"))
         #expect(
@@ -78,9 +78,9 @@ struct TaskLeakTraitTests {
     func loopFailsCleanPasses() async throws {
         let startLine = try Self.plantedLine("// planted-loop")
         let issues = try await Self.issues()
+        let ending = try await Self.child.value.run.ending
         let issue = try #require(
-            issues.first { $0.line == startLine },
-            "\(issues); the child: \(try await Self.child.value.run.ending)")
+            issues.first { $0.line == startLine }, "\(issues); the child: \(ending)")
         #expect(
             issue.comment.contains("in sleepUntilCancelled(_:) at LeakedTaskDetectionTests.swift:"))
         #expect(issue.comment.contains("awaiting Task.sleep(for:tolerance:clock:)"))

@@ -125,7 +125,8 @@ public final class DispatchTimer: TrackedTimer, @unchecked Sendable {
                 if let source = state.source {
                     source.schedule(
                         deadline: .now() + Self.dispatchInterval(interval),
-                        repeating: repeats ? Self.dispatchInterval(interval) : .never,
+                        repeating: repeats
+                            ? Self.dispatchInterval(interval, atLeastOne: true) : .never,
                         leeway: Self.dispatchInterval(tolerance))
                 }
             }

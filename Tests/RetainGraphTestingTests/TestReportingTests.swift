@@ -56,7 +56,7 @@ struct TestReportingTests {
         environment[variable] = "1"
         process.environment = environment
         let outputFile = directory.appendingPathComponent("output.txt")
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        try #require(FileManager.default.createFile(atPath: outputFile.path, contents: nil))
         let output = try FileHandle(forWritingTo: outputFile)
         defer { try? output.close() }
         process.standardOutput = output

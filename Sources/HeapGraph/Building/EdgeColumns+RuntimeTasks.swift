@@ -22,6 +22,7 @@ extension EdgeColumns {
     func taskClosures(
         objectKinds: [HeapObjectKind], typeIndex: [Int32], layouts: [CompiledLayout]
     ) -> [(task: Int, edge: Int)] {
+        guard objectKinds.contains(.task) else { return [] }
         let closureTypes = layouts.map { $0.kind == .closureContext || $0.kind == .block }
         var found = [Bool](repeating: false, count: objectKinds.count)
         var closures: [(task: Int, edge: Int)] = []

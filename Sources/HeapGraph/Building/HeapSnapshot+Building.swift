@@ -118,10 +118,8 @@ extension HeapSnapshot {
                 closureEdges.insert(closure.edge)
                 if let direct = forwarding.directEdges[closure.edge] { closureEdges.insert(direct) }
             }
-            let sources = edges.sources
-            let roles = edges.roles
-            edges.removeAll { edge in
-                isWakeUp[Int(sources[edge])] && roles[edge] == runs && !closureEdges.contains(edge)
+            edges.removeAll { edge, source, role in
+                isWakeUp[Int(source)] && role == runs && !closureEdges.contains(edge)
             }
         }
 

@@ -80,16 +80,26 @@ struct EdgeColumns {
         roles.append(role)
     }
 
-    /// Removes the edges `isRemoved` is true of (given each edge's index), keeping the others
-    /// in order.
-    mutating func removeAll(where isRemoved: (Int) -> Bool) {
-        var kept = EdgeColumns()
-        for edge in sources.indices where !isRemoved(edge) {
-            kept.append(
-                source: sources[edge], target: targets[edge], flags: flags[edge],
-                role: roles[edge])
+    /// Removes the edges `isRemoved` is true of (given each edge's index, source and role),
+    /// keeping the others in order, in place.
+    mutating func removeAll(
+        where isRemoved: (_ edge: Int, _ source: UInt32, _ role: UInt32) -> Bool
+    ) {
+        var kept = 0
+        for edge in sources.indices where !isRemoved(edge, sources[edge], roles[edge]) {
+            if kept != edge {
+                sources[kept] = sources[edge]
+                targets[kept] = targets[edge]
+                flags[kept] = flags[edge]
+                roles[kept] = roles[edge]
+            }
+            kept += 1
         }
-        self = kept
+        let removed = sources.count - kept
+        sources.removeLast(removed)
+        targets.removeLast(removed)
+        flags.removeLast(removed)
+        roles.removeLast(removed)
     }
 }
 

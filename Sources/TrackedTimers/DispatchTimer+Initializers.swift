@@ -50,12 +50,15 @@ extension DispatchTimer {
     ///                           capturing: self, as: .weak) { [weak self] _ in self?.tick() }
     /// ```
     ///
-    /// Its other parameters are those of
-    /// ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
-    ///
     /// - Parameters:
+    ///   - interval: See ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
+    ///   - tolerance: The leeway.
+    ///   - repeats: Whether the timer repeats.
+    ///   - queue: Where the handler runs.
+    ///   - label: A label for reports.
     ///   - owner: The object the closure captures (as `self`). Not retained by the timer.
     ///   - kind: How the closure captures it.
+    ///   - graph: The graph to record into.
     ///   - handler: The action.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init(
@@ -80,12 +83,14 @@ extension DispatchTimer {
     ///                           weakTarget: self) { owner, _ in owner.tick() }
     /// ```
     ///
-    /// Its other parameters are those of
-    /// ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
-    ///
     /// - Parameters:
+    ///   - interval: See ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
+    ///   - tolerance: The leeway.
+    ///   - repeats: Whether the timer repeats.
     ///   - queue: Where `action` runs; the target must be safe to use there.
+    ///   - label: A label for reports.
     ///   - target: The receiver; held weakly.
+    ///   - graph: The graph to record into.
     ///   - action: Called with the (living) target and the timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<Target: AnyObject>(
@@ -103,12 +108,14 @@ extension DispatchTimer {
     /// `action` with it: `timer ⇒ target`, the NSTimer semantics that make a repeating timer
     /// keep its owner alive.
     ///
-    /// Its other parameters are those of
-    /// ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
-    ///
     /// - Parameters:
+    ///   - interval: See ``init(interval:tolerance:repeats:queue:label:graph:handler:)``.
+    ///   - tolerance: The leeway.
+    ///   - repeats: Whether the timer repeats.
     ///   - queue: Where `action` runs; the target must be safe to use there.
+    ///   - label: A label for reports.
     ///   - target: The receiver; held strongly until ``invalidate()``.
+    ///   - graph: The graph to record into.
     ///   - action: Called with the target and the timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<Target: AnyObject>(

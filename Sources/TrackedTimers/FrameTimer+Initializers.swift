@@ -34,10 +34,13 @@ extension FrameTimer {
     /// Creates a frame timer that holds `target` **weakly** and invalidates itself at the first
     /// frame after the target died.
     ///
-    /// Its other parameters are those of the strong-target initialiser.
-    ///
     /// - Parameters:
     ///   - weakTarget: Not retained; loaded strongly for the duration of each frame.
+    ///   - refreshRate: Refreshes per second; above 0, at most ``FrameTimer/maximumRefreshRate``.
+    ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh.
+    ///   - clock: Where timestamps are read.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - action: Called with the living target and the timer.
     /// - Throws: ``TimerError/invalidFrameRate(_:)``.
     public convenience init<Target: AnyObject>(
@@ -55,10 +58,13 @@ extension FrameTimer {
     /// frame to its weak target: `link ⇒ proxy → owner`. Frames into a dead target are dropped
     /// and counted; the timer keeps running until invalidated.
     ///
-    /// Its other parameters are those of the strong-target initialiser.
-    ///
     /// - Parameters:
     ///   - proxy: Retained until ``invalidate()``.
+    ///   - refreshRate: Refreshes per second; above 0, at most ``FrameTimer/maximumRefreshRate``.
+    ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh.
+    ///   - clock: Where timestamps are read.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - action: Called with the proxy's living target and the timer.
     /// - Throws: ``TimerError/invalidFrameRate(_:)``.
     public convenience init<Target: AnyObject>(
@@ -75,11 +81,14 @@ extension FrameTimer {
     /// Creates a frame timer that runs a closure, optionally declaring what it captures
     /// (`capturing: self, as: .weak` records `link ⇒ closure → owner`, S12b).
     ///
-    /// Its other parameters are those of the strong-target initialiser.
-    ///
     /// - Parameters:
+    ///   - refreshRate: Refreshes per second; above 0, at most ``FrameTimer/maximumRefreshRate``.
+    ///   - preferredFramesPerSecond: Frames per second wanted; 0 for every refresh.
+    ///   - clock: Where timestamps are read.
     ///   - captured: The object the closure captures, to show in the graph. Not retained.
     ///   - kind: How the closure captures it.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - action: The closure, released on ``invalidate()``.
     /// - Throws: ``TimerError/invalidFrameRate(_:)``.
     public convenience init(

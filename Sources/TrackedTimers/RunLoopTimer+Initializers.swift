@@ -39,10 +39,12 @@ extension RunLoopTimer {
     /// The target is loaded strongly for the duration of each fire, so it cannot die in the
     /// middle of one. The fire that finds it dead counts as a fire into a dead target.
     ///
-    /// Its other parameters are those of the strong-target initialiser.
-    ///
     /// - Parameters:
+    ///   - interval: As for the strong-target initialiser.
+    ///   - repeats: Whether the timer repeats.
     ///   - weakTarget: The object the action is called on; not retained.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - action: Called with the (living) target and the timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<Target: AnyObject>(
@@ -70,10 +72,12 @@ extension RunLoopTimer {
     /// }
     /// ```
     ///
-    /// Its other parameters are those of the strong-target initialiser.
-    ///
     /// - Parameters:
+    ///   - interval: As for the strong-target initialiser.
+    ///   - repeats: Whether the timer repeats.
     ///   - target: The forwarding object, the timer's target; retained until ``invalidate()``.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - forward: Called with the target and the timer; returns whether the call was
     ///     delivered to a living receiver.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
@@ -95,10 +99,12 @@ extension RunLoopTimer {
     /// A fire through a proxy whose target died is dropped and counted (in the proxy and in the
     /// timer's `firesIntoDeadTarget`); the timer keeps firing until invalidated, as with `NSProxy`.
     ///
-    /// Its other parameters are those of the strong-target initialiser.
-    ///
     /// - Parameters:
+    ///   - interval: As for the strong-target initialiser.
+    ///   - repeats: Whether the timer repeats.
     ///   - proxy: The proxy; retained until ``invalidate()``.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - action: Called with the proxy's (living) target and the timer.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     /// - Complexity: A fire allocates nothing: the forwarded call is a non-escaping closure.
@@ -125,12 +131,14 @@ extension RunLoopTimer {
     /// }
     /// ```
     ///
-    /// Its other parameters are those of the strong-target initialiser.
-    ///
     /// - Parameters:
+    ///   - interval: As for the strong-target initialiser.
+    ///   - repeats: Whether the timer repeats.
     ///   - captured: The object the closure captures, if you want it in the graph. Not retained.
     ///   - kind: How the closure captures it.
     ///   - captureName: The captured variable's name for reports; `"self"` by default.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - action: The closure; retained until ``invalidate()``, then released.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init(
@@ -159,12 +167,14 @@ extension RunLoopTimer {
     /// }
     /// ```
     ///
-    /// Its other parameters are those of the strong-target initialiser.
-    ///
     /// - Parameters:
+    ///   - interval: As for the strong-target initialiser.
+    ///   - repeats: Whether the timer repeats.
     ///   - typeTarget: The type used as the target.
     ///   - captured: The object the closure captures, if you want it in the graph.
     ///   - kind: How the closure captures it.
+    ///   - label: A label for reports.
+    ///   - graph: The graph to record into.
     ///   - action: Called with the type and the timer; retained until ``invalidate()``.
     /// - Throws: ``TimerError/invalidInterval(_:)``.
     public convenience init<T>(

@@ -72,19 +72,10 @@ struct CensusRoots: HeapRoots {
         guard pthread != 0, ReadableMemory.contains(pthread, length: 1024) else {
             return (true, nil)
         }
-        // The name the program gave comes first: `Thread.name`'s setter keeps it in `_name`
-        // even when it could not name the pthread (set before `start()`, or inside the thread
-        // before `start()` has stored the pthread: a race in corelibs Foundation, which leaves
-        // the pthread with its creator's name).
-        if let given = Self.givenName(of: thread), !given.isEmpty {
-            return (true, PrintableText.escaped(given))
-        }
+        // corelibs Foundation keeps no name of its own: `Thread.name`'s setter names the pthread
+        // once `start()` has stored it, and a name set before (or inside the thread before
+        // `start()` returns: a race) is lost, the pthread keeping its creator's name.
         let name = CensusDoor.threadName(pthread).map(PrintableText.escaped)
         return (true, ownName(name, isMainThread: thread.isMainThread, processID: getpid()))
-    }
-
-    /// The name set with `Thread.name` (corelibs Foundation's stored `_name`), or nil.
-    static func givenName(of thread: Thread) -> String? {
-        Mirror(reflecting: thread).children.first { $0.label == "_name" }?.value as? String
     }
 }

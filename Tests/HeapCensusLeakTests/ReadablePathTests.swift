@@ -32,16 +32,21 @@ struct Wrapped {
 
 final class ThreadOwner: @unchecked Sendable {
     var thread: Thread?
+    let stored = DispatchSemaphore(value: 0)
     let started = DispatchSemaphore(value: 0)
     let done = DispatchSemaphore(value: 0)
     func start() {
         let thread = Thread { [self] in
+            // corelibs Foundation names the pthread only once `start()` has stored it (a name
+            // set earlier is lost): wait for `start()` to return.
+            self.stored.wait()
             Thread.current.name = "owner.worker"  // names the pthread
             self.started.signal()
             self.done.wait()
         }
         self.thread = thread
         thread.start()
+        stored.signal()
         started.wait()
     }
 }

@@ -21,7 +21,7 @@ import RuntimeLayouts
 ///
 /// A global's words are read without a layout. For an object that names its own holder (a
 /// `Task`, a block libdispatch keeps, a `Foundation.Timer`, a `Foundation.Thread`), such a
-/// word, or a word of a task's memory, neither explains a retain count nor outranks that
+/// word, or any word read conservatively, neither explains a retain count nor outranks that
 /// holder: a stale word, or a word of a C library's data named after the nearest symbol, would
 /// otherwise hide what really keeps the object (the runtime, libdispatch, a run loop, a
 /// running thread).
@@ -57,11 +57,13 @@ struct HolderFinder {
                     && (layouts[type].isTimer || layouts[type].isThread)
             }
         }
+        let conservative = Ownership.conservative.byte
         for edge in edges.targets.indices where CompactGraph.isRetaining(edges.flags[edge]) {
             let target = Int(edges.targets[edge])
-            // A word of a task's memory (maybe stale) does not explain the count of an object
-            // that names its own holder either.
-            if CompactGraph.isLastResort(edges.flags[edge]), namesOwnHolder(target) { continue }
+            // A word read without a layout (a task's memory, a context whose captures could
+            // not be decoded: maybe stale) does not explain the count of an object that names
+            // its own holder either.
+            if edges.flags[edge] & 7 == conservative, namesOwnHolder(target) { continue }
             strongIn[target] &+= 1
         }
         guard var lowest = addresses.first else { return }

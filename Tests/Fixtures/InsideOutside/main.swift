@@ -50,7 +50,11 @@ func build() {
 
     let timerOwner = Owner("timer")
     let scheduled = DispatchSemaphore(value: 0)
+    // corelibs Foundation names a pthread only once `start()` has stored it: each thread waits
+    // for `start()` to return before naming itself.
+    let timerStored = DispatchSemaphore(value: 0)
     let timerThread = Thread {
+        timerStored.wait()
         Thread.current.name = "timer-loop"
         let timer = Timer(timeInterval: 3_600, repeats: true) { _ in _ = timerOwner.label }
         RunLoop.current.add(timer, forMode: .default)
@@ -58,11 +62,14 @@ func build() {
         while true { RunLoop.current.run(until: Date(timeIntervalSinceNow: 3_600)) }
     }
     timerThread.start()
+    timerStored.signal()
     scheduled.wait()
 
     let threadOwner = Owner("thread")
     let named = DispatchSemaphore(value: 0)
+    let workerStored = DispatchSemaphore(value: 0)
     let worker = Thread {
+        workerStored.wait()
         Thread.current.name = "named-worker"
         named.signal()
         while true {
@@ -71,6 +78,7 @@ func build() {
         }
     }
     worker.start()
+    workerStored.signal()
     named.wait()
 
     let taskOwner = Owner("task")

@@ -15,7 +15,10 @@ extension V8HeapSnapshot {
     ///   own `closure` type as "Function"), of self size ``/ObjectGraph/CompactGraph/size(of:)``.
     /// - References that retain their target (strong, and conservative ones, marked so) become
     ///   ``EdgeType/property`` edges named by their role (`.timer`, `captured self`, `element
-    ///   of an array`); weak, unowned and unowned(unsafe) ones become ``EdgeType/weak`` edges.
+    ///   of an array`); weak, unowned and unowned(unsafe) ones become ``EdgeType/weak`` edges,
+    ///   as do words of a task's memory into objects another retaining reference reaches (they
+    ///   may be stale: the dominator tree does not count them either, so DevTools' retained
+    ///   sizes are ``/ObjectGraph/CompactGraph/dominatorTree()``'s).
     /// - Roots go under one group per kind of root (``groupName(of:)``: `(globals)`, `(Tasks)`,
     ///   `(run loops)`…). A root that is a holder rather than an object (a node of kind
     ///   ``/ObjectGraph/CompactGraph/NodeKind/root``: a global variable, the `Task`s the
@@ -105,6 +108,9 @@ extension V8HeapSnapshot {
         // References between objects, named by role and marked by ownership.
         // Interned names by role number and ownership (0 = not yet interned): roles are few.
         var edgeNames: [UInt32] = []
+        // Words of a task's memory into objects something else reaches retain nothing, as in
+        // the dominator tree (DevTools would otherwise draw the Retainers through them).
+        let redundant = graph.redundantLastResortEdges()
         for node in 0..<nodes where !isHolder[Int(node)] {
             for edge in graph.outEdges(of: node) {
                 let edge = CompactGraph.EdgeID(edge)
@@ -121,8 +127,9 @@ extension V8HeapSnapshot {
                     name = intern(Self.edgeName(graph.role(ofEdge: edge), ownership))
                     edgeNames[key] = name
                 }
+                let retains = ownership.retainsTarget && redundant?[Int(edge)] != true
                 addEdge(
-                    from: index[Int(node)], type: ownership.retainsTarget ? .property : .weak,
+                    from: index[Int(node)], type: retains ? .property : .weak,
                     nameOrIndex: name, to: to)
             }
         }

@@ -92,7 +92,9 @@ extension CompactGraph {
     ///
     /// Sizes are the nodes' own (``size(of:)``, given to the builder); a graph built without
     /// sizes still gets exact retained counts, and retained sizes of 0. Edges that retain their
-    /// target (``Ownership/retainsTarget``: strong and conservative ones) are the tree's edges.
+    /// target (``Ownership/retainsTarget``: strong and conservative ones) are the tree's edges,
+    /// but for a word of a task's memory (a last resort for the path finder) into an object
+    /// some other retaining edge reaches: that word may be stale, and explains nothing more.
     ///
     /// ```swift
     /// let tree = HeapCensus.snapshot().graph.dominatorTree()
@@ -132,14 +134,80 @@ extension CompactGraph {
         guard let idom = idom.baseAddress, let retainedCount = retainedCount.baseAddress,
             let retainedSize = retainedSize.baseAddress
         else { return DominatorTotals(count: 0, bytes: 0, largeSizes: []) }
-        return rootNodes.withUnsafeBufferPointer { roots in
-            sizes.withUnsafeBufferPointer { sizes in
-                withOutEdges {
-                    $0.semiNCADominators(
+        let kernel = { (edges: OutEdgeKernel) in
+            rootNodes.withUnsafeBufferPointer { roots in
+                sizes.withUnsafeBufferPointer { sizes in
+                    edges.semiNCADominators(
                         roots: roots, sizes: sizes, idom: idom, retainedCount: retainedCount,
                         retainedSize: retainedSize)
                 }
             }
         }
+        guard let redundant = redundantLastResortEdges() else { return withOutEdges(kernel) }
+        // The tree's edges without the redundant ones: rows of retaining edges only.
+        var start = [UInt32](repeating: 0, count: kinds.count + 1)
+        var end = [UInt32](repeating: 0, count: kinds.count)
+        var kept: [NodeID] = []
+        kept.reserveCapacity(targets.count)
+        for node in 0..<kinds.count {
+            start[node] = UInt32(kept.count)
+            for edge in Int(outStart[node])..<Int(strongOutEnd[node]) where !redundant[edge] {
+                kept.append(targets[edge])
+            }
+            end[node] = UInt32(kept.count)
+        }
+        start[kinds.count] = UInt32(kept.count)
+        return start.withUnsafeBufferPointer { start in
+            end.withUnsafeBufferPointer { end in
+                kept.withUnsafeBufferPointer { kept in
+                    kernel(
+                        OutEdgeKernel(
+                            outStart: start, strongOutEnd: end, targets: kept,
+                            nodeCount: kinds.count))
+                }
+            }
+        }
+    }
+
+    /// Per edge, whether it is a last-resort edge (a word of a task's memory, which may be a
+    /// stale pointer) into a node the roots reach through retaining edges that are not: such
+    /// a word explains nothing another reference does not, so it retains nothing in the
+    /// dominator tree or in an export (where Chrome DevTools would otherwise measure distances
+    /// and draw the Retainers through it). A last-resort edge into a node nothing else reaches
+    /// still retains it.
+    ///
+    /// - Returns: `nil` when no edge is such an edge.
+    /// - Complexity: O(*n* + *e*): one breadth-first search.
+    package func redundantLastResortEdges() -> [Bool]? {
+        guard edgeFlags.contains(where: Self.isLastResort) else { return nil }
+        var reached = [Bool](repeating: false, count: kinds.count)
+        var queue: [NodeID] = []
+        for root in rootNodes where Int(root) < reached.count && !reached[Int(root)] {
+            reached[Int(root)] = true
+            queue.append(root)
+        }
+        var head = 0
+        while head < queue.count {
+            let node = Int(queue[head])
+            head += 1
+            for edge in Int(outStart[node])..<Int(strongOutEnd[node])
+            where !Self.isLastResort(edgeFlags[edge]) {
+                let target = Int(targets[edge])
+                if !reached[target] {
+                    reached[target] = true
+                    queue.append(targets[edge])
+                }
+            }
+        }
+        var redundant = [Bool](repeating: false, count: targets.count)
+        var found = false
+        for node in 0..<kinds.count {
+            for edge in Int(outStart[node])..<Int(strongOutEnd[node])
+            where Self.isLastResort(edgeFlags[edge]) && reached[Int(targets[edge])] {
+                redundant[edge] = true
+                found = true
+            }
+        }
+        return found ? redundant : nil
     }
 }

@@ -54,7 +54,8 @@ public struct CompactGraph: Sendable {
     package let outStart: [UInt32]
     package let strongOutEnd: [UInt32]
     package let targets: [NodeID]
-    /// Bits 0–2: the ``Ownership`` (its ``Ownership/byte``); bit 5: low priority for the path
+    /// Bits 0–2: the ``Ownership`` (its ``Ownership/byte``); bit 4: a last resort for the path
+    /// finder (and retaining only what nothing else reaches); bit 5: low priority for the path
     /// finder; bits 6–7: the ``ReferenceOrigin`` (bit 7 discovered, bit 6 found in the heap).
     package let edgeFlags: [UInt8]
     package let edgeRoles: [UInt32]

@@ -132,23 +132,58 @@ struct GraphInDevToolsTests {
             builder.addEdge(
                 from: UInt32(node), to: other, ownership: ownership, role: .declared("link"))
         }
+        // Words of a task's memory (last-resort references), retaining only what nothing else
+        // reaches: sixty into objects held otherwise, and the only references to twenty more.
+        for _ in 0..<20 { builder.addNode(kind: .object, typeName: "Bench.Stray", size: 40) }
+        for word in 0..<80 {
+            let target = word < 60 ? random.next() % UInt64(count) : UInt64(count + word - 60)
+            builder.addEdge(
+                from: UInt32(random.next() % UInt64(count)), to: UInt32(target),
+                ownership: .conservative, role: .runs)
+            builder.edgeFlags[builder.edgeFlags.count - 1] = CompactGraph.lastResort(
+                builder.edgeFlags[builder.edgeFlags.count - 1])
+        }
         let graph = builder.build()
         let tree = graph.dominatorTree()
-        #expect(tree.reachableCount == count)
+        let redundant = try #require(graph.redundantLastResortEdges())
+        #expect(redundant.filter { $0 }.count == 60)
+        #expect(tree.reachableCount == count + 20)
         let folder = try DevToolsDriver.folder("random-graph")
         let file = folder.appendingPathComponent("random.heapsnapshot")
         var numbering = ObjectNumbering()
         try V8HeapSnapshot(graph: graph, numbering: &numbering).write(toFile: file.path)
+        // An object a redundant word points to, and a stray only a word holds (numbered in
+        // node order: nodes without an address are numbered from 1).
+        let word = try #require(redundant.firstIndex(of: true))
+        let held = graph.target(of: CompactGraph.EdgeID(word))
+        let stray = try #require(
+            (0..<UInt32(graph.nodeCount)).first { graph.typeName(of: $0) == "Bench.Stray" })
         let run = try DevToolsDriver.run(
-            snapshots: [file], queries: [["kind": "summary", "snapshot": 0]], folder: folder)
+            snapshots: [file],
+            queries: [
+                ["kind": "summary", "snapshot": 0],
+                ["kind": "inspect", "snapshot": 0, "id": Self.devToolsID(held), "depth": 1],
+                ["kind": "inspect", "snapshot": 0, "id": Self.devToolsID(stray), "depth": 1],
+            ], folder: folder)
         let summary = try run.value(0, as: [DevToolsDriver.SummaryRow].self)
         let ours = tree.largestRetainers(in: graph, limit: 100)
-        #expect(summary.count == 9)
+        #expect(summary.count == 10)
         for group in ours {
             let row = summary.first { $0.name == group.typeName }
             #expect(row?.count == group.instanceCount, "\(group.typeName)")
             #expect(row.map { UInt64($0.retainedSize) } == group.retainedBytes, "\(group.typeName)")
         }
+        // DevTools lists no redundant word among the Retainers; a stray's word is its retainer.
+        let heldRetainers = try run.value(1, as: DevToolsDriver.Inspection.self).retainers
+        #expect(!heldRetainers.isEmpty)
+        #expect(!heldRetainers.contains { $0.edge == "runs (conservative)" })
+        let strayRetainers = try run.value(2, as: DevToolsDriver.Inspection.self).retainers
+        #expect(strayRetainers.map(\.edge) == ["runs (conservative)"])
+    }
+
+    /// The DevTools id of a node of a graph without addresses, exported with a new numbering.
+    static func devToolsID(_ node: CompactGraph.NodeID) -> Int {
+        Int(V8HeapSnapshot.objectID(UInt64(node) + 1))
     }
 }
 

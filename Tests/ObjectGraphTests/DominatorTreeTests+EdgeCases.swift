@@ -120,4 +120,34 @@ extension DominatorTreeTests {
         }
         return builder.build(numberingForLocality: seed % 2 == 1)
     }
+
+    @Test("A word of task memory retains only what nothing else reaches")
+    func lastResortEdgesRetainOnlyWhatNothingElseReaches() throws {
+        // Roots 0 (a task) and 1. 1 -> 2 -> 3; the task's memory ~> 3 (stale: 2 holds it)
+        // and ~> 4 (nothing else holds 4).
+        var builder = CompactGraph.Builder()
+        for size in [1, 2, 4, 8, 16] { builder.addNode(kind: .object, typeName: "N", size: size) }
+        builder.addRoot(0, name: "task")
+        builder.addRoot(1, name: "global")
+        builder.addEdge(from: 1, to: 2, ownership: .strong, role: .declared("a"))
+        builder.addEdge(from: 2, to: 3, ownership: .strong, role: .declared("b"))
+        for target: UInt32 in [3, 4] {
+            builder.addEdge(from: 0, to: target, ownership: .conservative, role: .runs)
+            builder.edgeFlags[builder.edgeFlags.count - 1] = CompactGraph.lastResort(
+                builder.edgeFlags[builder.edgeFlags.count - 1])
+        }
+        let graph = builder.build(numberingForLocality: false)
+        let redundant = try #require(graph.redundantLastResortEdges())
+        let redundantTargets = redundant.indices.filter { redundant[$0] }.map {
+            graph.target(of: UInt32($0))
+        }
+        #expect(redundantTargets == [3])
+        let tree = graph.dominatorTree()
+        #expect(tree.immediateDominator(of: 3) == 2)
+        #expect(tree.immediateDominator(of: 4) == 0)
+        #expect(tree.retainedSize(of: 0) == 1 + 16)
+        #expect(tree.retainedSize(of: 1) == 2 + 4 + 8)
+        #expect(tree.reachableCount == 5)
+    }
+
 }

@@ -107,12 +107,17 @@
       let level = retainers.rootNode();
       for (let step = 0; step < depth; step++) {
         const current = level;
-        if (current !== retainers.rootNode() && !current.expanded) current.expand();
-        const children = await waitFor('retainers level ' + step, async () => {
-          if (current.hasChildren && current.hasChildren() && current.children.length === 0) return null;
-          return current.children;
-        }).catch(() => []);
-        if (!children.length) break;
+        if (current !== retainers.rootNode()) {
+          // A retainer that closes a cycle is never expanded. Whether a node has retainers
+          // is learnt asynchronously (the grid node asks the snapshot's worker when it is
+          // made): wait for that answer, or a node asked too soon reads as having none.
+          if (current.cycledWithAncestorGridNode) break;
+          await current.updateHasChildren();
+          if (!current.hasChildren()) break;
+          if (!current.expanded) current.expand();
+        }
+        const children = await waitFor('retainers level ' + step,
+            () => current.children.length > 0 && current.children);
         const first = children[0];
         path.push(Object.assign(instance(first), {edge: first.referenceName, edgeType: first.referenceType}));
         level = first;

@@ -57,10 +57,7 @@ struct CensusScan {
             let table = LayoutRegistry.shared
             return HeapScan(
                 columns: scan.columns, flat: scan.flat, layouts: scan.layouts,
-                roles: table.snapshot().roles
-            ) { slot, copy, address, visit in
-                table.compiler.decode(slot, copy: copy, address: address, visit)
-            }
+                roles: table.snapshot().roles, decoder: table.compiler)
         }
     }
 

@@ -109,10 +109,8 @@ struct ProcessScan {
         }
         let table = self.table
         return HeapScan(
-            columns: columns, flat: flat, layouts: registry.layouts, roles: table.snapshot().roles
-        ) { slot, copy, address, visit in
-            table.compiler.decode(slot, copy: copy, address: address, visit)
-        }
+            columns: columns, flat: flat, layouts: registry.layouts, roles: table.snapshot().roles,
+            decoder: table.compiler)
     }
 
     /// The blocks that are live Swift objects, with their layouts (compiled when new).

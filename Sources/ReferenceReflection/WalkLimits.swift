@@ -13,7 +13,9 @@
 public struct WalkLimits: Hashable, Sendable {
     /// The most objects (instances, closure contexts, boxes) whose contents are read.
     public var maxObjects: Int
-    /// The longest a walk may run; checked between objects and every 256 collection elements.
+    /// The most time a walk may spend: the CPU time of the thread that walks (so a loaded
+    /// machine, its cores taken by other work, does not cut a walk short), checked between
+    /// objects.
     public var maxDuration: Duration
     /// The most references between a root and an object whose contents are read.
     public var maxDepth: Int
@@ -31,7 +33,7 @@ public struct WalkLimits: Hashable, Sendable {
     ///
     /// - Parameters:
     ///   - maxObjects: The most objects whose contents are read. Default 10 000.
-    ///   - maxDuration: The longest a walk may run. Default 250 ms.
+    ///   - maxDuration: The most CPU time a walk may spend. Default 250 ms.
     ///   - maxDepth: The most references from a root. Default 32.
     ///   - maxCollectionElements: The most elements read per collection. Default 1 000.
     ///   - maxValueNesting: The deepest value nesting read. Default 32.

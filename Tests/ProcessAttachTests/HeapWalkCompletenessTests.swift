@@ -38,12 +38,47 @@ struct HeapWalkCompletenessTests {
             limitations: memory.limitations)
     }
 
+    /// `memory` without the bytes of `cut`, the rest of a region that held some of them kept.
+    /// (The kernel merges adjacent mappings of one protection: one region may hold both heaps
+    /// of an arena, or a heap and whatever was mapped beside it.)
+    private func cutting(_ cut: Range<UInt>, from memory: ProcessMemory) throws -> ProcessMemory {
+        var regions: [MemoryRegion] = []
+        for region in memory.regions {
+            guard region.range.overlaps(cut) else {
+                regions.append(region)
+                continue
+            }
+            let below = region.range.lowerBound..<max(region.range.lowerBound, cut.lowerBound)
+            let above = min(region.range.upperBound, cut.upperBound)..<region.range.upperBound
+            for part in [below, above] where !part.isEmpty {
+                regions.append(try piece(part, of: [region]))
+            }
+        }
+        return replacing(memory, with: regions)
+    }
+
+    /// A copy of `range`, its bytes taken from whichever of `regions` hold them.
+    private func piece(_ range: Range<UInt>, of regions: [MemoryRegion]) throws -> MemoryRegion {
+        let piece = try #require(MemoryRegion(copying: range))
+        let bytes = try #require(piece.mutableBase)
+        for region in regions {
+            let part = range.clamped(to: region.range)
+            guard !part.isEmpty else { continue }
+            (bytes + Int(part.lowerBound - range.lowerBound)).copyMemory(
+                from: region.base + Int(part.lowerBound - region.range.lowerBound),
+                byteCount: part.count)
+        }
+        return piece
+    }
+
+    /// The addresses a heap may span: heaps are aligned to their largest size, 64 MiB.
+    private func window(of heap: UInt) -> Range<UInt> { heap..<heap + (64 << 20) }
+
     @Test("A heap missing from the copy is named, with the bytes of its arena not walked")
     func newestHeapDropped() throws {
         let (memory, whole, arena) = try capture()
         let newest = arena.heaps[0]  // the one holding the top chunk
-        let copy = replacing(
-            memory, with: memory.regions.filter { !$0.range.contains(newest.base) })
+        let copy = try cutting(window(of: newest.base), from: memory)
         let walk = GlibcHeap(copy).completeness
         #expect(!walk.isComplete)
         #expect(
@@ -60,7 +95,7 @@ struct HeapWalkCompletenessTests {
     func firstHeapDropped() throws {
         let (memory, whole, arena) = try capture()
         let first = arena.heaps[1]
-        let copy = replacing(memory, with: memory.regions.filter { !$0.range.contains(first.base) })
+        let copy = try cutting(window(of: first.base), from: memory)
         let heap = GlibcHeap(copy)
         #expect(heap.completeness.problems.contains(.arenaUnreadable(arena: arena.state)))
         #expect(heap.completeness.arenasListed == 2)
@@ -75,16 +110,15 @@ struct HeapWalkCompletenessTests {
         let newest = arena.heaps[0]
         let original = try #require(memory.region(containing: newest.base))
         // The kernel merges adjacent anonymous mappings of the same protection: a heap's
-        // mapping then starts below the heap's 64 MiB boundary.
-        let below: UInt = 1 << 20
-        let merged = (original.range.lowerBound - below)..<original.range.upperBound
-        try #require(
-            !memory.regions.contains { $0 !== original && $0.range.overlaps(merged) },
-            "something is mapped right below the heap")
-        let region = try #require(MemoryRegion(copying: merged))
-        let bytes = try #require(region.mutableBase)
-        (bytes + Int(below)).copyMemory(from: original.base, byteCount: original.range.count)
-        let copy = replacing(memory, with: memory.regions.filter { $0 !== original } + [region])
+        // mapping then starts below the heap's 64 MiB boundary (one region with whatever was
+        // mapped right below, when something was).
+        let below = (original.range.lowerBound - (1 << 20))..<original.range.upperBound
+        let absorbed = memory.regions.filter { $0.range.overlaps(below) }
+        let start = absorbed.map(\.range.lowerBound).min() ?? below.lowerBound
+        let merged = min(start, below.lowerBound)..<original.range.upperBound
+        let region = try piece(merged, of: absorbed)
+        let copy = replacing(
+            memory, with: memory.regions.filter { !$0.range.overlaps(merged) } + [region])
         let heap = GlibcHeap(copy)
         #expect(heap.completeness.isComplete, "\(heap.completeness.problems)")
         #expect(heap.blocks == whole.blocks)

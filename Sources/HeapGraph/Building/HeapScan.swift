@@ -18,23 +18,21 @@ package struct HeapScan {
     package var layouts: [CompiledLayout]
     /// The roles the layouts' slots name, by number.
     package var roles: InternedRoles
-    /// Decodes a dynamic value's copy (its slot, its bytes, where it was) into reference words
-    /// and the slots they were read from: the layout compiler over the reader's metadata source.
-    package var decode:
-        (DynamicSlot, UnsafeMutableRawPointer, UInt, (UInt, LayoutSlot) -> Void) -> Void
+    /// Decodes the dynamic values' copies (a slot, its bytes, where they were) into reference
+    /// words and the slots they were read from: the layout compiler over the reader's metadata
+    /// source.
+    package var decoder: any DynamicValueDecoding
 
     /// A scan's result.
     package init(
         columns: ScanColumns, flat: FlatLayouts, layouts: [CompiledLayout], roles: InternedRoles,
-        decode:
-            @escaping (DynamicSlot, UnsafeMutableRawPointer, UInt, (UInt, LayoutSlot) -> Void)
-            -> Void
+        decoder: any DynamicValueDecoding
     ) {
         self.columns = columns
         self.flat = flat
         self.layouts = layouts
         self.roles = roles
-        self.decode = decode
+        self.decoder = decoder
     }
 }
 

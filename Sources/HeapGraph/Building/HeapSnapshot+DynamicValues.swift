@@ -16,33 +16,80 @@ extension HeapSnapshot {
         var boxes = Set<Int32>()
         let columns = scan.columns.storage.pointee
         guard columns.dynamicCount > 0 else { return boxes }
-        // Decoding works on the copies in place.
+        // Decoding works on the copies in place; values inside values are copied to scratch
+        // memory, one buffer per depth.
         let copies = UnsafeMutableRawPointer(columns.bytes.base)
-        let roles = DynamicRoleCache(slots: scan.flat.dynamicSlots.count)
-        defer { roles.free() }
+        let slots = scan.flat.dynamicSlots
+        let plans = (0..<slots.count).map { _ in DynamicPlans() }
+        let scratch = UnsafeMutableRawPointer.allocate(
+            byteCount: DynamicPlan.maximumNesting * DynamicSlot.maximumSize,
+            alignment: 16)
+        defer { scratch.deallocate() }
+        let decoder = scan.decoder
+
+        /// Adds the reference `word` makes, if it is an object's address: read by `slot`
+        /// of `entry` (a function's context is named by what it turns out to be).
+        func add(_ word: UInt, _ entry: DynamicPlans.Entry, _ slot: Int, source: UInt32) {
+            let target = index.rawIndex(of: word)
+            guard target >= 0 else { return }
+            let flags = entry.flags[slot]
+            if flags & DynamicPlans.Entry.isBox != 0 { boxes.insert(target) }
+            var role = entry.roles[slot]
+            if flags & DynamicPlans.Entry.isFunctionContext != 0, kinds[Int(target)] != .closure {
+                let type = typeIndex[Int(target)]
+                role = builder.intern(
+                    entry.slots[slot].role.capturing(
+                        TypeNames.withoutModule(typeNames[Int(type)])))
+            }
+            edges.append(
+                source: source, target: UInt32(target), flags: entry.edgeFlags[slot], role: role)
+        }
+
+        /// Reads one value of `slot` through its plan for what the value holds, then the values
+        /// inside it.
+        func read(
+            _ slot: DynamicSlot, plans: DynamicPlans, copy: UnsafeMutableRawPointer,
+            address: UInt, nesting: Int, source: UInt32
+        ) {
+            guard nesting < DynamicPlan.maximumNesting,
+                let contents = decoder.contents(of: slot, copy: copy, address: address)
+            else { return }
+            let entry = plans.entry(for: contents) {
+                DynamicPlans.Entry(
+                    contents: contents, plan: decoder.plan(for: slot, contents: contents),
+                    builder: &builder)
+            }
+            var number = 0
+            while number < entry.offsets.count {
+                let word = copy.loadUnaligned(fromByteOffset: entry.offsets[number], as: UInt.self)
+                add(
+                    entry.flags[number] & DynamicPlans.Entry.isStringObject != 0
+                        ? StringObject.storage(word) : word, entry, number, source: source)
+                number += 1
+            }
+            var inner = 0
+            while inner < entry.dynamics.count {
+                let value = entry.dynamics[inner]
+                let buffer = scratch + nesting * DynamicSlot.maximumSize
+                buffer.copyMemory(from: copy + value.offset, byteCount: value.size)
+                read(
+                    value, plans: entry.inner[inner], copy: buffer,
+                    address: address &+ UInt(value.offset), nesting: nesting + 1, source: source)
+                inner += 1
+            }
+        }
+
         for value in 0..<columns.dynamicCount {
-            let source = columns.dynamicSources.base[value]
             let slotNumber = Int(columns.dynamicSlots.base[value])
             let copy = copies + columns.dynamicOffsets.base[value]
             guard
                 mayHoldReference(
                     copy, words: scan.flat.referenceWords(ofDynamic: slotNumber), index: index)
             else { continue }
-            let address = columns.dynamicAddresses.base[value]
-            scan.decode(scan.flat.dynamicSlots[slotNumber], copy, address) { word, slot in
-                let target = index.rawIndex(of: word)
-                guard target >= 0 else { return }
-                if slot.isBox { boxes.insert(target) }
-                var role = roles.number(of: slot.role, slot: slotNumber, builder: &builder)
-                if slot.isFunctionContext, kinds[Int(target)] != .closure {
-                    let type = typeIndex[Int(target)]
-                    role = builder.intern(
-                        slot.role.capturing(TypeNames.withoutModule(typeNames[Int(type)])))
-                }
-                edges.append(
-                    source: source, target: UInt32(target),
-                    flags: CompactGraph.flags(slot.ownership, .heap), role: role)
-            }
+            read(
+                slots[slotNumber], plans: plans[slotNumber], copy: copy,
+                address: columns.dynamicAddresses.base[value], nesting: 0,
+                source: columns.dynamicSources.base[value])
         }
         return boxes
     }
@@ -70,50 +117,64 @@ extension HeapSnapshot {
     }
 }
 
-/// The roles the values of each dynamic slot decoded to lately, four per slot: values of one
-/// slot decode to the same few roles (its cases, its paths), and comparing a role is far
-/// cheaper than interning it (hashing its strings), above all in a debug build, where the
-/// interning's dictionary runs unspecialised. Plain buffers, for the same reason.
-private struct DynamicRoleCache {
+/// The plans made for the values of one dynamic slot, by what they hold, with their words' role
+/// numbers and the plans of the values inside them: the values of one slot hold the same few
+/// types or cases, and a plan made once (its roles named as strings, then interned: dear, above
+/// all in a debug build) is read in every value alike. Up to four per slot; a slot of `Any`
+/// holding more types than that plans the others anew each time.
+private final class DynamicPlans {
+    /// A plan as the builder reads it, in plain columns (in a debug build, every copy of a
+    /// slot with its role costs retains and a copy of its bytes): per word, its offset, its
+    /// role's number, its edge flags and what it is.
+    final class Entry {
+        static let isBox: UInt8 = 1
+        static let isStringObject: UInt8 = 2
+        static let isFunctionContext: UInt8 = 4
+
+        let contents: DynamicContents
+        /// The box (then the only word, at offset 0), or the plan's slots.
+        let slots: [LayoutSlot]
+        let offsets: [Int]
+        let roles: [UInt32]
+        let edgeFlags: [UInt8]
+        let flags: [UInt8]
+        /// The values inside it, and per value the plans of that value.
+        let dynamics: [DynamicSlot]
+        let inner: [DynamicPlans]
+
+        init(contents: DynamicContents, plan: DynamicPlan, builder: inout CompactGraph.Builder) {
+            self.contents = contents
+            slots = plan.box.map { [$0] } ?? plan.slots
+            offsets = slots.map(\.offset)
+            roles = slots.map { builder.intern($0.role) }
+            edgeFlags = slots.map { CompactGraph.flags($0.ownership, .heap) }
+            flags = slots.map {
+                ($0.isBox ? Self.isBox : 0) | ($0.isStringObject ? Self.isStringObject : 0)
+                    | ($0.isFunctionContext ? Self.isFunctionContext : 0)
+            }
+            dynamics = plan.box == nil ? plan.dynamics : []
+            inner = dynamics.map { _ in DynamicPlans() }
+        }
+    }
+
     private static let ways = 4
-    private let roles: UnsafeMutablePointer<ReferenceRole>
-    /// Each way's role number in the graph; `UInt32.max` while the way is empty.
-    private let numbers: UnsafeMutablePointer<UInt32>
-    /// Per slot, the way to replace next.
-    private let next: UnsafeMutablePointer<Int>
-    private let count: Int
+    private var entries: [Entry] = []
 
-    init(slots: Int) {
-        count = max(slots, 1) * Self.ways
-        roles = .allocate(capacity: count)
-        roles.initialize(repeating: .capture(name: ""), count: count)
-        numbers = .allocate(capacity: count)
-        numbers.initialize(repeating: .max, count: count)
-        next = .allocate(capacity: max(slots, 1))
-        next.initialize(repeating: 0, count: max(slots, 1))
-    }
-
-    func free() {
-        roles.deinitialize(count: count)
-        roles.deallocate()
-        numbers.deallocate()
-        next.deallocate()
-    }
-
-    /// The graph's number of `role`, met in a value of dynamic slot `slot`.
-    func number(of role: ReferenceRole, slot: Int, builder: inout CompactGraph.Builder) -> UInt32 {
-        let first = slot * Self.ways
+    /// The entry for `contents`, made by `make` when not kept.
+    func entry(for contents: DynamicContents, make: () -> Entry) -> Entry {
         var way = 0
-        while way < Self.ways {
-            let number = numbers[first + way]
-            if number != .max, roles[first + way] == role { return number }
+        while way < entries.count {
+            if Self.same(entries[way].contents, contents) { return entries[way] }
             way += 1
         }
-        let number = builder.intern(role)
-        let replaced = next[slot]
-        next[slot] = (replaced + 1) % Self.ways
-        roles[first + replaced] = role
-        numbers[first + replaced] = number
-        return number
+        let entry = make()
+        if entries.count < Self.ways { entries.append(entry) }
+        return entry
+    }
+
+    /// `==`, written out: the synthesized one compares the optionals through generic code,
+    /// unspecialised in a debug build.
+    private static func same(_ a: DynamicContents, _ b: DynamicContents) -> Bool {
+        a.isBoxed == b.isBoxed && a.type?.raw == b.type?.raw && a.caseName == b.caseName
     }
 }

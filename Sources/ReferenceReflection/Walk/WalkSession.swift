@@ -2,6 +2,12 @@ import Locking
 import RetainGraph
 import RuntimeLayouts
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The mutable state of one walk. It retains every object it reaches and releases all of them
 /// when it is discarded at the end of ``ReferenceWalker/walk(from:)``.
 ///
@@ -25,8 +31,11 @@ final class WalkSession {
     /// identities between discoverers; fresh ones otherwise.
     let identify: ((AnyObject) -> ObjectID)?
     let limits: WalkLimits
-    let clock = ContinuousClock()
-    let deadline: ContinuousClock.Instant
+    /// This thread's CPU time when the walk started: the time budget is the walk's own work,
+    /// so other threads taking the cores of a loaded machine do not cut it short.
+    let started: Duration
+    /// The budget checks so far: the CPU clock is a system call, read every 32nd check.
+    private var checks = 0
     let registry = LayoutRegistry.shared
 
     /// Everything the walk holds strongly, released with the session.
@@ -58,7 +67,7 @@ final class WalkSession {
         self.graph = graph
         self.identify = identify
         self.limits = limits
-        deadline = clock.now.advanced(by: limits.maxDuration)
+        started = Self.threadCPUTime()
     }
 
     // MARK: Bookkeeping
@@ -119,12 +128,20 @@ final class WalkSession {
     func budgetExhausted() -> Bool {
         if expandedCount >= limits.maxObjects {
             truncate("object limit \(limits.maxObjects) reached")
-        } else if clock.now >= deadline {
+        } else if checks & 31 == 0, Self.threadCPUTime() - started >= limits.maxDuration {
             truncate("time limit \(limits.maxDuration) reached")
         } else {
+            checks += 1
             return false
         }
         return true
+    }
+
+    /// The CPU time this thread has used.
+    static func threadCPUTime() -> Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
     }
 
     // MARK: Running

@@ -117,7 +117,7 @@ extension LayoutCompiler {
         _ shape: DynamicSlot.Shape, type: TypeHandle, size: Int, at offset: Int, base: RoleBase,
         path: String, into layout: inout ValueLayout
     ) {
-        guard size > 0, size <= Self.maximumDynamicSize else { return }
+        guard size > 0, size <= DynamicSlot.maximumSize else { return }
         layout.dynamics.append(
             DynamicSlot(
                 offset: offset, size: size, shape: shape, type: type, base: base,

@@ -34,8 +34,6 @@ package final class LayoutCompiler<Source: MetadataSource>: @unchecked Sendable 
     static var maximumConservativeWords: Int { 64 }
     /// The most bytes of a task read conservatively (its header and first async frame).
     package static var taskBytes: Int { 8192 }
-    /// The largest dynamic value copied for decoding.
-    package static var maximumDynamicSize: Int { 512 }
     /// The most slots and dynamic values one value's layout gets, and the most values and
     /// children visited to compile it four times that (a guard against types nested to blow
     /// up: generic arguments read from another process can be planted; no real type comes

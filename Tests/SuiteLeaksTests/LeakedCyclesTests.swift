@@ -133,12 +133,24 @@ struct LeakedCyclesTests {
         leaks.groups.filter { group in group.shape.contains { $0.contains(name) } }
     }
 
+    /// What a check said, and what a snapshot says now of the objects of `type` (how many,
+    /// and what holds the first few): why a check that did not report them did not.
+    static func why(_ leaks: LeakedCycles, missed type: String) -> String {
+        let heap = HeapCensus.snapshot()
+        let objects = heap.objects(ofType: "SuiteLeaksTests.\(type)")
+        let paths = objects.prefix(4).map {
+            heap.retentionPath(to: $0)?.description ?? "no path from a holder"
+        }
+        return "\(leaks.text)\n\(objects.count) \(type) in a snapshot now; the first held by:\n"
+            + paths.joined(separator: "\n")
+    }
+
     @Test("A cycle nothing reaches is found, grouped, with its references named and sizes")
     func findsTheUnreachableCycle() throws {
         makeCycles()
         let leaks = LeakedCycles.check()
         let orphans = Self.groups(leaks, mentioning: "OrphanNode")
-        let group = try #require(orphans.first, "\(leaks.text)")
+        let group = try #require(orphans.first, "\(Self.why(leaks, missed: "OrphanNode"))")
         #expect(orphans.count == 1)
         #expect(group.cycleCount >= 1)
         #expect(group.shape.allSatisfy { $0.hasSuffix("OrphanNode") })
@@ -172,9 +184,15 @@ struct LeakedCyclesTests {
     @Test("The same shape has the same fingerprint every time it is found")
     func fingerprintsAreStable() throws {
         makeCycles()
-        let first = try #require(Self.groups(LeakedCycles.check(), mentioning: "OrphanNode").first)
+        let firstCheck = LeakedCycles.check()
+        let first = try #require(
+            Self.groups(firstCheck, mentioning: "OrphanNode").first,
+            "\(Self.why(firstCheck, missed: "OrphanNode"))")
         makeCycles()
-        let second = try #require(Self.groups(LeakedCycles.check(), mentioning: "OrphanNode").first)
+        let secondCheck = LeakedCycles.check()
+        let second = try #require(
+            Self.groups(secondCheck, mentioning: "OrphanNode").first,
+            "\(Self.why(secondCheck, missed: "OrphanNode"))")
         #expect(first.fingerprint == second.fingerprint)
         #expect(second.cycleCount >= 2, "both cycles in one group")
     }
@@ -182,8 +200,10 @@ struct LeakedCyclesTests {
     @Test("A group's report round-trips through JSON and names where its objects were made")
     func reportCarriesCreationSites() throws {
         makeCycles()
+        let leaks = LeakedCycles.check()
         let group = try #require(
-            Self.groups(LeakedCycles.check(), mentioning: "OrphanNode").first)
+            Self.groups(leaks, mentioning: "OrphanNode").first,
+            "\(Self.why(leaks, missed: "OrphanNode"))")
         let decoded = try LeakReport.decode(from: group.report.jsonData())
         #expect(decoded.fingerprint == group.fingerprint)
         let frames = decoded.creationTraces.flatMap(\.frames)
@@ -203,7 +223,9 @@ struct LeakedCyclesTests {
     func titleNamesEveryType() throws {
         makeShapedCycles()
         let leaks = LeakedCycles.check()
-        let group = try #require(Self.groups(leaks, mentioning: "TitledHub").first, "\(leaks.text)")
+        let group = try #require(
+            Self.groups(leaks, mentioning: "TitledHub").first,
+            "\(Self.why(leaks, missed: "TitledHub"))")
         #expect(group.types.count == 3, "\(group.types)")
         #expect(group.sample.count == 2, "the shortest loop through the hub")
         #expect(
@@ -221,7 +243,8 @@ struct LeakedCyclesTests {
         makeShapedCycles()
         let leaks = LeakedCycles.check()
         let group = try #require(
-            Self.groups(leaks, mentioning: "GenericCallbackOwner").first, "\(leaks.text)")
+            Self.groups(leaks, mentioning: "GenericCallbackOwner").first,
+            "\(Self.why(leaks, missed: "GenericCallbackOwner"))")
         let context = try #require(group.sample.first { $0.typeName.hasPrefix("closure context") })
         // The census reads a generic closure's context without its capture list: its type name
         // says nothing, and its capture is a word read conservatively.

@@ -111,6 +111,7 @@ extension V8HeapSnapshot {
         // Words of a task's memory into objects something else reaches retain nothing, as in
         // the dominator tree (DevTools would otherwise draw the Retainers through them).
         let redundant = graph.redundantLastResortEdges()
+        var nextRedundant = 0
         for node in 0..<nodes where !isHolder[Int(node)] {
             for edge in graph.outEdges(of: node) {
                 let edge = CompactGraph.EdgeID(edge)
@@ -127,7 +128,13 @@ extension V8HeapSnapshot {
                     name = intern(Self.edgeName(graph.role(ofEdge: edge), ownership))
                     edgeNames[key] = name
                 }
-                let retains = ownership.retainsTarget && redundant?[Int(edge)] != true
+                // (Edges come in ascending order, as the redundant ones are listed.)
+                while nextRedundant < redundant.count, redundant[nextRedundant] < edge {
+                    nextRedundant += 1
+                }
+                let retains =
+                    ownership.retainsTarget
+                    && (nextRedundant == redundant.count || redundant[nextRedundant] != edge)
                 addEdge(
                     from: index[Int(node)], type: retains ? .property : .weak,
                     nameOrIndex: name, to: to)

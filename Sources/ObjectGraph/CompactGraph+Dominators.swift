@@ -143,21 +143,28 @@ extension CompactGraph {
                 }
             }
         }
-        guard let redundant = redundantLastResortEdges() else { return withOutEdges(kernel) }
-        // The tree's edges without the redundant ones: rows of retaining edges only.
-        var start = [UInt32](repeating: 0, count: kinds.count + 1)
-        var end = [UInt32](repeating: 0, count: kinds.count)
-        var kept: [NodeID] = []
-        kept.reserveCapacity(targets.count)
-        for node in 0..<kinds.count {
-            start[node] = UInt32(kept.count)
-            for edge in Int(outStart[node])..<Int(strongOutEnd[node]) where !redundant[edge] {
-                kept.append(targets[edge])
+        let redundant = redundantLastResortEdges()
+        guard !redundant.isEmpty else { return withOutEdges(kernel) }
+        // The tree's edges without the redundant ones: a row that holds one keeps its other
+        // retaining edges first, and ends before the rest. (The arrays are copied whole, a
+        // memcpy; few rows change.)
+        var end = strongOutEnd
+        var kept = targets
+        var next = 0
+        while next < redundant.count {
+            let row = Int(source(of: redundant[next]))
+            var write = Int(outStart[row])
+            for edge in Int(outStart[row])..<Int(strongOutEnd[row]) {
+                if next < redundant.count, Int(redundant[next]) == edge {
+                    next += 1
+                } else {
+                    kept[write] = targets[edge]
+                    write += 1
+                }
             }
-            end[node] = UInt32(kept.count)
+            end[row] = UInt32(write)
         }
-        start[kinds.count] = UInt32(kept.count)
-        return start.withUnsafeBufferPointer { start in
+        return outStart.withUnsafeBufferPointer { start in
             end.withUnsafeBufferPointer { end in
                 kept.withUnsafeBufferPointer { kept in
                     kernel(
@@ -169,19 +176,26 @@ extension CompactGraph {
         }
     }
 
-    /// Per edge, whether it is a last-resort edge (a word of a task's memory, which may be a
-    /// stale pointer) into a node the roots reach through retaining edges that are not: such
-    /// a word explains nothing another reference does not, so it retains nothing in the
-    /// dominator tree or in an export (where Chrome DevTools would otherwise measure distances
-    /// and draw the Retainers through it). A last-resort edge into a node nothing else reaches
-    /// still retains it.
+    /// The last-resort edges (words of a task's memory, which may be stale pointers) into
+    /// nodes the roots reach through retaining edges that are not: such a word explains
+    /// nothing another reference does not, so it retains nothing in the dominator tree or in
+    /// an export (where Chrome DevTools would otherwise measure distances and draw the
+    /// Retainers through it). A last-resort edge into a node nothing else reaches still
+    /// retains it.
     ///
-    /// - Returns: `nil` when no edge is such an edge.
-    /// - Complexity: O(*n* + *e*): one breadth-first search.
-    package func redundantLastResortEdges() -> [Bool]? {
-        guard edgeFlags.contains(where: Self.isLastResort) else { return nil }
+    /// - Returns: The edges, ascending; empty when there is none.
+    /// - Complexity: O(*e*) to find the last-resort edges; when there are some, O(*n* + *e*)
+    ///   more for one breadth-first search.
+    package func redundantLastResortEdges() -> [EdgeID] {
+        var lastResort: [EdgeID] = []
+        for edge in edgeFlags.indices
+        where Self.isLastResort(edgeFlags[edge]) && Self.isRetaining(edgeFlags[edge]) {
+            lastResort.append(EdgeID(edge))
+        }
+        guard !lastResort.isEmpty else { return [] }
         var reached = [Bool](repeating: false, count: kinds.count)
         var queue: [NodeID] = []
+        queue.reserveCapacity(kinds.count)
         for root in rootNodes where Int(root) < reached.count && !reached[Int(root)] {
             reached[Int(root)] = true
             queue.append(root)
@@ -199,15 +213,6 @@ extension CompactGraph {
                 }
             }
         }
-        var redundant = [Bool](repeating: false, count: targets.count)
-        var found = false
-        for node in 0..<kinds.count {
-            for edge in Int(outStart[node])..<Int(strongOutEnd[node])
-            where Self.isLastResort(edgeFlags[edge]) && reached[Int(targets[edge])] {
-                redundant[edge] = true
-                found = true
-            }
-        }
-        return found ? redundant : nil
+        return lastResort.filter { reached[Int(targets[Int($0)])] }
     }
 }

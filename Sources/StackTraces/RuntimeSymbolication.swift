@@ -1,4 +1,4 @@
-internal import Runtime
+@_spi(Internal) @_spi(MemoryReaders) internal import Runtime
 
 /// Symbolication through the toolchain's `Runtime` module (SE-0419), for addresses we captured
 /// ourselves.
@@ -14,9 +14,17 @@ internal import Runtime
 enum RuntimeSymbolication {
     /// The images loaded in the process, as the `Runtime` module sees them.
     ///
+    /// Each file `/proc/self/maps` lists is checked for an ELF header at its lowest mapping
+    /// through the module's fault-safe local reader: `ImageMap.capture()` reads that memory
+    /// directly, and crashed a test process (SIGSEGV) when a mapping was gone or unreadable by
+    /// the time it looked (a library another thread unloaded, a file mapped without read
+    /// access).
+    ///
     /// - Complexity: About 0.4 ms (it reads the dynamic loader's list and each image's build ID);
     ///   cache the result.
-    static func captureImages() -> ImageMap { ImageMap.capture() }
+    static func captureImages() -> ImageMap {
+        ImageMap.capture(using: LocalMemoryReader(), forProcess: nil)
+    }
 
     /// Whether `address` falls inside one of `images`.
     static func contains(_ images: ImageMap, _ address: UInt) -> Bool {

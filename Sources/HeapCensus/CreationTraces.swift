@@ -30,7 +30,43 @@ final class CreationTraces: @unchecked Sendable {
     /// Entries since the last purge of dead objects' traces.
     private var added = 0
 
-    func setTypes(_ classes: [AnyClass]) {
+    /// What each caller asked to trace: key 0 is ``HeapCensus/traceCreation(of:)``'s choice,
+    /// every other key one ``HeapCensus/withCreationTracing(of:_:)`` (or a growth measurement)
+    /// still running. The census traces their union, so that one caller's end never stops
+    /// another's tracing. Taken before `lock`, never inside it.
+    private let requestsLock = PthreadLock()
+    private var requests: [Int: [AnyClass]] = [:]
+    private var lastRequest = 0
+
+    /// Sets the process-wide choice of ``HeapCensus/traceCreation(of:)``.
+    func setChosenTypes(_ classes: [AnyClass]) {
+        requestsLock.withLock {
+            requests[0] = classes.isEmpty ? nil : classes
+            traceUnion()
+        }
+    }
+
+    /// Traces `classes` too, until ``removeRequest(_:)`` with the number returned.
+    func addRequest(_ classes: [AnyClass]) -> Int {
+        requestsLock.withLock {
+            lastRequest += 1
+            requests[lastRequest] = classes
+            traceUnion()
+            return lastRequest
+        }
+    }
+
+    /// Stops tracing the types of request `number` that no other request traces.
+    func removeRequest(_ number: Int) {
+        requestsLock.withLock {
+            guard requests.removeValue(forKey: number) != nil else { return }
+            traceUnion()
+        }
+    }
+
+    /// Traces every request's types from now on. Call with `requestsLock` held.
+    private func traceUnion() {
+        let classes = requests.values.joined()
         let metadata = Set(
             classes.map { UInt(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) })
         // A class's metadata keeps its instance size at offset 24 (ReferenceReflection reads
@@ -128,5 +164,22 @@ final class CreationTraces: @unchecked Sendable {
             case .some: traces[address] = nil
             }
         }
+    }
+}
+
+/// One caller's request to trace the creation of some types, traced beside everyone else's
+/// until ``end()``: what ``HeapCensus/withCreationTracing(of:_:)`` holds while its body runs,
+/// and what a growth measurement holds across its rounds.
+package struct CreationTracing: Sendable {
+    private let number: Int?
+
+    /// Traces `types` (in addition to what others trace) from now on; nothing for none.
+    package init(_ types: [AnyClass]) {
+        number = types.isEmpty ? nil : CreationTraces.shared.addRequest(types)
+    }
+
+    /// Stops tracing this request's types, except those another request traces.
+    package func end() {
+        if let number { CreationTraces.shared.removeRequest(number) }
     }
 }

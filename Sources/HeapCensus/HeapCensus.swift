@@ -151,9 +151,52 @@ public enum HeapCensus {
     /// as a chosen type is traced too, and its trace dropped once its type is known: trace few
     /// types, for a short while.
     ///
+    /// This is the process's one standing choice: a later call replaces it. Code that traces
+    /// for a while beside other code (a test among tests running in parallel) uses
+    /// ``withCreationTracing(of:_:)`` instead, whose types are traced *as well*, and whose end
+    /// stops no one else's tracing.
+    ///
     /// - Parameter types: The classes whose instances to trace.
     public static func traceCreation(of types: [AnyClass]) {
-        CreationTraces.shared.setTypes(types)
+        CreationTraces.shared.setChosenTypes(types)
+    }
+
+    /// Records where objects of the given types are created while `body` runs.
+    ///
+    /// The types are traced in addition to any others traced meanwhile (by
+    /// ``traceCreation(of:)``, another `withCreationTracing` or a growth measurement); when
+    /// `body` returns, those no one else traces stop being traced. The traces taken stay
+    /// readable with ``creationTrace(of:)`` for as long as their objects live.
+    ///
+    /// ```swift
+    /// let session = HeapCensus.withCreationTracing(of: [Session.self]) { server.open() }
+    /// print(HeapCensus.creationTrace(of: session)?.symbolicated() ?? [])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - types: The classes whose instances to trace.
+    ///   - body: The work whose allocations of those types to trace.
+    /// - Returns: What `body` returns.
+    public static func withCreationTracing<Result, Failure: Error>(
+        of types: [AnyClass], _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let tracing = CreationTracing(types)
+        defer { tracing.end() }
+        return try body()
+    }
+
+    /// Records where objects of the given types are created while the asynchronous `body`
+    /// runs (see the synchronous form); `body` runs on the caller's actor.
+    ///
+    /// Tracing is process-wide: objects of these types made meanwhile by other tasks are
+    /// traced too.
+    public static func withCreationTracing<Result, Failure: Error>(
+        of types: [AnyClass], isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws(Failure) -> Result
+    ) async throws(Failure) -> Result {
+        let tracing = CreationTracing(types)
+        defer { tracing.end() }
+        return try await body()
     }
 
     /// Where `object` was created, if its type was traced when it was.

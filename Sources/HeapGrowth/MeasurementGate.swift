@@ -4,13 +4,13 @@ import HeapCensus
 /// One growth measurement at a time in the process.
 ///
 /// Two measurements running at once would count each other's objects (the census counts the
-/// whole process) and fight over the census's one set of traced types; the issue that made
-/// this gate saw 1.5 instances per repetition where the work made 1.0. Measurements queue here
+/// whole process): the issue that made this gate saw 1.5 instances per repetition where the
+/// work made 1.0. Measurements queue here
 /// instead: an async one suspends without holding a thread, a synchronous one blocks its
 /// thread, for at most ``MeasurementGate/synchronousWait``: a blocked thread of the
 /// cooperative pool could be the one an async holder needs (a synchronous measurement called
 /// from an async test runs on one), so after that wait a synchronous measurement goes ahead
-/// without the gate (``Ticket/isExclusive``): it leaves the traced types alone and counts
+/// without the gate (``Ticket/isExclusive``): it traces its types beside the other's and counts
 /// without attribution, and the holder sees its objects as made elsewhere.
 final class MeasurementGate: @unchecked Sendable {
     static let shared = MeasurementGate()
@@ -21,7 +21,7 @@ final class MeasurementGate: @unchecked Sendable {
     /// What a measurement holds while it runs.
     struct Ticket {
         /// Whether no other measurement runs meanwhile (false after a synchronous wait timed
-        /// out: the census's traced types are then not this measurement's to set).
+        /// out: the work's instances are then not told apart from the other measurement's).
         let isExclusive: Bool
     }
 
@@ -70,42 +70,5 @@ final class MeasurementGate: @unchecked Sendable {
             return waiting.removeFirst()  // the gate passes to it, still busy
         }
         next?.resume()
-    }
-}
-
-/// The types the running measurements trace, as one set: the census traces one set of types at
-/// a time, so a measurement that runs beside another (a synchronous one that stopped waiting)
-/// adds its types to it instead of replacing it.
-final class TracedTypes: @unchecked Sendable {
-    static let shared = TracedTypes()
-
-    private let lock = NSLock()
-    private var byMeasurement: [Int: [AnyClass]] = [:]
-    private var next = 0
-
-    /// Traces `types` too, until ``remove(_:)`` with the number returned.
-    func add(_ types: [AnyClass]) -> Int {
-        lock.withLock {
-            next += 1
-            byMeasurement[next] = types
-            HeapCensus.traceCreation(of: union)
-            return next
-        }
-    }
-
-    /// Stops tracing the types of measurement `number` (those no other one traces).
-    func remove(_ number: Int) {
-        lock.withLock {
-            byMeasurement[number] = nil
-            HeapCensus.traceCreation(of: union)
-        }
-    }
-
-    /// Every measurement's types, each once. Call with the lock held.
-    private var union: [AnyClass] {
-        var seen = Set<ObjectIdentifier>()
-        return byMeasurement.values.flatMap { $0 }.filter {
-            seen.insert(ObjectIdentifier($0)).inserted
-        }
     }
 }

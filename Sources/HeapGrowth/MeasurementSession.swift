@@ -10,8 +10,8 @@ import RetainGraphReports
 struct MeasurementSession {
     let repetitions: Int
     let candidates: [String]
-    /// The number of this measurement's traced types in ``TracedTypes``.
-    private let tracing: Int?
+    /// The tracing of the candidates' creation, beside any other caller's.
+    private let tracing: CreationTracing
     private var attribution: WorkAttribution
     private let discovered: TypeCensus
     /// The counts that ended the first measured round, and the snapshot that ended the second.
@@ -34,12 +34,12 @@ struct MeasurementSession {
         attribution = WorkAttribution(markers: ticket.isExclusive ? markers : [])
         self.discovered = TypeCensus(discovered, types: candidates)
         let classes = candidates.compactMap { discovered.instanceClass(named: $0) }
-        tracing = classes.isEmpty ? nil : TracedTypes.shared.add(classes)
+        tracing = CreationTracing(classes)
     }
 
     /// Stops tracing the candidates' creation.
     func stopTracing() {
-        if let tracing { TracedTypes.shared.remove(tracing) }
+        tracing.end()
     }
 
     /// Records the end of the first measured round: counts, quickly.

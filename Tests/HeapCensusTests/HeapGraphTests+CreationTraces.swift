@@ -6,13 +6,18 @@ import Testing
 /// must be dropped.
 final class LeafTwin: @unchecked Sendable {}
 
-// In the serialized HeapGraphTests suite: creation tracing is process-wide.
+/// A class no other test traces.
+final class TracedOnlyHere: @unchecked Sendable {
+    var payload = (0, 0, 0)
+}
+
+// Creation tracing is process-wide: these tests run beside growth measurements (which trace
+// their candidates) and must not depend on what those trace, nor stop it.
 extension HeapGraphTests {
     @Test func anObjectOfAnotherTypeOfTheSameSizeHasNoCreationTrace() throws {
-        HeapCensus.traceCreation(of: [Leaf.self])
-        defer { HeapCensus.traceCreation(of: []) }
-        let twin = makeTwin()
-        let leaf = makeLeafForTracing()
+        let (twin, leaf) = HeapCensus.withCreationTracing(of: [Leaf.self]) {
+            (makeTwin(), makeLeafForTracing())
+        }
         let trace = try #require(HeapCensus.creationTrace(of: leaf))
         let names = trace.symbolicated().compactMap(\.function)
         #expect(
@@ -21,16 +26,45 @@ extension HeapGraphTests {
     }
 
     @Test func aTraceOutlivesTheEndOfTracing() throws {
-        HeapCensus.traceCreation(of: [Leaf.self])
-        let leaf = makeLeafForTracing()
-        let twin = makeTwin()
-        // Stopping resolves the traces taken before the type was known.
-        HeapCensus.traceCreation(of: [])
+        // Ending the tracing resolves the traces taken before the type was known.
+        let (leaf, twin) = HeapCensus.withCreationTracing(of: [Leaf.self]) {
+            (makeLeafForTracing(), makeTwin())
+        }
         let trace = try #require(HeapCensus.creationTrace(of: leaf))
         let names = trace.symbolicated().compactMap(\.function)
         #expect(
             names.prefix(3).contains { $0.contains("makeLeafForTracing") }, "\(names.prefix(4))")
         #expect(HeapCensus.creationTrace(of: twin) == nil)
+    }
+
+    @Test func oneCallersEndOfTracingDoesNotStopAnothers() throws {
+        let traced = HeapCensus.withCreationTracing(of: [TracedOnlyHere.self]) {
+            // Another caller traces the same type and stops, and the standing choice is
+            // cleared: this caller's tracing goes on.
+            HeapCensus.withCreationTracing(of: [TracedOnlyHere.self, Leaf.self]) {
+                _ = makeTracedOnlyHere()
+            }
+            HeapCensus.traceCreation(of: [])
+            return makeTracedOnlyHere()
+        }
+        let trace = try #require(HeapCensus.creationTrace(of: traced))
+        let names = trace.symbolicated().compactMap(\.function)
+        #expect(
+            names.prefix(3).contains { $0.contains("makeTracedOnlyHere") }, "\(names.prefix(4))")
+        #expect(HeapCensus.creationTrace(of: makeTracedOnlyHere()) == nil)
+    }
+
+    @Test func theStandingChoiceIsTracedBesideScopedTracing() async throws {
+        HeapCensus.traceCreation(of: [TracedOnlyHere.self])
+        defer { HeapCensus.traceCreation(of: []) }
+        let (mine, leaf) = await HeapCensus.withCreationTracing(of: [Leaf.self]) {
+            await Task.yield()
+            return (makeTracedOnlyHere(), makeLeafForTracing())
+        }
+        #expect(HeapCensus.creationTrace(of: mine) != nil)
+        #expect(HeapCensus.creationTrace(of: leaf) != nil)
+        // The scoped request ended; the standing choice goes on.
+        #expect(HeapCensus.creationTrace(of: makeTracedOnlyHere()) != nil)
     }
 }
 
@@ -39,3 +73,6 @@ private func makeLeafForTracing() -> Leaf { Leaf() }
 
 @inline(never)
 private func makeTwin() -> LeafTwin { LeafTwin() }
+
+@inline(never)
+private func makeTracedOnlyHere() -> TracedOnlyHere { TracedOnlyHere() }

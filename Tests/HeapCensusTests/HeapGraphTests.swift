@@ -112,16 +112,17 @@ final class Shapes: @unchecked Sendable {
     }
 
     @Test func creationTracesAreKeptForChosenTypes() throws {
-        HeapCensus.traceCreation(of: [Leaf.self])
-        defer { HeapCensus.traceCreation(of: []) }
-        let traced = makeTracedLeaf()
+        let (traced, shapes) = HeapCensus.withCreationTracing(of: [Leaf.self]) {
+            let leaf = makeTracedLeaf()
+            return (leaf, Shapes(kept: leaf))
+        }
         let trace = try #require(HeapCensus.creationTrace(of: traced))
         let names = trace.symbolicated().compactMap(\.function)
         // The trace starts in the code that allocated (the initialiser, then its caller), not
         // in the census's own frames.
         #expect(names.prefix(3).contains { $0.contains("makeTracedLeaf") }, "\(names.prefix(4))")
         #expect(!names.contains { $0.contains("swift_allocObject") || $0.contains("after_object") })
-        #expect(HeapCensus.creationTrace(of: Shapes(kept: traced)) == nil)
+        #expect(HeapCensus.creationTrace(of: shapes) == nil)
     }
 
     @Test func theCensusDoesNotKeepWhatItSaw() throws {

@@ -55,12 +55,18 @@ struct CycleFinder {
         return (unheld, components, Array(zip(cycles, retained).map { ($0, $1) }))
     }
 
+    /// The objects no holder reaches, and those it reaches only through a word of a task's
+    /// memory (which ``leakedObjects(_:)`` weighs against the object's counts).
     private func objectsNoHolderReaches() -> Unheld {
         let tree = graph.paths()
         var unheld = Unheld(position: [Int32](repeating: -1, count: heap.objectCount))
-        for node in 0..<heap.objectCount where !tree.isReachable(CompactGraph.NodeID(node)) {
-            unheld.position[node] = Int32(unheld.nodes.count)
-            unheld.nodes.append(CompactGraph.NodeID(node))
+        for node in 0..<heap.objectCount {
+            let node = CompactGraph.NodeID(node)
+            guard !tree.isReachable(node) || tree.priority(of: node) == .taskMemory else {
+                continue
+            }
+            unheld.position[Int(node)] = Int32(unheld.nodes.count)
+            unheld.nodes.append(node)
         }
         var builder = CompactGraph.Builder(
             expectedNodes: unheld.nodes.count, expectedEdges: 2 * unheld.nodes.count)
@@ -92,6 +98,13 @@ struct CycleFinder {
     /// The question is the path tree's, on a graph of the unheld objects with every reference
     /// among them (weak and unowned ones too, as strong), and one root holding each object that
     /// a held object references or whose counts are unexplained.
+    ///
+    /// A word of a task's memory that equals an object's address may be a reference an async
+    /// frame keeps, or a stale copy in bytes the runtime never wrote (malloc handed the task a
+    /// block a freed array of the program filled). The object's counts tell them apart where
+    /// they were read: when the other references alone explain them, the words hold no count
+    /// and revive nothing; otherwise the object is revived as any whose counts are unexplained.
+    /// Without counts (a saved file), such a word revives the object.
     private func leakedObjects(_ unheld: Unheld) -> [Bool] {
         var builder = CompactGraph.Builder(
             expectedNodes: unheld.nodes.count + 1, expectedEdges: 2 * unheld.nodes.count)
@@ -99,6 +112,7 @@ struct CycleFinder {
         for _ in unheld.nodes { builder.addNode(kind: .object, typeNameNumber: type) }
         let root = builder.addNode(kind: .root, typeName: "revival")
         builder.addRoot(root, kind: .process)
+        let countsWereRead = liveCounts != nil || !heap.retainCounts.isEmpty
         for (index, node) in unheld.nodes.enumerated() {
             let to = CompactGraph.NodeID(index)
             var strong = 0
@@ -108,24 +122,21 @@ struct CycleFinder {
             for step in graph.incoming(to: node) {
                 switch graph.ownership(ofEdge: step.edge) {
                 case .strong: strong += 1
-                case .conservative:
-                    // A word of a task's memory that equals the object's address may be a
-                    // stale copy in an async frame: it explains nothing.
-                    if graph.role(ofEdge: step.edge) == .runs { fromTaskMemory = true }
-                    strong += 1
+                case .conservative where graph.role(ofEdge: step.edge) == .runs:
+                    // Counted by neither the counts nor the graph: see above.
+                    fromTaskMemory = true
+                    continue
+                case .conservative: strong += 1
                 case .weak: weak += 1
                 case .unowned: unowned += 1
                 case .unownedUnsafe: break
                 }
                 let from = Int(step.from) < heap.objectCount ? unheld.position[Int(step.from)] : -1
-                if from >= 0 {
-                    builder.addEdge(from: CompactGraph.NodeID(from), to: to, ownership: .strong)
-                } else {
-                    builder.addEdge(from: root, to: to, ownership: .strong)
-                }
+                builder.addEdge(
+                    from: from >= 0 ? CompactGraph.NodeID(from) : root, to: to, ownership: .strong)
             }
             let counts = ReferenceCounts(strong: strong, unowned: unowned, weak: weak)
-            if fromTaskMemory || !countsAreExplained(node, counts) {
+            if !countsAreExplained(node, counts) || (fromTaskMemory && !countsWereRead) {
                 builder.addEdge(from: root, to: to, ownership: .strong)
             }
         }

@@ -18,7 +18,9 @@ import RetainGraphUtilities
 ///
 /// A reference read conservatively (a word equal to an object's address, in memory whose
 /// layout is unknown) counts as a strong one, except a word of an async task's memory: it may
-/// be a stale copy, and an object one points at is not counted, nor anything it reaches.
+/// be a local of a suspended frame, or a stale copy in bytes the runtime never wrote. Where
+/// counts were read, the object's counts tell: when its other references explain them, the
+/// words hold nothing; when they do not, the object is not counted, nor anything it reaches.
 ///
 /// ```swift
 /// let heap = try HeapSnapshot.capture(processID: 4242)

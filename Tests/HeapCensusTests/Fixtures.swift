@@ -92,3 +92,26 @@ func makeOwner<T: AnyObject>(_ make: () -> T, _ start: (T) -> Void) -> (ObjectId
     start(owner)
     return (ObjectIdentifier(owner), UInt(bitPattern: Unmanaged.passUnretained(owner).toOpaque()))
 }
+
+/// A task made in memory just freed that held `address` in every word: the bytes the
+/// runtime does not initialise stay stale, as they are when malloc hands a task a block a
+/// freed object of the program used.
+@inline(never) func strayTask(address: UInt, planted: AsleepCount) -> Task<Void, Never> {
+    // Seven of each size: as many as glibc's per-thread cache keeps, so that allocations
+    // made on the way to the task's cannot use them all up. The cache is emptied first
+    // (blocks it already held are taken and kept until the task is made): a full cache
+    // would send the planted blocks to bins another thread may take, and hand the task a
+    // block this test never filled.
+    let sizes = stride(from: 256, through: 512, by: 16).flatMap { repeatElement($0, count: 7) }
+    let cached = sizes.map { UnsafeMutableRawPointer.allocate(byteCount: $0, alignment: 16) }
+    defer { for block in cached { block.deallocate() } }
+    let blocks = sizes.map { UnsafeMutableRawPointer.allocate(byteCount: $0, alignment: 16) }
+    for (block, size) in zip(blocks, sizes) {
+        block.initializeMemory(as: UInt.self, repeating: address, count: size / 8)
+    }
+    for block in blocks { block.deallocate() }
+    return Task.detached {
+        planted.value.store(1, ordering: .sequentiallyConsistent)
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+    }
+}

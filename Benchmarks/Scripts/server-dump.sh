@@ -74,8 +74,8 @@ for ((first = 1; first <= sessions; first += 100)); do
   last=$((first + 99 < sessions ? first + 99 : sessions))
   posts=(); deletes=()
   for ((n = first; n <= last; n++)); do
-    posts+=(-X POST -H 'content-type: application/json' -d "{\"user\":\"u$n\"}" "$url/sessions" --next)
-    deletes+=(-X DELETE "$url/sessions/s$n" --next)
+    posts+=(-o /dev/null -X POST -H 'content-type: application/json' -d "{\"user\":\"u$n\"}" "$url/sessions" --next)
+    deletes+=(-o /dev/null -X DELETE "$url/sessions/s$n" --next)
   done
   curl -sf -o /dev/null "${posts[@]}" "$url/sessions"
   curl -sf -o /dev/null "${deletes[@]}" "$url/sessions"
@@ -83,6 +83,21 @@ done
 echo "server $pid on $url: $(curl -sf "$url/sessions")"
 
 dumps=0
+# The driver polls with shell builtins only: an `ls` and a `sleep` every 10 ms (two processes
+# each time) took a share of the two cores from the server and counted as the dump's cost.
+mkfifo "$work/nap"
+exec {nap_fd}<>"$work/nap"  # held open for reading and writing: a read waits for its timeout
+nap() { read -r -t "$1" -u "$nap_fd" _ || true; }
+# Sets `sidecar` to the first sidecar of the server's dumps in the work folder, or to nothing
+# (no command substitution: that forks too).
+find_sidecar() {
+  local candidate
+  sidecar=""
+  for candidate in "$work"/core.*."$pid".*.txt; do
+    if [[ -e "$candidate" ]]; then sidecar="$candidate"; return 0; fi
+  done
+  return 0
+}
 # dump: asks for one and waits for its sidecar (written whole once the dump has ended); sets
 # last_core to the core's path. Each dump's core and sidecar are removed before the next, and
 # the watcher takes the first number whose core and sidecar are free: the number repeats.
@@ -91,11 +106,11 @@ dump() {
   dumps=$((dumps + 1))
   rm -f "$work"/core.*."$pid".*.txt
   kill -USR2 "$pid"
-  local sidecar=""
-  for _ in $(seq 1 6000); do
-    sidecar=$(ls "$work"/core.*."$pid".*.txt 2>/dev/null || true)
+  local sidecar="" tries
+  for ((tries = 0; tries < 6000; tries++)); do
+    find_sidecar
     [[ -n "$sidecar" ]] && break
-    sleep 0.01
+    nap 0.01
   done
   [[ -n "$sidecar" ]] || { echo "dump $dumps did not finish" >&2; exit 1; }
   last_core="${sidecar%.txt}"

@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -57,6 +59,28 @@ __attribute__((always_inline)) static inline void capture_registers(uint64_t reg
 }
 #endif
 
+/// How long a child under SCHED_IDLE may write before it competes for the CPU at nice 19.
+#define RG_DUMP_IDLE_GRACE_MS 1000
+
+/// Waits for the child to end; each time the grace period passes with it still writing, moves
+/// it from SCHED_IDLE (which a saturated machine may never schedule) to SCHED_OTHER at its
+/// nice 19. The child took SCHED_IDLE only where that move is allowed; where pidfds are not
+/// (Linux before 5.3), it keeps its policy.
+static void promote_while_running(pid_t child) {
+    int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+    if (pidfd < 0) return;
+    struct pollfd exited = {.fd = pidfd, .events = POLLIN};
+    for (;;) {
+        int ready = poll(&exited, 1, RG_DUMP_IDLE_GRACE_MS);
+        if (ready > 0 || (ready < 0 && errno != EINTR)) break;
+        if (ready == 0) {
+            struct sched_param normal = {0};
+            (void)sched_setscheduler(child, SCHED_OTHER, &normal);
+        }
+    }
+    close(pidfd);
+}
+
 int rg_dump_write(int fd, rg_dump_result *result) {
     memset(result, 0, sizeof *result);
 #if !defined(__x86_64__)
@@ -90,6 +114,7 @@ int rg_dump_write(int fd, rg_dump_result *result) {
         result->error = errno;
         return -1;
     }
+    promote_while_running((pid_t)child);
     int status = 0;
     while (waitpid((pid_t)child, &status, __WALL) < 0) {
         if (errno != EINTR) {

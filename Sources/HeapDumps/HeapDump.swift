@@ -30,7 +30,10 @@ import Musl
 ///
 /// **How it forks.** A raw `clone(2)` without `CLONE_VM` and without an exit signal: no
 /// `pthread_atfork` handler (user code) runs, no allocator lock is taken, and the process's own
-/// `SIGCHLD` handling never sees the child. The child lowers its priority, offers itself to the
+/// `SIGCHLD` handling never sees the child. The child runs under `SCHED_IDLE` (nice 19 where
+/// that policy is refused), so it takes the CPU time the process leaves (a server keeps its
+/// throughput; on a saturated machine the dump takes longer, and the process's copied pages
+/// stay copied that much longer). It offers itself to the
 /// OOM killer first, and writes with async-signal-safe calls only (no allocation, no lock):
 /// `open`/`read` of `/proc/self/maps`, its memory read directly, `write`, `lseek`, `_exit`.
 /// Pages of zeros are left as holes, so the file takes about the process's resident memory on

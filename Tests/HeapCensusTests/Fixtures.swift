@@ -115,3 +115,43 @@ func makeOwner<T: AnyObject>(_ make: () -> T, _ start: (T) -> Void) -> (ObjectId
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
     }
 }
+
+/// Stray tasks made in memory full of one address (``strayTask(address:planted:)``) until one
+/// holds it as a stale word; cancelled by ``cancelAll()``.
+final class StrayTasks {
+    private var tasks: [Task<Void, Never>] = []
+
+    /// A snapshot in which a stray task's memory holds `address`. Whether a planted block is
+    /// the one a task gets is the allocator's to say (most times it is): a stray whose block
+    /// holds no stale word is cancelled and another made, up to 20.
+    ///
+    /// - Returns: The snapshot, or nil when no stray got a planted block.
+    func snapshotWithStaleWord(to address: UInt) async throws -> HeapSnapshot? {
+        while tasks.count < 20 {
+            let planted = AsleepCount()
+            let stray = strayTask(address: address, planted: planted)
+            tasks.append(stray)
+            let deadline = ContinuousClock.now + .seconds(60)
+            while planted.value.load(ordering: .sequentiallyConsistent) == 0,
+                ContinuousClock.now < deadline
+            {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            let heap = HeapCensus.snapshot()
+            let strayAddress = unsafeBitCast(stray, to: UInt.self)
+            if let target = heap.object(at: address),
+                heap.references(to: target).contains(where: {
+                    heap[$0.from].address == strayAddress
+                })
+            {
+                return heap
+            }
+            stray.cancel()
+        }
+        return nil
+    }
+
+    func cancelAll() {
+        for task in tasks { task.cancel() }
+    }
+}

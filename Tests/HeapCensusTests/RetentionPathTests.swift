@@ -90,32 +90,12 @@ import Testing
         }
         defer { task?.cancel() }
         // Memory the allocator hands the next task of its size: full of the owner's address.
-        // Whether a planted block is the one the task gets is the allocator's to say (most
-        // times it is): a stray whose block holds no stale word is cancelled, and another made.
-        var strays: [Task<Void, Never>] = []
-        defer { for stray in strays { stray.cancel() } }
-        var found: (heap: HeapSnapshot, owner: HeapObjectID)?
-        while found == nil, strays.count < 20 {
-            let planted = AsleepCount()
-            let stray = strayTask(address: address, planted: planted)
-            strays.append(stray)
-            let deadline = ContinuousClock.now + .seconds(60)
-            while planted.value.load(ordering: .sequentiallyConsistent) == 0,
-                ContinuousClock.now < deadline
-            {
-                try await Task.sleep(for: .milliseconds(5))
-            }
-            let heap = HeapCensus.snapshot()
-            let owner = try #require(heap.object(at: address))
-            let strayAddress = unsafeBitCast(stray, to: UInt.self)
-            if heap.references(to: owner).contains(where: { heap[$0.from].address == strayAddress })
-            {
-                found = (heap, owner)
-            } else {
-                stray.cancel()
-            }
-        }
-        let (heap, owner) = try #require(found, "no stray task got a planted block in 20 tries")
+        let strays = StrayTasks()
+        defer { strays.cancelAll() }
+        let heap = try #require(
+            await strays.snapshotWithStaleWord(to: address),
+            "no stray task got a planted block in 20 tries")
+        let owner = try #require(heap.object(at: address))
         let path = try #require(heap.retentionPath(to: owner))
         #expect(path.holder == .task, "\(path.description)")
         #expect(

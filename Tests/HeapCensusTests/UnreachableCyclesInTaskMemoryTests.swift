@@ -9,33 +9,12 @@ import Testing
 
     @Test func aStaleWordOfATasksMemoryDoesNotHideALeakedCycle() async throws {
         let (first, second) = makeLeakedCycle()
-        // Another task gets a block full of the cycle's first address; if the allocator gives
-        // it another block, a new one is made (most times the first gets one).
-        var strays: [Task<Void, Never>] = []
-        defer { for stray in strays { stray.cancel() } }
-        var heap: HeapSnapshot?
-        while heap == nil, strays.count < 20 {
-            let planted = AsleepCount()
-            let stray = strayTask(address: first, planted: planted)
-            strays.append(stray)
-            let deadline = ContinuousClock.now + .seconds(60)
-            while planted.value.load(ordering: .sequentiallyConsistent) == 0,
-                ContinuousClock.now < deadline
-            {
-                try await Task.sleep(for: .milliseconds(5))
-            }
-            let snapshot = HeapCensus.snapshot()
-            let member = try #require(snapshot.object(at: first))
-            let strayAddress = unsafeBitCast(stray, to: UInt.self)
-            if snapshot.references(to: member).contains(where: {
-                snapshot[$0.from].address == strayAddress
-            }) {
-                heap = snapshot
-            } else {
-                stray.cancel()
-            }
-        }
-        let read = try #require(heap, "no stray task got a planted block in 20 tries")
+        // Another task gets a block full of the cycle's first address.
+        let strays = StrayTasks()
+        defer { strays.cancelAll() }
+        let read = try #require(
+            await strays.snapshotWithStaleWord(to: first),
+            "no stray task got a planted block in 20 tries")
         let leaked = Set(
             UnreachableCycles(in: read).groups.flatMap(\.cycles).flatMap(\.addresses))
         let path = read.object(at: first).flatMap { read.retentionPath(to: $0) }

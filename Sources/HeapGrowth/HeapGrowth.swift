@@ -77,11 +77,11 @@ public enum HeapGrowth {
         let ticket = await MeasurementGate.shared.enter()
         defer { MeasurementGate.shared.leave(ticket) }
         HeapCensus.start()
-        // Started, and its marker read, before anything is counted. The whole measurement runs
+        // Started, and its marker traced, before anything is counted. The whole measurement runs
         // on it: it never waits for a thread of the cooperative pool that synchronous
         // measurements queued behind it may be blocking.
         let thread = MeasurementThread.shared
-        let markers = [thread.markerFunction, SynchronousMarker.markerFunction]
+        let markers = [thread.markerProbe, SynchronousMarker.markerProbe].compactMap { $0 }
         return try await withTaskExecutorPreference(thread) {
             func round(_ count: Int) async throws {
                 for _ in 0..<count { try await work() }
@@ -137,7 +137,7 @@ public enum HeapGrowth {
         let ticket = MeasurementGate.shared.enterBlocking()
         defer { MeasurementGate.shared.leave(ticket) }
         HeapCensus.start()
-        let markers = [SynchronousMarker.markerFunction]
+        let markers = [SynchronousMarker.markerProbe]
         func round(_ count: Int) throws {
             for _ in 0..<count { try SynchronousMarker.run(work) }
             try settle()

@@ -26,7 +26,7 @@ struct MeasurementSession {
     /// markers.
     init(
         start: HeapCounts, discovered: HeapCounts, repetitions: Int,
-        ticket: MeasurementGate.Ticket, markers: [String?]
+        ticket: MeasurementGate.Ticket, markers: [MarkerProbe]
     ) {
         self.repetitions = repetitions
         candidates = GrowthAnalysis.candidates(
@@ -57,6 +57,11 @@ struct MeasurementSession {
         if let compared { return compared }
         guard let middle, let end else { return [] }
         let final = TypeCensus(end, types: candidates)
+        // One symbolizer batch for both rounds, every type and the markers.
+        attribution.learnNames(
+            in: candidates.flatMap { type in
+                end.objects(ofType: type).compactMap { end.creationTrace(of: $0) }
+            })
         let first = RoundGrowth(
             from: discovered, to: middle, final: end, types: candidates,
             attribution: &attribution)

@@ -17,7 +17,7 @@ final class MeasurementThread: TaskExecutor, @unchecked Sendable {
 
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
-    private var marker: String?
+    private var marker: MarkerProbe?
     private var isReady = false
 
     private init() {
@@ -29,8 +29,8 @@ final class MeasurementThread: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// The demangled name of the function every job on this thread runs under.
-    var markerFunction: String? { condition.withLock { marker } }
+    /// A trace taken in the function every job on this thread runs under.
+    var markerProbe: MarkerProbe? { condition.withLock { marker } }
 
     /// Queues a job of the measured work.
     func enqueue(_ job: consuming ExecutorJob) {
@@ -41,12 +41,12 @@ final class MeasurementThread: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// The thread's loop: reads its own name first (the marker), then runs jobs in order.
+    /// The thread's loop: takes a trace of itself first (the marker), then runs jobs in order.
     @inline(never)
     private func runJobs() {
-        let name = StackTrace.capture(depth: 1).symbolicated().last?.function
+        let probe = MarkerProbe(trace: StackTrace.capture(depth: 1), frame: .capturing)
         condition.withLock {
-            marker = name
+            marker = probe
             isReady = true
             condition.broadcast()
         }
@@ -71,21 +71,17 @@ enum SynchronousMarker {
         keepFrame()  // no tail call: the frame stays on the stack while `work` runs
     }
 
-    /// The demangled name of ``run(_:)``, read from a trace captured inside it.
-    static let markerFunction: String? = {
-        var name: String?
-        probe(&name)
-        return name
+    /// A trace captured inside the closure ``run(_:)`` runs: its first frame that is neither
+    /// the closure nor a thunk is `run`.
+    static let markerProbe: MarkerProbe = {
+        var trace = StackTrace.empty
+        probe(&trace)
+        return MarkerProbe(trace: trace, frame: .callerOfTheCapturingClosure)
     }()
 
     @inline(never)
-    private static func probe(_ name: inout String?) {
-        // `run` captures nothing itself: a trace taken in the closure it runs has `run` as
-        // its first frame that is neither the closure nor a thunk.
-        var trace = StackTrace.empty
+    private static func probe(_ trace: inout StackTrace) {
         run { trace = StackTrace.capture(depth: 6) }
-        let frames = trace.symbolicated().filter { !$0.isInlined && !$0.isThunk }
-        name = frames.dropFirst().first?.function
     }
 
     @inline(never)

@@ -1,40 +1,80 @@
 import HeapCensus
 import StackTraces
 
+/// A stack trace taken under a marker frame (``MeasurementThread``'s loop, or
+/// ``SynchronousMarker/run(_:)``), and which of its frames the marker is: symbolicated only
+/// when the rounds are compared, in the same batch as the objects' creation traces.
+struct MarkerProbe: Sendable {
+    /// Which frame of the probe's trace is the marker's.
+    enum Frame: Sendable {
+        /// The outermost frame of the trace's one address (the function that captured it).
+        case capturing
+        /// The first frame that is neither inlined nor a thunk after the capturing one (the
+        /// function that called the closure that captured it).
+        case callerOfTheCapturingClosure
+    }
+
+    let trace: StackTrace
+    let frame: Frame
+
+    /// The marker's demangled name (symbolicated, or from the symbolicator's cache).
+    func name() -> String? {
+        switch frame {
+        case .capturing:
+            return trace.symbolicated().last?.function
+        case .callerOfTheCapturingClosure:
+            let frames = trace.symbolicated().filter { !$0.isInlined && !$0.isThunk }
+            return frames.dropFirst().first?.function
+        }
+    }
+}
+
 /// Tells the measured work's objects from those other threads made meanwhile, by their
 /// creation traces: the work's pass through its marker frame (``MeasurementThread``'s loop, or
 /// ``SynchronousMarker/run(_:)``).
 ///
 /// Function names are looked up once per return address (the symbolicator caches them too),
-/// so classifying thousands of objects made at a few sites costs a few lookups.
+/// so classifying thousands of objects made at a few sites costs a few lookups; the markers'
+/// names are looked up with the first batch.
 struct WorkAttribution {
-    /// The demangled names of the marker functions.
-    let markers: Set<String>
+    private let probes: [MarkerProbe]
+    /// The demangled names of the marker functions, once looked up.
+    private var markers: Set<String>?
     private var names: [UInt: String?] = [:]
 
-    init(markers: [String?]) {
-        self.markers = Set(markers.compactMap { $0 })
+    init(markers: [MarkerProbe]) {
+        probes = markers
     }
 
     /// Whether `trace` passes through a marker frame.
     mutating func isMadeByTheWork(_ trace: StackTrace) -> Bool {
+        let markers = self.markers ?? resolveMarkers()
+        guard !markers.isEmpty else { return false }
         for address in trace.addresses {
             if let name = name(at: address), markers.contains(name) { return true }
         }
         return false
     }
 
-    /// Symbolicates every address of `traces` not seen before in one batch (one symbolizer run
-    /// per image; the symbolicator then answers each address from its cache): asked address by
-    /// address, each new one started a run of its own (0.3 s of the growth check at a million
-    /// objects).
+    /// Symbolicates every address of `traces` and of the markers' probes not seen before in one
+    /// batch (one symbolizer run per image; the symbolicator then answers each address from its
+    /// cache): asked address by address, each new one started a run of its own (0.3 s of the
+    /// growth check at a million objects), and each round, type and probe a run of its own
+    /// made three runs of a measurement.
     func learnNames(in traces: [StackTrace]) {
         var unknown = Set<UInt>()
-        for trace in traces {
+        let probeTraces = markers == nil ? probes.map(\.trace) : []
+        for trace in traces + probeTraces {
             for address in trace.addresses where names[address] == nil { unknown.insert(address) }
         }
         guard !unknown.isEmpty else { return }
         _ = StackTrace(addresses: Array(unknown)).symbolicated()
+    }
+
+    private mutating func resolveMarkers() -> Set<String> {
+        let resolved = Set(probes.compactMap { $0.name() })
+        markers = resolved
+        return resolved
     }
 
     private mutating func name(at address: UInt) -> String? {

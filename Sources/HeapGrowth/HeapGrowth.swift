@@ -74,15 +74,17 @@ public enum HeapGrowth {
         settle: () async throws -> Void, _ work: () async throws -> Void
     ) async throws -> (report: GrowthReport, snapshots: GrowthSnapshots?) {
         let repetitions = max(repetitions, minimumRepetitions)
-        let ticket = await MeasurementGate.shared.enter()
-        defer { MeasurementGate.shared.leave(ticket) }
-        HeapCensus.start()
-        // Started, and its marker traced, before anything is counted. The whole measurement runs
-        // on it: it never waits for a thread of the cooperative pool that synchronous
-        // measurements queued behind it may be blocking.
+        // Started before anything is counted. The whole measurement runs on it, from its wait
+        // for the gate to its leaving it: a measurement that holds the gate never waits for a
+        // thread of the cooperative pool, which synchronous measurements queued behind it may
+        // all be blocking (they would go ahead without the gate after
+        // `MeasurementGate.synchronousWait`, and count each other's objects).
         let thread = MeasurementThread.shared
-        let markers = [thread.markerProbe, SynchronousMarker.markerProbe].compactMap { $0 }
+        let markers: [WorkMarker] = [.measurementThread, .synchronous]
         return try await withTaskExecutorPreference(thread) {
+            let ticket = await MeasurementGate.shared.enter()
+            defer { MeasurementGate.shared.leave(ticket) }
+            HeapCensus.start()
             func round(_ count: Int) async throws {
                 for _ in 0..<count { try await work() }
                 try await settle()
@@ -137,7 +139,7 @@ public enum HeapGrowth {
         let ticket = MeasurementGate.shared.enterBlocking()
         defer { MeasurementGate.shared.leave(ticket) }
         HeapCensus.start()
-        let markers = [SynchronousMarker.markerProbe]
+        let markers: [WorkMarker] = [.synchronous]
         func round(_ count: Int) throws {
             for _ in 0..<count { try SynchronousMarker.run(work) }
             try settle()

@@ -26,7 +26,7 @@ struct MeasurementSession {
     /// markers.
     init(
         start: HeapCounts, discovered: HeapCounts, repetitions: Int,
-        ticket: MeasurementGate.Ticket, markers: [MarkerProbe]
+        ticket: MeasurementGate.Ticket, markers: [WorkMarker]
     ) {
         self.repetitions = repetitions
         candidates = GrowthAnalysis.candidates(
@@ -57,7 +57,7 @@ struct MeasurementSession {
         if let compared { return compared }
         guard let middle, let end else { return [] }
         let final = TypeCensus(end, types: candidates)
-        // One symbolizer batch for both rounds, every type and the markers.
+        // One symbolizer batch for both rounds and every type.
         attribution.learnNames(
             in: candidates.flatMap { type in
                 end.objects(ofType: type).compactMap { end.creationTrace(of: $0) }

@@ -1,5 +1,4 @@
 import Foundation
-import StackTraces
 
 /// The thread the measured async work runs on: a task executor of its own, so that every
 /// allocation the work (and its child tasks) makes has this thread's loop on its stack, and
@@ -17,7 +16,6 @@ final class MeasurementThread: TaskExecutor, @unchecked Sendable {
 
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
-    private var marker: MarkerProbe?
     private var isReady = false
 
     private init() {
@@ -29,9 +27,6 @@ final class MeasurementThread: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// A trace taken in the function every job on this thread runs under.
-    var markerProbe: MarkerProbe? { condition.withLock { marker } }
-
     /// Queues a job of the measured work.
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -41,12 +36,11 @@ final class MeasurementThread: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// The thread's loop: takes a trace of itself first (the marker), then runs jobs in order.
+    /// The thread's loop (``WorkMarker/measurementThread``): says it runs, then runs jobs in
+    /// order. Not private: its symbol's name is the marker's.
     @inline(never)
-    private func runJobs() {
-        let probe = MarkerProbe(trace: StackTrace.capture(depth: 1), frame: .capturing)
+    func runJobs() {
         condition.withLock {
-            marker = probe
             isReady = true
             condition.broadcast()
         }
@@ -61,27 +55,14 @@ final class MeasurementThread: TaskExecutor, @unchecked Sendable {
     }
 }
 
-/// The frame synchronous measured work runs under, for the same purpose as
-/// ``MeasurementThread``: its objects' creation traces pass through ``run(_:)``.
+/// The frame synchronous measured work runs under (``WorkMarker/synchronous``), for the same
+/// purpose as ``MeasurementThread``: its objects' creation traces pass through ``run(_:)``.
 enum SynchronousMarker {
     /// Runs `work` under the marker frame.
     @inline(never)
     static func run(_ work: () throws -> Void) rethrows {
         try work()
         keepFrame()  // no tail call: the frame stays on the stack while `work` runs
-    }
-
-    /// A trace captured inside the closure ``run(_:)`` runs: its first frame that is neither
-    /// the closure nor a thunk is `run`.
-    static let markerProbe: MarkerProbe = {
-        var trace = StackTrace.empty
-        probe(&trace)
-        return MarkerProbe(trace: trace, frame: .callerOfTheCapturingClosure)
-    }()
-
-    @inline(never)
-    private static func probe(_ trace: inout StackTrace) {
-        run { trace = StackTrace.capture(depth: 6) }
     }
 
     @inline(never)

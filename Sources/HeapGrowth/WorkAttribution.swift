@@ -1,87 +1,73 @@
 import HeapCensus
 import StackTraces
 
-/// A stack trace taken under a marker frame (``MeasurementThread``'s loop, or
-/// ``SynchronousMarker/run(_:)``), and which of its frames the marker is: symbolicated only
-/// when the rounds are compared, in the same batch as the objects' creation traces.
-struct MarkerProbe: Sendable {
-    /// Which frame of the probe's trace is the marker's.
-    enum Frame: Sendable {
-        /// The outermost frame of the trace's one address (the function that captured it).
-        case capturing
-        /// The first frame that is neither inlined nor a thunk after the capturing one (the
-        /// function that called the closure that captured it).
-        case callerOfTheCapturingClosure
-    }
+/// A function the measured work runs under, whose frame in a creation trace says the work
+/// made the object.
+///
+/// Known by name: a release build specializes these functions and inlines them into their
+/// specializations, and the symbolicator names every such copy after the original
+/// ("function signature specialization <…> of static HeapGrowth.SynchronousMarker.run(…)"),
+/// so a frame is the marker's when its name contains the marker's qualified name. (A name
+/// read from a trace probed at run time named the probe's own specialization in release
+/// builds, and no object was ever attributed to the work.)
+enum WorkMarker: Sendable {
+    /// ``SynchronousMarker/run(_:)``: synchronous work, and its settling.
+    case synchronous
+    /// ``MeasurementThread``'s loop: async work, run as the thread's jobs.
+    case measurementThread
 
-    let trace: StackTrace
-    let frame: Frame
-
-    /// The marker's demangled name (symbolicated, or from the symbolicator's cache).
-    func name() -> String? {
-        switch frame {
-        case .capturing:
-            return trace.symbolicated().last?.function
-        case .callerOfTheCapturingClosure:
-            let frames = trace.symbolicated().filter { !$0.isInlined && !$0.isThunk }
-            return frames.dropFirst().first?.function
+    /// What the names of the marker's frames contain.
+    var qualifiedName: String {
+        switch self {
+        case .synchronous: "\(String(reflecting: SynchronousMarker.self)).run("
+        case .measurementThread: "\(String(reflecting: MeasurementThread.self)).runJobs("
         }
     }
 }
 
 /// Tells the measured work's objects from those other threads made meanwhile, by their
-/// creation traces: the work's pass through its marker frame (``MeasurementThread``'s loop, or
-/// ``SynchronousMarker/run(_:)``).
+/// creation traces: the work's pass through a ``WorkMarker`` frame.
 ///
-/// Function names are looked up once per return address (the symbolicator caches them too),
-/// so classifying thousands of objects made at a few sites costs a few lookups; the markers'
-/// names are looked up with the first batch.
+/// Each return address is judged once (the symbolicator caches its names too), so classifying
+/// thousands of objects made at a few sites costs a few lookups.
 struct WorkAttribution {
-    private let probes: [MarkerProbe]
-    /// The demangled names of the marker functions, once looked up.
-    private var markers: Set<String>?
-    private var names: [UInt: String?] = [:]
+    private let markers: [String]
+    private var isMarker: [UInt: Bool] = [:]
 
-    init(markers: [MarkerProbe]) {
-        probes = markers
+    init(markers: [WorkMarker]) {
+        self.markers = markers.map(\.qualifiedName)
     }
 
     /// Whether `trace` passes through a marker frame.
     mutating func isMadeByTheWork(_ trace: StackTrace) -> Bool {
-        let markers = self.markers ?? resolveMarkers()
         guard !markers.isEmpty else { return false }
-        for address in trace.addresses {
-            if let name = name(at: address), markers.contains(name) { return true }
-        }
-        return false
+        return trace.addresses.contains { isMarker(at: $0) }
     }
 
-    /// Symbolicates every address of `traces` and of the markers' probes not seen before in one
-    /// batch (one symbolizer run per image; the symbolicator then answers each address from its
-    /// cache): asked address by address, each new one started a run of its own (0.3 s of the
-    /// growth check at a million objects), and each round, type and probe a run of its own
-    /// made three runs of a measurement.
+    /// Symbolicates every address of `traces` not judged before in one batch (one symbolizer
+    /// run per image; the symbolicator then answers each address from its cache): asked
+    /// address by address, each new one started a run of its own (0.3 s of the growth check
+    /// at a million objects).
     func learnNames(in traces: [StackTrace]) {
         var unknown = Set<UInt>()
-        let probeTraces = markers == nil ? probes.map(\.trace) : []
-        for trace in traces + probeTraces {
-            for address in trace.addresses where names[address] == nil { unknown.insert(address) }
+        for trace in traces {
+            for address in trace.addresses where isMarker[address] == nil {
+                unknown.insert(address)
+            }
         }
         guard !unknown.isEmpty else { return }
         _ = StackTrace(addresses: Array(unknown)).symbolicated()
     }
 
-    private mutating func resolveMarkers() -> Set<String> {
-        let resolved = Set(probes.compactMap { $0.name() })
-        markers = resolved
-        return resolved
-    }
-
-    private mutating func name(at address: UInt) -> String? {
-        if let known = names[address] { return known }
-        let name = StackTrace(addresses: [address]).symbolicated().last?.function
-        names[address] = name
-        return name
+    /// Whether a frame at `address` (or a function inlined there) is a marker's.
+    private mutating func isMarker(at address: UInt) -> Bool {
+        if let known = isMarker[address] { return known }
+        let functions = StackTrace(addresses: [address]).symbolicated().compactMap(\.function)
+        let found = functions.contains { function in
+            markers.contains { function.contains($0) }
+        }
+        isMarker[address] = found
+        return found
     }
 }
 

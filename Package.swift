@@ -225,7 +225,7 @@ let package = Package(
             path: "Tests/Fixtures/CreationStacks/census-stacks-fixture"),
         .testTarget(
             name: "HeapGrowthTests",
-            dependencies: ["HeapGrowth", "HeapCensus", "RetainGraphTesting"]
+            dependencies: ["HeapGrowth", "HeapCensus", "RetainGraphReports", "RetainGraphTesting"]
         ),
         // Loads exported files into the real DevTools frontend in headless Chromium
         // (Scripts/devtools/, Python 3 only; Debian's chromium).

@@ -55,12 +55,33 @@ final class StopTarget {
         return states
     }
 
-    /// The `TracerPid` of process `pid`, or nil when it is gone.
+    /// The `TracerPid` of process `pid` (its main thread), or nil when it is gone.
     static func tracer(of pid: Int32) -> Int32? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         else { return nil }
         let line = status.split(separator: "\n").first { $0.hasPrefix("TracerPid:") }
         return line.flatMap { Int32($0.split(separator: "\t").last ?? "") }
+    }
+
+    /// The `TracerPid`s of process `pid`'s threads, without 0 (a thread nothing traces): a
+    /// tool that has seized some of them so far traces those only, and thread IDs need not
+    /// grow with creation (past `pid_max` they start again from the bottom, so the main thread
+    /// need not be the first seized).
+    static func tracers(of pid: Int32) -> Set<Int32> {
+        var tracers = Set<Int32>()
+        let threads =
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        for tid in threads {
+            guard
+                let status = try? String(
+                    contentsOfFile: "/proc/\(pid)/task/\(tid)/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("TracerPid:") }
+                ),
+                let tracer = Int32(line.split(separator: "\t").last ?? ""), tracer != 0
+            else { continue }
+            tracers.insert(tracer)
+        }
+        return tracers
     }
 
     /// Polls, until `deadline` from now, for every thread of `pid` to be out of a stop (no `t`

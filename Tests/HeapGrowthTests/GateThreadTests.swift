@@ -45,7 +45,10 @@ final class StartedCount: Sendable {
                     }
                     waiting.withLock { $0.append(task) }
                 }
-                let deadline = ContinuousClock.now + .seconds(60)
+                // Until they block the pool, but not long: other tests' synchronous
+                // measurements may hold every pool thread, waiting for this one, and this one
+                // must not wait for them in turn (nothing asserted depends on the wait).
+                let deadline = ContinuousClock.now + .seconds(2)
                 while started.value.load(ordering: .sequentiallyConsistent) < threads,
                     ContinuousClock.now < deadline
                 {

@@ -97,7 +97,8 @@ struct RoundGrowth {
     ///   - final: The snapshot that ended the last round (with the traced types' creation
     ///     traces).
     ///   - types: The candidate types.
-    ///   - attribution: How to tell the work's objects.
+    ///   - attribution: How to tell the work's objects (its names learned for `final`'s traces:
+    ///     ``WorkAttribution/learnNames(in:)``, once for both rounds).
     init(
         from start: TypeCensus, to end: TypeCensus, final: HeapSnapshot, types: [String],
         attribution: inout WorkAttribution
@@ -116,7 +117,6 @@ struct RoundGrowth {
                 new.append(id)
                 if let trace = final.creationTrace(of: id) { traces.append((id, trace)) }
             }
-            attribution.learnNames(in: traces.map(\.1))
             for (id, trace) in traces where attribution.isMadeByTheWork(trace) { mine.append(id) }
             traced[type] = traces.count
             byTheWork[type] = mine.count

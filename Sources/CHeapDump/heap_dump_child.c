@@ -1,6 +1,7 @@
 // The forked child's core writer. Runs in a child of a multithreaded process, so it calls only
 // async-signal-safe functions (open, read, write, lseek, ftruncate, close, clock_gettime,
-// setpriority, getrlimit, capget, sched_setscheduler, _exit): no allocation, no lock, no stdio. Its buffers are static: the child has
+// setpriority, getrlimit, capget, sched_setscheduler, _exit): no allocation, no lock, no
+// stdio. Its buffers are static: the child has
 // its own copy of them, and in the parent they stay untouched pages (holes in a core).
 //
 // The core it writes (read by ProcessAttach's ProcessCore and by gdb):

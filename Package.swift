@@ -213,7 +213,8 @@ let package = Package(
         .testTarget(
             name: "HeapCensusTests",
             dependencies: [
-                "HeapCensus", "RetainGraph", "_CreationStackLibrary", "census-stacks-fixture",
+                "HeapCensus", "LeakTracking", "RetainGraph", "_CreationStackLibrary",
+                "census-stacks-fixture",
             ]),
         // A library whose initializer a test reaches three calls deep (the creation stack must
         // still name the test's line), and the program the loader-lock and determinism tests

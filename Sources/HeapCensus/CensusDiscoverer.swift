@@ -9,6 +9,9 @@ import RetainGraph
 /// whole heap: the path the project's path finder chooses from a holder outside the heap (a
 /// global variable, a `Task`, a `Foundation.Timer`, a block libdispatch keeps, or references
 /// from outside the heap), and when nothing outside holds it, the strong cycle it sits in.
+/// When only references nothing names or a word of a task's memory reach it, the cycle is
+/// added beside the path; and when that word is stale (the object's counts say it holds
+/// nothing), the cycle alone explains the object.
 /// Every reference keeps its role and ownership and is marked found in the heap; objects the
 /// live graph knows keep their identities, so the path joins what the graph and reflection
 /// recorded. Paths from the census's holders rank below paths from roots the program declared
@@ -26,8 +29,9 @@ public struct CensusDiscoverer: ReferenceDiscoverer {
     public init() {}
 
     /// Adds, for each watched object, the census's path from its holder, and its strong cycle
-    /// when nothing names the holder (references from outside the heap) or no holder reaches
-    /// it; hands the whole heap to the check
+    /// when nothing names the holder (references from outside the heap), only a word of a
+    /// task's memory reaches it (without the path when the word is stale), or no holder
+    /// reaches it; hands the whole heap to the check
     /// (``/RetainGraph/GraphSnapshot/Builder/discoveredHeap``), so that its reports say what
     /// each leaked object retains.
     ///
@@ -68,16 +72,23 @@ public struct CensusDiscoverer: ReferenceDiscoverer {
                 additions.addNode(
                     id: watched.id, typeName: heap.graph.typeName(of: node), creationTrace: trace)
             }
-            if let steps = tree.path(to: node), !steps.isEmpty {
-                joining.add(steps, to: &additions)
-                // A named holder explains the leak; references nothing names do not, so the
-                // object's cycle, when it is in one, is added too.
-                if tree.priority(of: node) != .unattributed { continue }
+            let path = tree.path(to: node) ?? []
+            // A named holder explains the leak; references nothing names do not, nor does a
+            // word of a task's memory (maybe stale), so the object's cycle, when it is in
+            // one, is added too.
+            let priority = tree.priority(of: node)
+            if !path.isEmpty, priority < .unattributed {
+                joining.add(path, to: &additions)
+                continue
             }
             if components == nil { components = heap.graph.strongComponents() }
-            if let cycle = heap.graph.cycle(through: node, components: components) {
-                joining.add(cycle, to: &additions)
+            let cycle = heap.graph.cycle(through: node, components: components)
+            // A stale word names a task that holds nothing: the cycle alone explains the
+            // object (without one, the path is still the best account found).
+            if !path.isEmpty, cycle == nil || !heap.passesThroughStaleTaskWord(path) {
+                joining.add(path, to: &additions)
             }
+            if let cycle { joining.add(cycle, to: &additions) }
         }
     }
 }

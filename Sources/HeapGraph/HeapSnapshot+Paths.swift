@@ -102,6 +102,34 @@ extension HeapSnapshot {
         .map { holder(at: $0.node, of: Int(id.rawValue)) }
     }
 
+    /// Whether a path of the graph's path tree passes through a word of a task's memory that
+    /// holds nothing: one equal to the address of an object whose strong count, as read, its
+    /// other references already explain.
+    ///
+    /// Such a word is a copy malloc left in the task's block from an earlier use (a local of a
+    /// suspended frame would have raised the count), and the path names a holder that does not
+    /// hold: a leaked cycle it reaches is still a cycle nothing holds. A snapshot that read no
+    /// counts (a saved file) cannot tell, and believes its words.
+    ///
+    /// - Parameter steps: A path from ``paths(ignoring:)`` (or the graph's `paths()`).
+    /// - Complexity: The in-edges of each object the path reaches through task memory.
+    package func passesThroughStaleTaskWord(_ steps: [CompactGraph.Step]) -> Bool {
+        guard !retainCounts.isEmpty else { return false }
+        return steps.contains { step in
+            let flags = graph.edgeFlags[Int(step.edge)]
+            guard CompactGraph.isLastResort(flags), isObject(step.to) else { return false }
+            let object = Int(step.to)
+            guard object < retainCounts.count, retainCounts[object] != .max,
+                object >= outsideCounts.count || outsideCounts[object] == 0
+            else { return false }
+            let explained = graph.incoming(to: step.to).count {
+                let flags = graph.edgeFlags[Int($0.edge)]
+                return CompactGraph.isRetaining(flags) && !CompactGraph.isLastResort(flags)
+            }
+            return Int(retainCounts[object]) == explained
+        }
+    }
+
     /// The reference a step of the graph stands for.
     func reference(_ step: CompactGraph.Step) -> HeapReference {
         HeapReference(

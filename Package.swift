@@ -205,7 +205,8 @@ let package = Package(
             name: "InsideOutside", dependencies: ["HeapCensus"],
             path: "Tests/Fixtures/InsideOutside"),
         .testTarget(
-            name: "HeapGraphTests", dependencies: ["HeapGraph", "ProcessAttach", "InsideOutside"]),
+            name: "HeapGraphTests",
+            dependencies: ["HeapGraph", "ProcessAttach", "InsideOutside", "RuntimeLayouts"]),
         .testTarget(name: "StackTracesTests", dependencies: ["StackTraces"]),
         .testTarget(name: "RetainGraphUtilitiesTests", dependencies: ["RetainGraphUtilities"]),
         .testTarget(name: "RuntimeLayoutsTests", dependencies: ["RuntimeLayouts", "ObjectGraph"]),

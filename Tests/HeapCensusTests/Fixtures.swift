@@ -120,6 +120,9 @@ func makeOwner<T: AnyObject>(_ make: () -> T, _ start: (T) -> Void) -> (ObjectId
 /// holds it as a stale word; cancelled by ``cancelAll()``.
 final class StrayTasks {
     private var tasks: [Task<Void, Never>] = []
+    /// The stray whose block holds the stale word, after ``snapshotWithStaleWord(to:)``
+    /// found one, and the object its closure captures.
+    private(set) var holding: (task: Task<Void, Never>, captured: AsleepCount)?
 
     /// A snapshot in which a stray task's memory holds `address`. Whether a planted block is
     /// the one a task gets is the allocator's to say (most times it is): a stray whose block
@@ -144,6 +147,7 @@ final class StrayTasks {
                     heap[$0.from].address == strayAddress
                 })
             {
+                holding = (stray, planted)
                 return heap
             }
             stray.cancel()

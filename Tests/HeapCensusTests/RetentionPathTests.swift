@@ -104,6 +104,40 @@ import Testing
         #expect(path.references.last?.label == "captures Owner", "\(path.description)")
     }
 
+    /// A task's block keeps, in bytes before the closure the runtime wrote, a stale copy of
+    /// another task's closure address (a freed object's, reused for that closure): the task's
+    /// own closure is still the one it runs, a typed reference to what it captures. (Taking the
+    /// first closure address for the task's closure made the captured object "held from
+    /// outside the heap", and let a stale word of another task outrank the task.)
+    @Test func aStaleCopyOfAnotherTasksClosureDoesNotHideTheClosureATaskRuns() async throws {
+        let sleeper = CountedSleeper()
+        let other = Task.detached {
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            _ = sleeper
+        }
+        defer { other.cancel() }
+        let before = HeapCensus.snapshot()
+        let otherTask = try #require(before.object(at: unsafeBitCast(other, to: UInt.self)))
+        let otherClosure = try #require(
+            before.references(from: otherTask).first { $0.ownership == .strong },
+            "\(before.references(from: otherTask))")
+        let strays = StrayTasks()
+        defer { strays.cancelAll() }
+        let heap = try #require(
+            await strays.snapshotWithStaleWord(to: before[otherClosure.to].address),
+            "no stray task got a planted block in 20 tries")
+        let (stray, captured) = try #require(strays.holding)
+        let object = try #require(heap.object(at: unsafeBitCast(captured, to: UInt.self)))
+        let path = try #require(heap.retentionPath(to: object))
+        #expect(path.holder == .task, "\(path.description)")
+        #expect(
+            path.objects.first?.address == unsafeBitCast(stray, to: UInt.self),
+            "\(path.description)")
+        #expect(path.references.first?.role == .runs, "\(path.description)")
+        #expect(path.references.first?.ownership == .strong, "\(path.description)")
+        #expect(path.references.last?.label == "captures AsleepCount", "\(path.description)")
+    }
+
     @Test func aDispatchSourceHandlerHoldsTheOwnerFromOutsideTheHeap() throws {
         var source: DispatchSourceTimer?
         let (_, address) = makeOwner(DispatchOwner.init) { owner in

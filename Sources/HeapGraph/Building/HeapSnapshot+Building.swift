@@ -59,8 +59,14 @@ extension HeapSnapshot {
             scan, index: index, kinds: nodeKinds, builder: &builder, typeNames: typeNames,
             typeIndex: typeIndex, into: &edges)
         // Each task's closure, found before the references forwarding contexts add.
+        let sizes = columns.sizeArray()
         let taskClosures = edges.taskClosures(
-            objectKinds: objectKinds, typeIndex: typeIndex, layouts: layouts)
+            objectKinds: objectKinds, typeIndex: typeIndex, layouts: layouts
+        ) { task, closure in
+            Self.isClosureInPrefix(
+                of: addresses[task], size: Int(sizes[task]), closure: addresses[closure],
+                memory: roots.memory)
+        }
         let forwarding = edges.lookThroughForwardingContexts(
             typeIndex: typeIndex, layouts: layouts, kinds: nodeKinds, typeNames: typeNames,
             builder: &builder)
@@ -99,12 +105,7 @@ extension HeapSnapshot {
         }
         // (When the closure only forwards to another, the direct reference beside it is.)
         let liveClosure = CompactGraph.flags(.strong, .heap)
-        let sizes = columns.sizeArray()
-        for closure in taskClosures
-        where Self.isClosureInPrefix(
-            of: addresses[closure.task], size: Int(sizes[closure.task]),
-            closure: addresses[Int(edges.targets[closure.edge])], memory: roots.memory)
-        {
+        for closure in taskClosures where closure.isRun {
             edges.flags[forwarding.directEdges[closure.edge] ?? closure.edge] = liveClosure
         }
         // A wake-up task holds nothing of the program's but its closure: its other words are
@@ -155,21 +156,25 @@ extension HeapSnapshot {
             creationTraces: creationTraces)
     }
 
-    /// Whether a task's first word that is `closure`'s address is the closure context of the
+    /// Whether one of a task's words that are `closure`'s address is the closure context of the
     /// `FutureAsyncContextPrefix` the runtime wrote before the task's first async context: two
     /// words before it, that prefix's `indirectResult` points into the task itself (its
     /// future's result storage). A stale word left in the task's block by an earlier use of
-    /// the memory fails the check (it may not even be there: the memory is read again).
-    static func isClosureInPrefix(
+    /// the memory fails the check (it may not even be there: the memory is read again), and
+    /// the search goes on past it: the bytes before the prefix the runtime never writes may
+    /// hold a copy of the same address (a freed object's, reused for the closure), and the
+    /// first match must not hide the live one.
+    package static func isClosureInPrefix(
         of task: UInt, size: Int, closure: UInt, memory: some MemoryReader
     ) -> Bool {
         let end = task &+ UInt(size)
         var word = task &+ 32
         while word &+ 8 <= end {
             guard let value = memory.word(at: word) else { return false }
-            if value == closure {
-                guard let result = memory.word(at: word &- 16) else { return false }
-                return result >= task && result < end
+            if value == closure, let result = memory.word(at: word &- 16),
+                result >= task, result < end
+            {
+                return true
             }
             word &+= 8
         }

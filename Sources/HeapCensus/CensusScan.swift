@@ -150,8 +150,12 @@ struct StripeVisit {
         guard let base = entries.baseAddress else { return nil }
         let count = entries.count
         let mask = ~CensusDoor.flagMask
+        // The first load of each object is a cache miss (the scan's largest cost at a million
+        // objects): asking for the object some entries ahead overlaps the misses.
+        let ahead = Self.prefetchDistance
         var position = 0
         while position < count {
+            if position &+ ahead < count { RacyMemory.prefetch(base[position &+ ahead] & mask) }
             let entry = base[position]
             position += 1
             let address = entry & mask
@@ -160,6 +164,10 @@ struct StripeVisit {
         }
         return nil
     }
+
+    /// How many entries ahead of the one it reads ``read(_:skip:)`` asks the processor for an
+    /// object's first line (census-scale.sh measured it).
+    static let prefetchDistance = 8
 
     /// Reads one object if the columns have room for all it may append; otherwise returns what
     /// they lack.

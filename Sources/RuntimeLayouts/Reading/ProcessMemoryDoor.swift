@@ -89,6 +89,11 @@ package enum RacyMemory {
     @inline(__always)
     package static func load(_ address: UInt) -> UInt { rg_load_word(address) }
 
+    /// Asks the processor for the cache line at `address`, to be loaded soon: a hint that
+    /// never faults, whatever the address.
+    @inline(__always)
+    package static func prefetch(_ address: UInt) { rg_prefetch(address) }
+
     /// Copies `count` bytes from `address`, which the caller knows are mapped.
     package static func copy(from address: UInt, into buffer: UnsafeMutableRawPointer, count: Int) {
         rg_copy_bytes(buffer, address, count)

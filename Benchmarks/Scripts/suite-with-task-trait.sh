@@ -8,15 +8,17 @@
 # recursive: each test of the suite is checked), adds `import RetainGraphTesting` to those
 # files and the product to each test target, then runs `swift test` on the copy. It prints
 # every issue the trait recorded (`Task N started by this test is still …`) with its test, and
-# the run's other failures apart: each recorded task must be one the test really left alive
+# the run's other failures apart (files that use the trait already, which test it, are left as
+# they are): each recorded task must be one the test really left alive
 # (read its line), or it is a false positive. Tests outside any `@Suite` are not covered.
 #
 # PACKAGE may be this repository or a package that depends on it by path (the session server
-# example: Examples/SessionServer, whose manifest names this repository as `..` or `../..`:
-# the copy keeps the path working by being made beside the original).
+# example: Examples/SessionServer, whose manifest names this repository as `../..`: the copy's
+# manifest names the same directory by its absolute path).
 #
-# Environment: TRAIT_SCRATCH (SwiftPM scratch path, default .build-task-trait in the copy's
-# parent). Takes a debug build of the whole package (about 8 minutes on 2 cores) and one run.
+# Environment: TRAIT_COPY (where the copy is made, default a new temporary directory),
+# TRAIT_SCRATCH (SwiftPM scratch path, default COPY.build beside the copy, kept for the next
+# run). Takes a debug build of the whole package (about 8 minutes on 2 cores) and one run.
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -24,22 +26,19 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$(dirname "$here")")"
 case "${1:-}" in -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}"; exit 0 ;; esac
 package="$(cd "${1:-$root}" && pwd)"
-copy="$package.task-trait"
-scratch="${TRAIT_SCRATCH:-$copy/.build-task-trait}"
+copy="${TRAIT_COPY:-$(mktemp -d)/$(basename "$package")}"
+scratch="${TRAIT_SCRATCH:-$copy.build}"
 log="$copy.log"
 
 echo "copying $package to $copy ..." >&2
 rm -rf "$copy"
 mkdir -p "$copy"
 (cd "$package" && git ls-files -z --cached --others --exclude-standard . \
-  | xargs -0 -I{} cp --parents {} "$copy/")
-# The copy sits beside the original, so a manifest that points at this repository by a
-# relative path (`..`) still finds it from the copy when the copy is of this repository's
-# example; when it is this repository, its own examples are not built.
+  | xargs -0 cp --parents -t "$copy/")
 
-python3 - "$copy" <<'PY'
+python3 - "$copy" "$package" <<'PY'
 import os, re, sys
-copy = sys.argv[1]
+copy, package = sys.argv[1], sys.argv[2]
 suite_call = re.compile(r'@Suite\(\s*("(?:[^"\\]|\\.)*")\s*(,|\))')
 changed = 0
 for directory, _, files in os.walk(os.path.join(copy, "Tests")):
@@ -51,7 +50,8 @@ for directory, _, files in os.walk(os.path.join(copy, "Tests")):
             continue
         path = os.path.join(directory, name)
         text = open(path, encoding="utf-8").read()
-        if "@Suite" not in text:
+        # Files that use the trait already test it: their counts of issues are their own.
+        if "@Suite" not in text or ".detectsLeakedTasks" in text:
             continue
         # A display name comes first: the trait goes after it.
         text = suite_call.sub(
@@ -66,13 +66,24 @@ for directory, _, files in os.walk(os.path.join(copy, "Tests")):
         changed += 1
 manifest = os.path.join(copy, "Package.swift")
 text = open(manifest, encoding="utf-8").read()
+# Packages named by a relative path are the original's neighbours: named absolutely.
+text = re.sub(r'(\.package\((?:name:\s*"[^"]*",\s*)?path:\s*")([^"/][^"]*)"',
+              lambda m: m.group(1) + os.path.normpath(os.path.join(package, m.group(2))) + '"',
+              text)
 is_this_repository = '.library(name: "RetainGraphTesting"' in text or 'name: "RetainGraphTesting"' in text
 product = '"RetainGraphTesting"' if is_this_repository else \
     '.product(name: "RetainGraphTesting", package: "RetainGraph")'
 def add(match):
-    head = match.group(0)
-    return head + product + ", "
+    # Once per list: a target that already depends on the product keeps its list.
+    rest = match.string[match.end():]
+    listed = rest[:rest.find("]")]
+    if "RetainGraphTesting" in listed:
+        return match.group(0)
+    return match.group(0) + product + ", "
 text = re.sub(r'\.testTarget\(\s*name:\s*"(?!RetainGraphTestingTests")[^"]+",\s*dependencies:\s*\[', add, text)
+# A test target declared without dependencies gets the product as its one dependency.
+text = re.sub(r'(\.testTarget\(\s*name:\s*"(?!RetainGraphTestingTests")[^"]+")(\s*\)|,(?!\s*dependencies))',
+              lambda m: m.group(1) + ", dependencies: [" + product + "]" + m.group(2), text)
 open(manifest, "w", encoding="utf-8").write(text)
 print(f"{changed} files with suites now detect leaked tasks", file=sys.stderr)
 PY
@@ -83,9 +94,14 @@ set +e
 status=$?
 set -e
 echo "swift test exited $status"
+if ! grep -qE "Test run with [0-9]+ tests" "$log"; then
+  echo "the suite did not run: the build failed (see $log):"
+  grep -E "error:" "$log" | sort -u | head -20
+  exit 2
+fi
 echo
 echo "== issues the trait recorded"
-grep -E "started by this test is still" "$log" | sed -E 's/^.*Test ([^ ]+) recorded an issue at ([^:]+:[0-9]+)[^:]*: /\1 (\2): /' \
+grep -E "✘ Test .* recorded an issue.*started by this test is still" "$log" | sed -E 's/^.*Test ([^ ]+) recorded an issue at ([^:]+:[0-9]+)[^:]*: /\1 (\2): /' \
   | sort | uniq -c || echo "none"
 echo
 echo "== other failures"

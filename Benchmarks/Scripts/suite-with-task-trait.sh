@@ -34,7 +34,7 @@ echo "copying $package to $copy ..." >&2
 rm -rf "$copy"
 mkdir -p "$copy"
 (cd "$package" && git ls-files -z --cached --others --exclude-standard . \
-  | xargs -0 cp --parents -t "$copy/")
+  | xargs -0 cp -p --parents -t "$copy/")
 
 python3 - "$copy" "$package" <<'PY'
 import os, re, sys
@@ -64,6 +64,15 @@ for directory, _, files in os.walk(os.path.join(copy, "Tests")):
             text = "import RetainGraphTesting\n" + text
         open(path, "w", encoding="utf-8").write(text)
         changed += 1
+        checked = directory
+# One planted leak, so that a run that records nothing shows the trait was on.
+if changed:
+    open(os.path.join(checked, "TaskTraitSelfCheck.swift"), "w", encoding="utf-8").write(
+        "import RetainGraphTesting\nimport Testing\n\n"
+        "@Suite(.detectsLeakedTasks) struct TaskTraitSelfCheck {\n"
+        "    @Test func aTaskLeftOnAContinuationIsRecorded() async {\n"
+        "        Task { await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in } }\n"
+        "    }\n}\n")
 manifest = os.path.join(copy, "Package.swift")
 text = open(manifest, encoding="utf-8").read()
 # Packages named by a relative path are the original's neighbours: named absolutely.
@@ -99,12 +108,39 @@ if ! grep -qE "Test run with [0-9]+ tests" "$log"; then
   grep -E "error:" "$log" | sort -u | head -20
   exit 2
 fi
-echo
-echo "== issues the trait recorded"
-grep -E "✘ Test .* recorded an issue.*started by this test is still" "$log" | sed -E 's/^.*Test ([^ ]+) recorded an issue at ([^:]+:[0-9]+)[^:]*: /\1 (\2): /' \
-  | sort | uniq -c || echo "none"
-echo
-echo "== other failures"
-grep -E "✘ Test .* recorded an issue" "$log" | grep -v "started by this test is still" \
-  | cut -c1-300 || echo "none"
+# An issue's comment follows its `✘ … recorded an issue` line (`↳` and indented lines).
+python3 - "$log" <<'PY' || status=2
+import re, sys
+lines = open(sys.argv[1], encoding="utf-8", errors="replace").read().splitlines()
+trait, other, planted = [], [], False
+for position, line in enumerate(lines):
+    match = re.match(r"✘ Test (.+?) recorded an issue at (\S+?:\d+):\d+: (.*)", line)
+    if not match:
+        continue
+    comment = []
+    for following in lines[position + 1:]:
+        if following[:1] in ("✔", "✘", "◇", "━", "􀟈") or not following.strip():
+            break
+        comment.append(following.lstrip("↳± ").rstrip())
+    text = " ".join([match.group(3)] + comment)
+    if "started by this test is still" not in text:
+        other.append(line[:300])
+    elif match.group(1).startswith("aTaskLeftOnAContinuationIsRecorded"):
+        planted = True
+    else:
+        leak = next((c for c in comment if "started by this test is still" in c), text)
+        trait.append(f"{match.group(1)} ({match.group(2)}): {leak[:300]}")
+print()
+print("self-check: the planted task was recorded (the trait is on)" if planted
+      else "self-check FAILED: the planted task (TaskTraitSelfCheck) was not recorded")
+print()
+print("== issues the trait recorded")
+print("\n".join(trait) if trait else "none")
+print()
+print("== other failures")
+print("\n".join(other) if other else "none")
+sys.exit(0 if planted else 1)
+PY
 grep -E "Test run with|Executed .* tests" "$log" | tail -2
+[[ $status == 2 ]] && exit 2
+exit 0

@@ -199,7 +199,16 @@ struct GlibcHeap {
         return .broken(chunk)
     }
 
-    /// Large blocks that are mappings of their own, one after another in an anonymous region.
+    /// Large blocks that are mappings of their own, in an anonymous region.
+    ///
+    /// The kernel merges adjacent anonymous mappings of one protection, so the region may hold
+    /// other memory before, between and after such blocks (another allocator's pages, a block
+    /// freed and mapped again by something else): a block is looked for at every page that
+    /// lies in no block found, not only from the region's start (which missed every block of
+    /// a region that began with other pages: about 60 of the 80 payload blocks of a fork dump,
+    /// once in 30 runs). A block's header is glibc's for a mapped chunk: `prev_size` 0, the
+    /// size a multiple of the page with IS_MMAPPED its only flag; a page that only looks so
+    /// gives a candidate that its first word (not metadata) rules out.
     private mutating func walkMappedChunks(_ region: MemoryRegion, memory: ProcessMemory) {
         guard !region.range.isEmpty,
             memory.mappings.contains(where: {
@@ -212,9 +221,12 @@ struct GlibcHeap {
             let previous = region.local(chunk).loadUnaligned(as: UInt.self)
             let header = region.local(chunk + 8).loadUnaligned(as: UInt.self)
             let size = header & ~7
-            guard previous == 0, header & 2 != 0, size >= 4096, size & 4095 == 0,
+            guard previous == 0, header & 7 == 2, size >= 4096, size & 4095 == 0,
                 size <= end - chunk
-            else { return }
+            else {
+                chunk += 4096
+                continue
+            }
             chunkStarts.append(chunk)
             chunkSizes.append(size)
             blocks.append(chunk + 16)

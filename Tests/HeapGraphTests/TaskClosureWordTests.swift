@@ -16,13 +16,17 @@ import Testing
 
     let closure: UInt = 0x7f00_dead_0000
 
+    /// Whether `task`'s words name ``closure`` as the closure it runs.
+    func runsTheClosure(_ task: Block) -> Bool {
+        HeapSnapshot.isClosureInPrefix(
+            of: task.address, size: task.size, closure: closure, memory: LocalMemory())
+    }
+
     @Test func theWordAfterTheResultPointerIsTheClosureTheTaskRuns() {
         let task = Block()
         task.words[30] = task.address + 48 * 8  // indirectResult: into the task
         task.words[32] = closure
-        #expect(
-            HeapSnapshot.isClosureInPrefix(
-                of: task.address, size: task.size, closure: closure, memory: LocalMemory()))
+        #expect(runsTheClosure(task))
     }
 
     @Test func aStaleCopyOfTheClosureBeforeThePrefixDoesNotHideIt() {
@@ -30,9 +34,7 @@ import Testing
         task.words[6] = closure  // bytes the runtime left alone: two words before, no result
         task.words[30] = task.address + 48 * 8
         task.words[32] = closure
-        #expect(
-            HeapSnapshot.isClosureInPrefix(
-                of: task.address, size: task.size, closure: closure, memory: LocalMemory()))
+        #expect(runsTheClosure(task))
     }
 
     @Test func staleCopiesAloneAreNotTheClosureTheTaskRuns() {
@@ -40,8 +42,6 @@ import Testing
         task.words[6] = closure
         task.words[20] = 0x1234  // two words before: not an address in the task
         task.words[22] = closure
-        #expect(
-            !HeapSnapshot.isClosureInPrefix(
-                of: task.address, size: task.size, closure: closure, memory: LocalMemory()))
+        #expect(!runsTheClosure(task))
     }
 }

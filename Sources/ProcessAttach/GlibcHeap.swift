@@ -104,18 +104,48 @@ struct GlibcHeap {
     }
 
     /// Walks the mapping that holds the main arena's top chunk when `brk` could not grow it
-    /// and glibc went on with mmap: chunks from the mapping's start up to the top chunk. (Older
-    /// mappings of the kind end in fenceposts and are not found: the bytes check reports them.)
+    /// and glibc went on with mmap: chunks from glibc's mapping's start up to the top chunk.
+    /// (Older mappings of the kind end in fenceposts and are not found: the bytes check reports
+    /// them.)
+    ///
+    /// The kernel merges glibc's mapping with anonymous mappings made next to it, so the one
+    /// seen may begin with other pages: the walk starts at the first page from which the
+    /// chunks chain to the top chunk.
     private mutating func walkMainOutsideHeap(_ main: MallocArena, memory: ProcessMemory) -> UInt {
         guard let mapping = ArenaReader.anonymousMapping(containing: main.top, in: memory),
             let region = memory.region(containing: mapping.lowerBound), region.isCopy,
+            let start = firstPage(chainingTo: main.top, in: region, from: mapping.lowerBound),
             case .top(_, let end) = walkHeap(
-                region, heap: mapping, from: mapping.lowerBound, top: main.top)
+                region, heap: start..<mapping.upperBound, from: start, top: main.top)
         else {
             completeness.problems.append(.mainArenaOutsideHeap(top: main.top))
             return 0
         }
-        return end - mapping.lowerBound
+        return end - start
+    }
+
+    /// The first page from `lowest` up to `top` from which arena chunks (never IS_MMAPPED)
+    /// chain to the chunk at `top`, or nil (none, or the budget spent: pages of other memory
+    /// that only look like chunks cost a walk each).
+    private func firstPage(chainingTo top: UInt, in region: MemoryRegion, from lowest: UInt)
+        -> UInt?
+    {
+        guard region.range.contains(top), top + 16 <= region.range.upperBound else { return nil }
+        var page = (max(lowest, region.range.lowerBound) + 4095) & ~4095
+        while page <= top {
+            var chunk = page
+            while chunk < top, budget.poll() {
+                let header = region.local(chunk + 8).loadUnaligned(as: UInt.self)
+                let size = header & ~7
+                guard header & 2 == 0, size >= 32, size & 15 == 0, size <= top - chunk else {
+                    break
+                }
+                chunk += size
+            }
+            if chunk == top { return page }
+            page += 4096
+        }
+        return nil
     }
 
     /// Compares each arena's bytes from the system with the bytes the walk chained.

@@ -1,3 +1,4 @@
+import RetainGraphUtilities
 import StackTraces
 
 extension CreationSite {
@@ -6,12 +7,7 @@ extension CreationSite {
     ///
     /// Frames of their images (`libswiftCore.so`, `libFoundation.so`, `libdispatch.so`, …) are
     /// system frames (``/StackTraces/StackFrame/isSystem``) and are left out as well.
-    public static let runtimeModules: Set<String> = [
-        "Swift", "_Concurrency", "_StringProcessing", "Synchronization", "Observation",
-        "Distributed", "RegexBuilder", "Foundation", "FoundationEssentials",
-        "FoundationInternationalization", "FoundationNetworking", "FoundationXML",
-        "CoreFoundation", "Dispatch", "XCTest", "Testing",
-    ]
+    public static let runtimeModules: Set<String> = TypeNames.toolchainModules
 
     /// The frame of the creation stack that a user would change: the first, from the
     /// innermost, that lies outside `modules` and the runtime and has a source file and line.

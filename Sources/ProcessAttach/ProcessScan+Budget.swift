@@ -29,6 +29,26 @@ extension ProcessScan {
                 "\(count) block\(count == 1 ? "" : "s") whose first word names \(name) but "
                     + "too small for its layout (a stale or planted metadata word): left out"
             }
+            + oversizedBlocks.sorted { $0.key < $1.key }.map { name, count in
+                "\(count) block\(count == 1 ? "" : "s") whose first word names \(name) but "
+                    + "far larger than its instances (a stale or copied metadata word): left out"
+            }
+    }
+
+    /// What malloc may add to a request: glibc rounds a chunk up to 16 bytes and hands out a
+    /// free chunk whole when what is left would be smaller than its least chunk (32 bytes), so
+    /// a block is at most 47 bytes larger than asked for; 64 leaves room for an aligned
+    /// allocation's remainder too.
+    static let mallocSlack = 64
+
+    /// The largest block an object of `layout` can be: its fixed instance size and malloc's
+    /// slack, or `Int.max` when its objects may carry tail-allocated bytes
+    /// (``/RuntimeLayouts/ObjectLayout/fixedInstanceSize``).
+    static func maximumSize(_ layout: CompiledLayout) -> Int {
+        guard layout.kind == .instance, let size = layout.fixedInstanceSize, size >= 0,
+            size <= Int(UInt32.max)
+        else { return Int.max }
+        return size + mallocSlack
     }
 
     /// Why `metadata`, refused by the metadata source's check, was refused: -2 a superclass

@@ -35,6 +35,10 @@ struct ProcessScan {
     /// Blocks smaller than their type's layout reads (a planted or stale metadata word), by
     /// type name: left out.
     private(set) var undersizedBlocks: [String: Int] = [:]
+    /// Blocks far larger than their type's instances (a class that is never tail-allocated:
+    /// the word is a stale or copied metadata word, say a table of types), by type name: left
+    /// out.
+    private(set) var oversizedBlocks: [String: Int] = [:]
     /// Blocks whose first word is class metadata with a superclass chain that loops or runs
     /// on (planted, or corrupted): left out.
     private(set) var unendingChainBlocks = 0
@@ -121,6 +125,8 @@ struct ProcessScan {
         var blockLayouts = Set<Int32>()
         /// The least size each layout reads, by layout index (Int.max: never safe to read).
         var minimumSizes: [Int] = []
+        /// The largest block each layout's objects can be, by layout index (Int.max: any).
+        var maximumSizes: [Int] = []
         var region: MemoryRegion?
         var last = (metadata: UInt(0), layout: Int32(-1))
         for (index, block) in blocks.enumerated() {
@@ -154,10 +160,16 @@ struct ProcessScan {
                 continue
             }
             while minimumSizes.count <= Int(layout) {
-                minimumSizes.append(Self.minimumSize(table.layout(at: Int32(minimumSizes.count))))
+                let compiled = table.layout(at: Int32(minimumSizes.count))
+                minimumSizes.append(Self.minimumSize(compiled))
+                maximumSizes.append(Self.maximumSize(compiled))
             }
             guard size >= minimumSizes[Int(layout)] else {
                 undersizedBlocks[table.layout(at: layout).typeName, default: 0] += 1
+                continue
+            }
+            guard size <= maximumSizes[Int(layout)] else {
+                oversizedBlocks[table.layout(at: layout).typeName, default: 0] += 1
                 continue
             }
             let isBlock = blockLayouts.contains(layout)

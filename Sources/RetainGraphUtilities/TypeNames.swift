@@ -59,6 +59,27 @@ package enum TypeNames {
         return name.replacing("<>", with: "")
     }
 
+    /// The modules that ship with the toolchain: the Swift runtime and standard library,
+    /// Foundation and CoreFoundation, Dispatch, and the test frameworks. Their code is never the
+    /// line a user changes, and their classes are the ones allocated with tail bytes (collection
+    /// and string storage, `ManagedBuffer`, key paths, CoreFoundation objects).
+    package static let toolchainModules: Set<String> = [
+        "Swift", "_Concurrency", "_StringProcessing", "Synchronization", "Observation",
+        "Distributed", "RegexBuilder", "Foundation", "FoundationEssentials",
+        "FoundationInternationalization", "FoundationNetworking", "FoundationXML",
+        "CoreFoundation", "Dispatch", "XCTest", "Testing",
+    ]
+
+    /// The module of a qualified type name (`App.Owner` → `App`, `Swift.Array<App.Entry>` →
+    /// `Swift`); nil when the name has no module before its first dot (`closure context`,
+    /// `(App.A, App.B)`).
+    package static func module(of typeName: String) -> Substring? {
+        guard let dot = typeName.firstIndex(of: "."), dot > typeName.startIndex else { return nil }
+        let module = typeName[..<dot]
+        guard module.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return nil }
+        return module
+    }
+
     /// A type name without its module (`App.Owner` → `Owner`), as roles name what they
     /// capture; a generic name whose first dot is inside its arguments, or a name with a space
     /// before its first dot (`closure context (captures A.B)`), is kept whole.

@@ -120,6 +120,8 @@ package final class LayoutCompiler<Source: MetadataSource>: @unchecked Sendable 
         layout.problem = problem
         markKnownType(&layout, metadata: metadata, fields: fields)
         let size = source.instanceSize(ofClassMetadata: metadata) ?? 0
+        layout.fixedInstanceSize = fixedInstanceSize(
+            metadata, typeName: typeName, size: size, fields: fields)
         for (index, field) in fields.enumerated() {
             let end = index + 1 < fields.count ? fields[index + 1].offset : size
             appendChild(
@@ -127,6 +129,28 @@ package final class LayoutCompiler<Source: MetadataSource>: @unchecked Sendable 
                 nesting: 0)
         }
         return layout
+    }
+
+    /// `size` when no instance of the class `metadata` can be larger
+    /// (``ObjectLayout/fixedInstanceSize``): its own module is not the toolchain's, it has
+    /// stored properties, and no class of its chain is `Swift.ManagedBuffer`.
+    private func fixedInstanceSize(
+        _ metadata: UInt, typeName: String, size: Int, fields: [TypeChild]
+    ) -> Int? {
+        guard size > 16, !fields.isEmpty, let module = TypeNames.module(of: typeName),
+            !TypeNames.toolchainModules.contains(String(module))
+        else { return nil }
+        var current = source.superclass(ofClassMetadata: metadata)
+        var hops = 0
+        while let each = current {
+            hops += 1
+            guard hops < 64,
+                let name = source.classType(ofMetadata: each).flatMap(source.name(of:))
+            else { return nil }  // a chain too long to be real, or a class not named
+            if TypeNames.genericBase(name) == "Swift.ManagedBuffer" { return nil }
+            current = source.superclass(ofClassMetadata: each)
+        }
+        return size
     }
 
     /// Marks a `Foundation.Timer` or `Foundation.Thread` (or a subclass), whose holders a

@@ -62,6 +62,9 @@ package struct CompiledLayout: Sendable {
     /// Where a `Foundation.Timer` keeps its CoreFoundation timer, and a `Foundation.Thread` its
     /// pthread (their holders are named from them), if found.
     package var handleOffset: Int?
+    /// The instance size when no object of the type can be larger
+    /// (``ObjectLayout/fixedInstanceSize``).
+    package var fixedInstanceSize: Int?
 
     /// Whether the object holds nothing beyond its fixed slots.
     package var hasOnlyFixedSlots: Bool {
@@ -187,7 +190,7 @@ package final class LayoutTable<Source: MetadataSource>: @unchecked Sendable {
             conservativeRole: roles.intern(layout.conservativeRole),
             dependsOnInstance: layout.dependsOnInstance, isThunk: layout.isThunk,
             isSleepWakeUp: layout.isSleepWakeUp, isTimer: layout.isTimer, isThread: layout.isThread,
-            handleOffset: layout.handleOffset)
+            handleOffset: layout.handleOffset, fixedInstanceSize: layout.fixedInstanceSize)
     }
 }
 

@@ -184,6 +184,14 @@ package struct ObjectLayout: Sendable {
     /// Where a `Foundation.Timer` keeps its CoreFoundation timer, and a `Foundation.Thread` its
     /// pthread.
     package var handleOffset: Int?
+    /// The instance size, when no object of the type can be larger: a class of a user's module
+    /// with stored properties, none of whose classes is `ManagedBuffer`. Nil when objects of
+    /// the type may carry tail-allocated bytes (the toolchain's classes: collection and string
+    /// storage, key paths, CoreFoundation objects; `ManagedBuffer` subclasses; a class with no
+    /// stored properties, which `ManagedBufferPointer` may allocate with tail bytes) or the
+    /// class is not known. A reader of another process's heap refuses a block far larger than
+    /// this: its first word is a stale or copied metadata word, not an object's.
+    package var fixedInstanceSize: Int?
 
     package init(kind: HeapObjectKind, typeName: String) {
         self.kind = kind

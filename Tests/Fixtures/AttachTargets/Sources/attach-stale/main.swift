@@ -1,7 +1,10 @@
 // Objects freed right before "ready", next to objects a global keeps. glibc puts the first
 // seven freed in the thread's tcache and any small ones in its fastbins: both keep the chunk's
 // in-use bit, headers intact, first word overwritten; the rest go to its bins. An attach must
-// count the kept ones and none of the freed ones. "ready PID KEPT FASTBIN-CHUNKS".
+// count the kept ones and none of the freed ones. Beside them, a 1 KiB buffer that begins with a
+// copy of a kept object's header (its metadata and reference count, as a table of types or a
+// copied object leaves them; not an object), and one `ManagedBuffer` of 100 elements (an object
+// much larger than its class's instance size). "ready PID KEPT FASTBIN-CHUNKS".
 import FixtureSupport
 
 #if canImport(Glibc)
@@ -51,5 +54,17 @@ for index in 0..<count {
     freed.append(FreedObject(index))
 }
 freed.removeAll(keepingCapacity: true)  // every FreedObject is freed here
+
+/// Elements with a count as header: its instances are larger than its instance size.
+final class Ring: ManagedBuffer<Int, Int> {}
+let ring = Ring.create(minimumCapacity: 100) { _ in 100 }
+
+// A buffer (never freed) that begins with a kept object's first 16 bytes.
+let copiedHeader = UnsafeMutableRawPointer.allocate(byteCount: 1_024, alignment: 16)
+copiedHeader.initializeMemory(as: UInt8.self, repeating: 0, count: 1_024)
+withExtendedLifetime(kept[0]) {
+    copiedHeader.copyMemory(
+        from: Unmanaged.passUnretained(kept[0]).toOpaque(), byteCount: 16)
+}
 announceReady("\(kept.count) \(fastbinChunks())")
 runForever()

@@ -151,6 +151,13 @@ final class LineReader: @unchecked Sendable {
         condition.broadcast()
     }
 
+    /// Every line so far, for a failure's message.
+    var all: [String] {
+        condition.lock()
+        defer { condition.unlock() }
+        return lines
+    }
+
     /// The first line not yet returned that matches, waiting for it until `deadline`.
     func wait(for matches: (String) -> Bool, deadline: ContinuousClock.Instant) throws -> String {
         condition.lock()

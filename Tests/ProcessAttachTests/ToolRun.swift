@@ -137,6 +137,10 @@ final class ToolRun {
         return nil
     }
 
+    /// What the tool wrote to standard error so far (its stop points included), for a failure's
+    /// message.
+    var errorLines: [String] { lines.all }
+
     /// Waits for a line of standard error that `matches`.
     func waitForLine(_ matches: @escaping (String) -> Bool) throws -> String {
         try lines.wait(for: matches, deadline: .now + .seconds(120))

@@ -116,6 +116,11 @@ extension RuntimeABI {
                 (content, size, alignment) = (.box, 8, 8)
             } else if let storage = name.functionStorage {
                 (content, size, alignment) = (.function(storage), storage == .thick ? 16 : 8, 8)
+            } else if name.isLoweredFunction {
+                // A lowered function type the walker cannot lay out (a differentiable one, a
+                // convention it does not know): never resolved (see captureTypeNames).
+                layout.problem = "capture #\(index) is a function the walker cannot decode"
+                return layout
             } else if let type = resolveCapture(
                 name, bindingSources: bindingSources, object: object, firstCapture: firstCapture,
                 bindingCount: Int(bindingCount)),
@@ -137,7 +142,11 @@ extension RuntimeABI {
     /// The qualified names of the capture types a non-generic closure context's capture
     /// descriptor lists (empty for a generic one, whose types depend on its bindings): resolved
     /// by the runtime, or else `Module.Name` from the descriptor a symbolic reference names
-    /// (``MemoryReader/referencedTypeName(mangledNameAt:)``).
+    /// (``MemoryReader/referencedTypeName(mangledNameAt:)``). A captured `var`'s box is `var`
+    /// and a captured function `closure`, as the captures are named: their types are SIL types,
+    /// which the runtime's resolver is never asked about (it aborts the process on some, such
+    /// as `@Sendable () -> sending Base.AsyncIterator` captured beside a generic class's
+    /// `self`).
     ///
     /// - Parameter metadata: A closure context's metadata (kind `.heapLocalVariable`).
     /// - Returns: The names, in order; empty when any is unknown.
@@ -152,7 +161,12 @@ extension RuntimeABI {
         var names: [String] = []
         for index in 0..<Int(captureCount) {
             guard let start = relativeDirect(at: descriptor + 12 + 4 * index) else { return [] }
-            if let type = MangledTypeName(start: start).resolve() {
+            let name = MangledTypeName(start: start)
+            if name.isBox {
+                names.append("var")
+            } else if name.isLoweredFunction {
+                names.append("closure")
+            } else if let type = name.resolve() {
                 names.append(_typeName(type, qualified: true))
             } else if let name = LocalMemory().referencedTypeName(
                 mangledNameAt: UInt(bitPattern: start))

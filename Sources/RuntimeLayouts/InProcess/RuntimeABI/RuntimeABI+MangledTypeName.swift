@@ -74,9 +74,14 @@ struct MangledTypeName {
         return last == UInt8(ascii: "x") || last == UInt8(ascii: "X") || last == UInt8(ascii: "b")
     }
 
-    /// How a lowered function type is stored, or nil when the name is not an impl function type
-    /// or its attributes are not understood (differentiable functions, unknown conventions).
-    var functionStorage: FunctionStorage? {
+    /// Whether the name is a lowered ("impl") function type, `<types> I <attributes> _`: a SIL
+    /// type, which the runtime's resolver must not be asked about (it aborts the process on
+    /// some, such as one with a `sending` generic result).
+    var isLoweredFunction: Bool { implFunctionAttributes != nil }
+
+    /// The attribute letters of an impl function type (between its `I` and the final `_`), or
+    /// nil when the name is not one.
+    private var implFunctionAttributes: [Character]? {
         guard let bytes, bytes.count >= 3, bytes.last == UInt8(ascii: "_") else { return nil }
         // Walk back over the attribute letters to the `I` that starts them.
         var marker = bytes.count - 2
@@ -89,9 +94,13 @@ struct MangledTypeName {
             marker -= 1
         }
         guard marker >= 0 else { return nil }
-        var attributes = bytes[(marker + 1)..<(bytes.count - 1)].map {
-            Character(UnicodeScalar($0))
-        }
+        return bytes[(marker + 1)..<(bytes.count - 1)].map { Character(UnicodeScalar($0)) }
+    }
+
+    /// How a lowered function type is stored, or nil when the name is not an impl function type
+    /// or its attributes are not understood (differentiable functions, unknown conventions).
+    var functionStorage: FunctionStorage? {
+        guard var attributes = implFunctionAttributes else { return nil }
         // Pattern/invocation substitutions and pseudo-generic markers come first.
         while let first = attributes.first, "sIP".contains(first) { attributes.removeFirst() }
         if attributes.first == "e" { attributes.removeFirst() }
@@ -116,7 +125,9 @@ struct MangledTypeName {
     /// The type the name denotes, resolved by the runtime without a generic context.
     ///
     /// Reference storage suffixes are looked through (a `weak var x: T?` resolves to `T?`).
-    /// Names that mention generic parameters or SIL-only types resolve to nil.
+    /// Names that mention generic parameters resolve to nil. Never pass a SIL type (a lowered
+    /// function, ``isLoweredFunction``; a box, ``isBox``): the runtime decodes some and aborts
+    /// the process on others.
     ///
     /// The corresponding runtime function is `swift_getTypeByMangledNameInContext`.
     func resolve() -> Any.Type? {

@@ -73,19 +73,21 @@ public struct CensusDiscoverer: ReferenceDiscoverer {
                     id: watched.id, typeName: heap.graph.typeName(of: node), creationTrace: trace)
             }
             let path = tree.path(to: node) ?? []
-            // A named holder explains the leak; references nothing names do not, nor does a
-            // word of a task's memory (maybe stale), so the object's cycle, when it is in
-            // one, is added too.
+            // A named holder explains the leak, unless its path passes through a stale word (of
+            // a task's memory, or read conservatively) that the counts say holds nothing;
+            // references nothing names do not, nor does a word of a task's memory (maybe
+            // stale), so the object's cycle, when it is in one, is added too.
             let priority = tree.priority(of: node)
-            if !path.isEmpty, priority < .unattributed {
+            let stale = !path.isEmpty && heap.passesThroughStaleWord(path)
+            if !path.isEmpty, priority < .unattributed, !stale {
                 joining.add(path, to: &additions)
                 continue
             }
             if components == nil { components = heap.graph.strongComponents() }
             let cycle = heap.graph.cycle(through: node, components: components)
-            // A stale word names a task that holds nothing: the cycle alone explains the
+            // A stale word names a holder that holds nothing: the cycle alone explains the
             // object (without one, the path is still the best account found).
-            if !path.isEmpty, cycle == nil || !heap.passesThroughStaleTaskWord(path) {
+            if !path.isEmpty, cycle == nil || !stale {
                 joining.add(path, to: &additions)
             }
             if let cycle { joining.add(cycle, to: &additions) }

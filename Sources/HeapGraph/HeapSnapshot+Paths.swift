@@ -102,29 +102,34 @@ extension HeapSnapshot {
         .map { holder(at: $0.node, of: Int(id.rawValue)) }
     }
 
-    /// Whether a path of the graph's path tree passes through a word of a task's memory that
-    /// holds nothing: one equal to the address of an object whose strong count, as read, its
-    /// other references already explain.
+    /// Whether a path of the graph's path tree passes through a word that holds nothing: a word
+    /// of a task's memory, or one read conservatively (a closure context's undecoded bytes),
+    /// equal to the address of an object whose strong count, as read, its other references
+    /// already explain.
     ///
-    /// Such a word is a copy malloc left in the task's block from an earlier use (a local of a
-    /// suspended frame would have raised the count), and the path names a holder that does not
-    /// hold: a leaked cycle it reaches is still a cycle nothing holds. A snapshot that read no
-    /// counts (a saved file) cannot tell, and believes its words.
+    /// Such a word is a copy malloc left in the block from an earlier use (a local of a
+    /// suspended frame, or a capture, would have raised the count), and the path names a holder
+    /// that does not hold: a leaked cycle it reaches is still a cycle nothing holds. A snapshot
+    /// that read no counts (a saved file) cannot tell, and believes its words.
     ///
     /// - Parameter steps: A path from ``paths(ignoring:)`` (or the graph's `paths()`).
-    /// - Complexity: The in-edges of each object the path reaches through task memory.
-    package func passesThroughStaleTaskWord(_ steps: [CompactGraph.Step]) -> Bool {
+    /// - Complexity: The in-edges of each object the path reaches through such a word.
+    package func passesThroughStaleWord(_ steps: [CompactGraph.Step]) -> Bool {
         guard !retainCounts.isEmpty else { return false }
+        func isUncertain(_ flags: UInt8) -> Bool {
+            CompactGraph.isLastResort(flags) || Ownership(byte: flags) == .conservative
+        }
         return steps.contains { step in
-            let flags = graph.edgeFlags[Int(step.edge)]
-            guard CompactGraph.isLastResort(flags), isObject(step.to) else { return false }
+            guard isUncertain(graph.edgeFlags[Int(step.edge)]), isObject(step.to) else {
+                return false
+            }
             let object = Int(step.to)
             guard object < retainCounts.count, retainCounts[object] != .max,
                 object >= outsideCounts.count || outsideCounts[object] == 0
             else { return false }
             let explained = graph.incoming(to: step.to).count {
                 let flags = graph.edgeFlags[Int($0.edge)]
-                return CompactGraph.isRetaining(flags) && !CompactGraph.isLastResort(flags)
+                return CompactGraph.isRetaining(flags) && !isUncertain(flags)
             }
             return Int(retainCounts[object]) == explained
         }

@@ -46,9 +46,7 @@ struct SiteLocator {
     /// The module of a type name (`NIOCore.Channel` → `NIOCore`); nil for names without one
     /// (`closure context (captures Session)`, `[Entry] storage`).
     static func module(ofType typeName: String) -> String? {
-        let unqualified = TypeNames.withoutModule(typeName)
-        guard unqualified.count < typeName.count else { return nil }
-        return String(typeName.dropLast(unqualified.count + 1))
+        TypeNames.module(of: typeName).map(String.init)
     }
 
     /// The modules of `typeNames`, the ones whose frames are not "made at" lines.

@@ -118,10 +118,11 @@ package final class LayoutCompiler<Source: MetadataSource>: @unchecked Sendable 
             return layout
         }
         layout.problem = problem
-        markKnownType(&layout, metadata: metadata, fields: fields)
+        let chain = classChain(metadata)
+        markKnownType(&layout, chain: chain.names, fields: fields)
         let size = source.instanceSize(ofClassMetadata: metadata) ?? 0
         layout.fixedInstanceSize = fixedInstanceSize(
-            metadata, typeName: typeName, size: size, fields: fields)
+            chain, typeName: typeName, size: size, fields: fields)
         for (index, field) in fields.enumerated() {
             let end = index + 1 < fields.count ? fields[index + 1].offset : size
             appendChild(
@@ -131,49 +132,52 @@ package final class LayoutCompiler<Source: MetadataSource>: @unchecked Sendable 
         return layout
     }
 
-    /// `size` when no instance of the class `metadata` can be larger
-    /// (``ObjectLayout/fixedInstanceSize``): its own module is not the toolchain's, it has
-    /// stored properties, and no class of its chain is `Swift.ManagedBuffer`.
-    private func fixedInstanceSize(
-        _ metadata: UInt, typeName: String, size: Int, fields: [TypeChild]
-    ) -> Int? {
-        guard size > 16, !fields.isEmpty, let module = TypeNames.module(of: typeName),
-            !TypeNames.toolchainModules.contains(String(module))
-        else { return nil }
-        var current = source.superclass(ofClassMetadata: metadata)
-        var hops = 0
+    /// The names of the class `metadata` and of its superclasses, itself first (nil for a class
+    /// the source cannot name), and whether that is the whole chain: one that runs past 64
+    /// classes is cut there (planted or corrupted metadata).
+    private func classChain(_ metadata: UInt) -> (names: [String?], isWhole: Bool) {
+        var names: [String?] = []
+        var current: UInt? = metadata
         while let each = current {
-            hops += 1
-            guard hops < 64,
-                let name = source.classType(ofMetadata: each).flatMap(source.name(of:))
-            else { return nil }  // a chain too long to be real, or a class not named
-            if TypeNames.genericBase(name) == "Swift.ManagedBuffer" { return nil }
+            guard names.count < 64 else { return (names, false) }
+            names.append(source.classType(ofMetadata: each).flatMap(source.name(of:)))
             current = source.superclass(ofClassMetadata: each)
         }
+        return (names, true)
+    }
+
+    /// `size` when no instance of the class whose chain is `chain` can be larger
+    /// (``ObjectLayout/fixedInstanceSize``): its own module is not the toolchain's, it has
+    /// stored properties, and every superclass is named and none is `Swift.ManagedBuffer`.
+    private func fixedInstanceSize(
+        _ chain: (names: [String?], isWhole: Bool), typeName: String, size: Int,
+        fields: [TypeChild]
+    ) -> Int? {
+        guard size > 16, !fields.isEmpty, chain.isWhole,
+            let module = TypeNames.module(of: typeName),
+            !TypeNames.toolchainModules.contains(String(module)),
+            chain.names.dropFirst().allSatisfy({ name in
+                name.map { TypeNames.genericBase($0) != "Swift.ManagedBuffer" } ?? false
+            })
+        else { return nil }
         return size
     }
 
-    /// Marks a `Foundation.Timer` or `Foundation.Thread` (or a subclass), whose holders a
-    /// reader names, with where it keeps its CoreFoundation timer or its pthread.
-    private func markKnownType(_ layout: inout ObjectLayout, metadata: UInt, fields: [TypeChild]) {
-        var current: UInt? = metadata
-        var hops = 0
-        while let each = current, hops < 64 {
-            switch source.classType(ofMetadata: each).flatMap(source.name(of:)).flatMap(
-                KnownType.init(typeName:))
-            {
-            case .foundationTimer?:
-                layout.isTimer = true
-                layout.handleOffset = fields.first { $0.name == "_timerStorage" }?.offset
-                return
-            case .thread?:
-                layout.isThread = true
-                layout.handleOffset = fields.first { $0.name == "_thread" }?.offset
-                return
-            default:
-                current = source.superclass(ofClassMetadata: each)
-                hops += 1
-            }
+    /// Marks a `Foundation.Timer` or `Foundation.Thread` (or a subclass: `chain` names the
+    /// class and its superclasses), whose holders a reader names, with where it keeps its
+    /// CoreFoundation timer or its pthread.
+    private func markKnownType(_ layout: inout ObjectLayout, chain: [String?], fields: [TypeChild])
+    {
+        let known = chain.lazy.compactMap { $0.flatMap(KnownType.init(typeName:)) }
+        switch known.first(where: { $0 == .foundationTimer || $0 == .thread }) {
+        case .foundationTimer?:
+            layout.isTimer = true
+            layout.handleOffset = fields.first { $0.name == "_timerStorage" }?.offset
+        case .thread?:
+            layout.isThread = true
+            layout.handleOffset = fields.first { $0.name == "_thread" }?.offset
+        default:
+            break
         }
     }
 

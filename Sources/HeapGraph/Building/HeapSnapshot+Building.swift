@@ -157,27 +157,52 @@ extension HeapSnapshot {
     }
 
     /// Whether one of a task's words that are `closure`'s address is the closure context of the
-    /// `FutureAsyncContextPrefix` the runtime wrote before the task's first async context: two
-    /// words before it, that prefix's `indirectResult` points into the task itself (its
-    /// future's result storage). A stale word left in the task's block by an earlier use of
-    /// the memory fails the check (it may not even be there: the memory is read again), and
-    /// the search goes on past it: the bytes before the prefix the runtime never writes may
-    /// hold a copy of the same address (a freed object's, reused for the closure), and the
-    /// first match must not hide the live one.
+    /// `FutureAsyncContextPrefix` the runtime wrote before the task's first async context.
+    ///
+    /// `swift_task_create` lays the prefix out as four words, `indirectResult`,
+    /// `asyncEntryPoint`, `closureContext` and `errorResult`, just before the initial async
+    /// context, whose `Parent` it sets to null and which the task's first function never
+    /// changes. So around the live word, as read: two words before, a pointer into the task
+    /// not past the prefix (the future's result storage, in its future fragment: at the
+    /// prefix itself when the result takes no bytes); one
+    /// word before, the entry point (code: not zero, not the task, not the closure); two words
+    /// after, a null `Parent`.
+    ///
+    /// A stale word left in the task's block by an earlier use of the memory fails the check
+    /// (it may not even be there: the memory is read again), and the search goes on past it:
+    /// the bytes the runtime never writes may hold copies of the same address (a freed
+    /// object's, reused for the closure; or every word of a block a freed object filled), and
+    /// the first match must not hide the live one. One test alone is not enough: a word of the
+    /// task's allocator that points into the task can sit two words before a stale copy.
     package static func isClosureInPrefix(
         of task: UInt, size: Int, closure: UInt, memory: some MemoryReader
     ) -> Bool {
         let end = task &+ UInt(size)
         var word = task &+ 32
-        while word &+ 8 <= end {
+        while word &+ 24 <= end {
             guard let value = memory.word(at: word) else { return false }
-            if value == closure, let result = memory.word(at: word &- 16),
-                result >= task, result < end
+            if value == closure,
+                isFutureContextPrefix(
+                    closureWord: word, closure: closure, task: task, end: end, memory: memory)
             {
                 return true
             }
             word &+= 8
         }
         return false
+    }
+
+    /// Whether the words around `word` of a task's block (`task..<end`) are those
+    /// `swift_task_create` writes around a future's closure context, `closure` (see
+    /// ``isClosureInPrefix(of:size:closure:memory:)``).
+    private static func isFutureContextPrefix(
+        closureWord word: UInt, closure: UInt, task: UInt, end: UInt, memory: some MemoryReader
+    ) -> Bool {
+        guard let result = memory.word(at: word &- 16), result >= task &+ 16, result <= word &- 16,
+            let entry = memory.word(at: word &- 8), entry != 0, entry != closure,
+            entry < task || entry >= end,
+            let parent = memory.word(at: word &+ 16)
+        else { return false }
+        return parent == 0
     }
 }

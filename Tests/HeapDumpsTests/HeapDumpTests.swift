@@ -15,7 +15,8 @@ nonisolated(unsafe) var keptWidgets: [DumpedWidget] = []
 /// `ProcessCore`: the objects it holds, held by what holds them, and what the dump says it
 /// could not see.
 @Suite(
-    "HeapDump: this process's core, written by a forked child", .serialized, .timeLimit(.minutes(5))
+    "HeapDump: this process's core, written by a forked child", .serialized,
+    .timeLimit(.minutes(10))
 )
 struct HeapDumpTests {
     private static func folder() throws -> URL {

@@ -8,7 +8,7 @@ import Testing
 /// waits; the test attaches to it and compares what both readers say of the fixture's own
 /// objects: the same objects and types, the same references with the same ownership and role,
 /// the same holders.
-@Suite("One heap read from inside and from outside", .timeLimit(.minutes(3)))
+@Suite("One heap read from inside and from outside", .timeLimit(.minutes(10)))
 struct InsideOutsideTests {
     @Test("The census and an attach read the same objects, references and holders")
     func bothReadersAgree() throws {

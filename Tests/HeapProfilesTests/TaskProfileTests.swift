@@ -31,7 +31,7 @@ func waitInProfiledPile(_ parking: TaskParking) async {
 
 @Suite(
     "A pprof profile of tasks by async backtrace",
-    .enabled(if: PprofTool.go != nil, "go tool pprof is not installed"), .timeLimit(.minutes(3)))
+    .enabled(if: PprofTool.go != nil, "go tool pprof is not installed"), .timeLimit(.minutes(10)))
 struct TaskProfileTests {
     @Test(
         "go tool pprof reads the task profile: the pile of parked tasks first, with its count and line"

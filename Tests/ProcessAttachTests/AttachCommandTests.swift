@@ -3,7 +3,7 @@ import Testing
 
 /// Runs the built `retain-graph attach` as a person would from a shell.
 @Suite(
-    "retain-graph attach", .timeLimit(.minutes(3)),
+    "retain-graph attach", .timeLimit(.minutes(10)),
     .enabled(
         if: AttachTargets.toolCanAttach,
         "kernel.yama.ptrace_scope lets only a parent trace its children, and this process lacks CAP_SYS_PTRACE"

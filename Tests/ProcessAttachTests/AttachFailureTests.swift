@@ -3,7 +3,7 @@ import ProcessAttach
 import Testing
 
 /// Bad input gets a clear error, and whatever happens the target runs on, untraced.
-@Suite("Attach fails clearly and lets the target go", .timeLimit(.minutes(3)))
+@Suite("Attach fails clearly and lets the target go", .timeLimit(.minutes(10)))
 struct AttachFailureTests {
     /// The error `body` throws, if it is an ``AttachError``.
     private func attachError(_ body: () throws(AttachError) -> Void) -> AttachError? {

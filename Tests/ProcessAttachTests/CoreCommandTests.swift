@@ -5,7 +5,7 @@ import Testing
 /// `gcore` and the kernel: the same answers as `retain-graph attach` on the process (types,
 /// counts, holders, paths), and gdb reads the dump.
 @Suite(
-    "retain-graph core and dump", .timeLimit(.minutes(5)),
+    "retain-graph core and dump", .timeLimit(.minutes(10)),
     .enabled(
         if: AttachTargets.toolCanAttach,
         "kernel.yama.ptrace_scope lets only a parent trace its children, and this process lacks CAP_SYS_PTRACE"

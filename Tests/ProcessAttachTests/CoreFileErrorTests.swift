@@ -4,7 +4,7 @@ import Testing
 /// Cores that cannot be read right: a clear error (exit 2, a message saying what and why),
 /// never a wrong answer; and a core read on "another machine" from a copy of its files.
 @Suite(
-    "retain-graph core: cut, foreign and changed cores; --sysroot", .timeLimit(.minutes(5)),
+    "retain-graph core: cut, foreign and changed cores; --sysroot", .timeLimit(.minutes(10)),
     .enabled(
         if: AttachTargets.toolCanAttach,
         "kernel.yama.ptrace_scope lets only a parent trace its children, and this process lacks CAP_SYS_PTRACE"

@@ -6,7 +6,7 @@ import Testing
 /// on SIGUSR2 or when resident memory passes a threshold while the program runs on, read back
 /// by `retain-graph core` with the answers of an attach.
 @Suite(
-    "Fork dumps of a running program (HeapDumps preloaded)", .timeLimit(.minutes(5)),
+    "Fork dumps of a running program (HeapDumps preloaded)", .timeLimit(.minutes(10)),
     .enabled(
         if: AttachTargets.toolCanAttach,
         "kernel.yama.ptrace_scope lets only a parent trace its children, and this process lacks CAP_SYS_PTRACE"

@@ -6,7 +6,7 @@ import Testing
 /// A walk that cannot read some heap memory says so (``HeapWalkCompleteness``), checked on
 /// real copies of a real target with a region taken out or moved, as a damaged or cut copy
 /// would have it.
-@Suite("Heap walk completeness: what was not read is reported", .timeLimit(.minutes(5)))
+@Suite("Heap walk completeness: what was not read is reported", .timeLimit(.minutes(10)))
 struct HeapWalkCompletenessTests {
     /// One copy of `attach-arena-heaps` (two arenas; the thread's of two heaps) for every
     /// test: the target is killed once it is copied. (Its stop may last past the default 5 s

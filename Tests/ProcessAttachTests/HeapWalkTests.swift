@@ -4,7 +4,7 @@ import Testing
 
 /// The walk of glibc's heaps finds every object, whatever the target did before the attach
 /// (issue 31): arenas of several heaps, images its own code mapped again.
-@Suite("Heap walk: every arena, every heap, every image", .timeLimit(.minutes(5)))
+@Suite("Heap walk: every arena, every heap, every image", .timeLimit(.minutes(10)))
 struct HeapWalkTests {
     @Test("Objects made on a thread whose arena grew a second heap are all found")
     func arenaOfTwoHeaps() throws {

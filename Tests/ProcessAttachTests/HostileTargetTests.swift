@@ -9,7 +9,7 @@ import Testing
 /// was left out, and its names arrive escaped (issue 32).
 @Suite(
     "Hostile target: planted structures are skipped and said, names escaped",
-    .timeLimit(.minutes(5)))
+    .timeLimit(.minutes(10)))
 struct HostileTargetTests {
     /// Whether any control character or bidirectional override is in `text`.
     static func isPrintable(_ text: String) -> Bool {

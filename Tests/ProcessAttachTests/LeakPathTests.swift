@@ -4,7 +4,7 @@ import Testing
 
 /// Attaches to real programs that link no RetainGraph code, each leaking the way real programs
 /// do, and checks that the attach names the right holder and the path to the leaked object.
-@Suite("Attach names the holder and the path", .timeLimit(.minutes(3)))
+@Suite("Attach names the holder and the path", .timeLimit(.minutes(10)))
 struct LeakPathTests {
     /// The retention path to the only object of `typeName` in `heap`.
     private func path(to typeName: String, in heap: HeapSnapshot) throws

@@ -6,7 +6,7 @@ import Testing
 /// `attach-literal-names`: N tasks asleep in `Task.sleep`, an `AsyncStream`'s continuation kept
 /// by a watcher, a global dictionary whose keys are heap strings, and a thread named before
 /// `start()`.
-@Suite("Names and counts taken literally", .timeLimit(.minutes(3)))
+@Suite("Names and counts taken literally", .timeLimit(.minutes(10)))
 struct LiteralNamesTests {
     static let tasks = 12
 

@@ -7,7 +7,7 @@ import Testing
 /// may begin or end with other pages: blocks too large for a heap (mappings of their own), and
 /// the mapping a main arena goes on in when `brk` cannot grow it. Checked on real copies of
 /// real targets with a region grown by a page of other memory, as a merge leaves it.
-@Suite("Heap walk across merged mappings", .timeLimit(.minutes(5)))
+@Suite("Heap walk across merged mappings", .timeLimit(.minutes(10)))
 struct MergedMappingTests {
     @Test("Mapped blocks after other pages of the same mapping are all found")
     func blocksAfterOtherPagesAreFound() throws {

@@ -9,7 +9,7 @@ import Testing
 /// contained, said, and ends its use for the run (issue 32).
 @Suite(
     "libswiftRemoteMirror's aborts: prevented by the metadata check, contained and said",
-    .timeLimit(.minutes(5)))
+    .timeLimit(.minutes(10)))
 struct MirrorContainmentTests {
     /// The attach-hostile fixture's memory, and its bogus `Holder`'s metadata: a copy of
     /// `Holder<Int>`'s whose argument is a fake struct whose fake module claims a parent.

@@ -4,7 +4,7 @@ import Testing
 
 /// Healthy and leaked instances of one type, mixed (issue 31): "who holds it" and growth say
 /// how each group is held, so the few leaked never hide behind the many healthy.
-@Suite("Healthy and leaked instances, mixed", .timeLimit(.minutes(3)))
+@Suite("Healthy and leaked instances, mixed", .timeLimit(.minutes(10)))
 struct MixedHoldersTests {
     @Test("Who holds 100 watchers: 97 by the registry, the 3 leaked in unreachable cycles")
     func whoHoldsGroupsByHolding() throws {

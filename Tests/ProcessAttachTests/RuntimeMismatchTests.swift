@@ -11,7 +11,7 @@ import Testing
 /// through `LD_LIBRARY_PATH` (its `RUNPATH` comes after it) and runs as before: nothing in the
 /// runtime depends on that constant on Linux.
 @Suite(
-    "A target on another Swift runtime", .serialized, .timeLimit(.minutes(3)),
+    "A target on another Swift runtime", .serialized, .timeLimit(.minutes(10)),
     .enabled(
         if: AttachTargets.toolCanAttach,
         "kernel.yama.ptrace_scope lets only a parent trace its children, and this process lacks CAP_SYS_PTRACE"

@@ -5,7 +5,7 @@ import ProcessAttach
 import Testing
 
 /// What a tool does with snapshots: compare two, save one and read it back, walk its graph.
-@Suite("Snapshots: growth, files, graph", .timeLimit(.minutes(3)))
+@Suite("Snapshots: growth, files, graph", .timeLimit(.minutes(10)))
 struct SnapshotUseTests {
     @Test(
         "Growth between two attaches: the cached type grew by exactly the work done, with its path")

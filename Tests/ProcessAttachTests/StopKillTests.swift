@@ -12,7 +12,7 @@ import Testing
 /// at once, whether or not a busy machine runs it soon.
 @Suite(
     "The target is never left stopped: the tool killed or crashed", .serialized,
-    .timeLimit(.minutes(5)),
+    .timeLimit(.minutes(10)),
     .enabled(
         if: AttachTargets.toolCanAttach,
         "kernel.yama.ptrace_scope lets only a parent trace its children, and this process lacks CAP_SYS_PTRACE"

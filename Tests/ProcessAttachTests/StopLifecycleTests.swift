@@ -4,7 +4,7 @@ import Testing
 /// Issue 32: the target's threads fork, exec or exit during the stop, and it runs on.
 @Suite(
     "The target is never left stopped: forks, execs, exits", .serialized,
-    .timeLimit(.minutes(5)),
+    .timeLimit(.minutes(10)),
     .enabled(
         if: AttachTargets.toolCanAttach,
         "kernel.yama.ptrace_scope lets only a parent trace its children, and this process lacks CAP_SYS_PTRACE"

@@ -5,7 +5,7 @@ import Testing
 /// the tool dies), and a group stop (SIGSTOP) is neither lost nor undone.
 @Suite(
     "The target is never left stopped: signals and group stops", .serialized,
-    .timeLimit(.minutes(5)),
+    .timeLimit(.minutes(10)),
     .enabled(
         if: AttachTargets.toolCanAttach,
         "kernel.yama.ptrace_scope lets only a parent trace its children, and this process lacks CAP_SYS_PTRACE"

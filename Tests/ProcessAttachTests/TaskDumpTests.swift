@@ -5,7 +5,7 @@ import Testing
 
 /// Attaches to `attach-tasks` (Tests/Fixtures/AttachTargets, no RetainGraph code in it), whose
 /// tasks wait in known places, each marked `// wait: <name>` in its source.
-@Suite("Every task: where it waits, what it awaits, what it keeps", .timeLimit(.minutes(5)))
+@Suite("Every task: where it waits, what it awaits, what it keeps", .timeLimit(.minutes(10)))
 struct TaskDumpTests {
     /// The fixture's source.
     static let source = AttachTargets.repository.appendingPathComponent(

@@ -8,7 +8,7 @@ import Testing
 /// `attach-mixed-holders` leaks 3 watchers (each holds itself through its own callback) and 4
 /// orders (each in an order → shipment → invoice → order cycle), beside 97 watchers in a
 /// registry, 36 orders (cycles too) in a global book and 10 shipments in no cycle.
-@Suite("Unreachable cycles of another process", .timeLimit(.minutes(3)))
+@Suite("Unreachable cycles of another process", .timeLimit(.minutes(10)))
 struct UnreachableCyclesTests {
     static let module = "attach_mixed_holders."
 
@@ -71,7 +71,7 @@ struct UnreachableCyclesTests {
 
 /// `retain-graph attach --cycles` and `retain-graph core --cycles`, run as a person would.
 @Suite(
-    "retain-graph --cycles", .timeLimit(.minutes(3)),
+    "retain-graph --cycles", .timeLimit(.minutes(10)),
     .enabled(
         if: AttachTargets.toolCanAttach,
         "kernel.yama.ptrace_scope lets only a parent trace its children, and this process lacks CAP_SYS_PTRACE"

@@ -8,7 +8,7 @@ import Testing
 /// would read past a block are refused, and an analysis past its time or memory budget gives
 /// up with a reason, checked on real copies of real targets with words planted in the copy.
 @Suite(
-    "Untrusted words: loops end, reads stay in the copy, budgets give up", .timeLimit(.minutes(5)))
+    "Untrusted words: loops end, reads stay in the copy, budgets give up", .timeLimit(.minutes(10)))
 struct UntrustedWordsTests {
     /// `memory` with the word at `address` replaced by `value`, in a copy of its region (the
     /// captured memory other tests read is left as it is).

@@ -23,7 +23,7 @@ func sleepUntilCancelled(_ started: ParkedContinuations? = nil) async {
     }
 }
 
-@Suite("Tasks a test leaves alive", .timeLimit(.minutes(2)))
+@Suite("Tasks a test leaves alive", .timeLimit(.minutes(10)))
 struct LeakedTaskDetectionTests {
     /// The test function's part of a demangled name (the tests of this suite run in parallel:
     /// each check takes only its own test's tasks).

@@ -14,7 +14,7 @@ final class MessageListener: @unchecked Sendable {
     }
 }
 
-@Suite("A leak a task holds names the task by where it waits", .timeLimit(.minutes(2)))
+@Suite("A leak a task holds names the task by where it waits", .timeLimit(.minutes(10)))
 struct TaskHolderReportTests {
     @Test("The report's holder is the task suspended in the function and line that wait")
     func theReportNamesWhereTheTaskWaits() async throws {

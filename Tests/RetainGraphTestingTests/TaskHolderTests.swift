@@ -5,7 +5,7 @@ import Testing
 
 /// The API a report uses for an object "held by a Task": from the census's path to the object,
 /// the task's address, and from it, where the task waits.
-@Suite("Where a Task that holds an object waits", .timeLimit(.minutes(2)))
+@Suite("Where a Task that holds an object waits", .timeLimit(.minutes(10)))
 struct TaskHolderTests {
     @Test("An object a suspended task keeps: its holder names the function and line it waits at")
     func holderNamesWhereItWaits() async throws {

@@ -5,7 +5,7 @@ import Testing
 /// very test bundle that runs only ``PlantedTaskLeakChild``'s tests.
 @Suite(
     "What CI sees of a task a test leaves alive", .enabled(if: !isPlantedTaskLeakChild),
-    .timeLimit(.minutes(5)))
+    .timeLimit(.minutes(10)))
 struct TaskLeakTraitTests {
     /// A child run, handed between threads once made (it is read only).
     struct Run: @unchecked Sendable {

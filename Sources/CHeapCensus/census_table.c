@@ -86,6 +86,11 @@ void rg_table_insert(uintptr_t address, uintptr_t flags) { rg_table_insert_inlin
 
 void rg_table_remove(uintptr_t address) { rg_table_remove_inline(address); }
 
+void rg_stripe_delete_at_and_unlock(rg_stripe_t *stripe, size_t hole) {
+    rg_stripe_delete_at(stripe, hole);
+    rg_stripe_unlock(stripe, 1);
+}
+
 /// The slot holding `address` in its stripe's table, or NULL; call with the stripe locked.
 static inline uintptr_t *find_slot(rg_stripe_t *stripe, uint64_t hash, uintptr_t address) {
     if (!stripe->slots) return NULL;

@@ -1,0 +1,67 @@
+import Dispatch
+import HeapCensus
+import Synchronization
+import Testing
+
+/// An object your code makes and frees by the thousand, on several threads at once.
+final class ChurnedItem: Sendable {
+    let serial: Int
+    init(serial: Int) { self.serial = serial }
+}
+
+/// The census's table under churn, as a user sees it: public API only. Freeing objects in any
+/// order, on threads that free at the same moment, must forget exactly the freed ones. An entry
+/// lost or left behind (a removal that leaves a gap in a run of the table, or forgets the wrong
+/// block) shows as a count that is off: a freed block glibc hands to a new object of the same
+/// type is then recorded twice, or a live one not at all.
+@Suite("The census forgets exactly the objects freed, in any order, on any thread")
+struct CensusTableChurnTests {
+    static let typeName = "HeapCensusTests.ChurnedItem"
+
+    static func liveItems() -> Int {
+        HeapCensus.counts().countsByType().first { $0.typeName == typeName }?.count ?? 0
+    }
+
+    @Test("Four threads making and freeing objects in shuffled order leave the kept ones counted")
+    func shuffledFreesOnFourThreadsLeaveExactCounts() {
+        #expect(HeapCensus.start() || HeapCensus.isRunning)
+        let threads = 4
+        let rounds = 8
+        let perRound = 5_000
+        // Each thread keeps every fourth object of each round and frees the rest, in an order
+        // its seed shuffles; the kept ones are handed back to be counted, then freed.
+        let kept = Mutex<[[ChurnedItem]]>(Array(repeating: [], count: threads))
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            var generator = SplitMix(seed: UInt64(thread) &+ 2_026)
+            var mine: [ChurnedItem] = []
+            for round in 0..<rounds {
+                var items = (0..<perRound).map { ChurnedItem(serial: round * perRound + $0) }
+                items.shuffle(using: &generator)
+                for (position, item) in items.enumerated() where position % 4 == 0 {
+                    mine.append(item)
+                }
+                // The others are freed one by one, in the shuffled order.
+                while let item = items.popLast() { _ = item }
+            }
+            kept.withLock { $0[thread] = mine }
+        }
+        let expected = kept.withLock { $0.reduce(0) { $0 + $1.count } }
+        #expect(expected == threads * rounds * perRound / 4)
+        #expect(Self.liveItems() == expected)
+        kept.withLock { $0 = [] }
+        #expect(Self.liveItems() == 0)
+    }
+}
+
+/// A small seeded generator: the same shuffles on every run.
+private struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+}

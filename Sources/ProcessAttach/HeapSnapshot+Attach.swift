@@ -79,20 +79,31 @@ extension HeapSnapshot {
             }
         }
         let started = ContinuousClock.now
-        let heap = GlibcHeap(memory, budget: budget)
+        var statistics = HeapReadStatistics()
+        var heapLimitations: [String] = []
+        var blocks: [UInt] = []
+        var sizes: [UInt32] = []
+        do {
+            // The walk in a scope of its own: only its blocks outlive it, not its lists of
+            // every chunk (16 bytes a chunk).
+            let heap = GlibcHeap(memory, budget: budget)
+            blocks = heap.blocks
+            sizes = heap.sizes
+            statistics.heapBlocks = heap.blocks.count + heap.excludedFreeBlocks
+            statistics.excludedFreeBlocks = heap.excludedFreeBlocks
+            statistics.heapWalk = heap.completeness
+            heapLimitations = heap.limitations
+        }
         try checkBudget()
         let mirror = try RemoteMirror(library: library, memory: memory, budget: budget)
         let table = LayoutTable(source: MirrorMetadata(mirror: mirror, memory: memory))
         var scanner = ProcessScan(memory: memory, table: table, budget: budget)
-        let scan = scanner.scan(blocks: heap.blocks, sizes: heap.sizes)
+        // Handed over: the scan lets the blocks go once it has found the objects among them.
+        let scan = scanner.scan(blocks: consume blocks, sizes: consume sizes)
         try checkBudget()
-        var statistics = HeapReadStatistics()
-        statistics.heapBlocks = heap.blocks.count + heap.excludedFreeBlocks
-        statistics.excludedFreeBlocks = heap.excludedFreeBlocks
         statistics.dyingObjects = scanner.dyingObjects
         statistics.copiedBytes = memory.copiedBytes
         statistics.layouts = scan.layouts.count
-        statistics.heapWalk = heap.completeness
         // The names are the target's own text (`/proc/PID/comm`): escaped.
         let process = HeapProcess(
             processID: memory.processID, command: PrintableText.escaped(memory.command),
@@ -101,17 +112,22 @@ extension HeapSnapshot {
             },
             capturedAt: memory.capturedAt.map(Date.init(timeIntervalSince1970:)) ?? Date(),
             stopDuration: stoppedFor)
-        let limitations = memory.limitations + heap.limitations + scanner.limitations
-        self.init(
-            scan: scan, roots: ProcessRoots(memory: memory), process: process,
-            limitations: limitations + (mirror.failure.map { [$0] } ?? []), statistics: statistics)
-        if let failure = mirror.failure, !self.limitations.contains(failure) {
-            // The mirror failed while the graph was built (decoding a value whose type only it
-            // tells): built again, with the mirror left alone, so that the report says so.
-            self.init(
-                scan: scan, roots: ProcessRoots(memory: memory), process: process,
-                limitations: limitations + [failure], statistics: statistics)
+        let limitations = memory.limitations + heapLimitations + scanner.limitations
+        var reported = limitations + (mirror.failure.map { [$0] } ?? [])
+        // Handed over whole, so that each of its columns goes once read: the scan's columns
+        // and the graph's are never held together.
+        var resolved = ResolvedScan(consume scan)
+        if let failure = mirror.failure, !reported.contains(failure) {
+            // The mirror failed while the dynamic values were decoded (a value whose type only
+            // it tells): decoded again, with the mirror left alone, so that the graph is the
+            // one the report's limitation describes. Decoding is the only step of the build
+            // that asks the mirror, and the scan's values stay until the build takes them.
+            resolved.decodeDynamicValuesAgain()
+            reported = limitations + [failure]
         }
+        self.init(
+            resolved: consume resolved, roots: ProcessRoots(memory: memory), process: process,
+            limitations: reported, statistics: statistics)
         try checkBudget()
         self.statistics.analysisSeconds = (ContinuousClock.now - started).seconds
     }

@@ -67,8 +67,13 @@ struct ProcessScan {
     }
 
     /// Reads every block that is a live Swift object.
-    mutating func scan(blocks: [UInt], sizes: [UInt32]) -> HeapScan {
+    ///
+    /// The blocks are let go once the objects among them are found (12 bytes a block, freed
+    /// when the caller handed them over).
+    mutating func scan(blocks: consuming [UInt], sizes: consuming [UInt32]) -> HeapScan {
         let candidates = findObjects(blocks: blocks, sizes: sizes)
+        blocks = []
+        sizes = []
         let registry = table.snapshot()
         let flat = FlatLayouts(layouts: registry.layouts)
         let references = 3 * candidates.count + 1_024

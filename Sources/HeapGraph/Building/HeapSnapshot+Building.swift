@@ -19,47 +19,46 @@ extension HeapSnapshot {
         scan: HeapScan, roots: some HeapRoots, process: HeapProcess, limitations: [String],
         statistics: HeapReadStatistics, creationTraces: (@Sendable (UInt) -> StackTrace?)? = nil
     ) {
-        let columns = scan.columns
-        let count = columns.objectCount
-        let addresses = columns.addressArray()
-        let retainCounts = columns.retainCountArray()
-        let index = AddressIndex(addresses)
-        var builder = CompactGraph.Builder()
-        builder.roles = scan.roles  // the table's role numbers stay valid
+        self.init(
+            resolved: ResolvedScan(scan), roots: roots, process: process,
+            limitations: limitations, statistics: statistics, creationTraces: creationTraces)
+    }
 
-        // Types: the layouts, then one per kind of object read without a layout.
-        let objectKinds = columns.entryKindArray()
-        var typeIndex = columns.layoutIndexArray()
-        let layouts = scan.layouts
-        let typeNames =
-            layouts.map(\.typeName)
-            + HeapObjectKind.allCases.map {
-                $0 == .instance ? "object (layout not compiled when read)" : $0.genericName
-            }
-        let typeNumbers = typeNames.map { builder.intern($0) }
-        let typeKinds =
-            layouts.map { $0.isTimer ? CompactGraph.NodeKind.timer : $0.kind.nodeKind }
-            + HeapObjectKind.allCases.map(\.nodeKind)
-        var nodeKinds = [CompactGraph.NodeKind](repeating: .object, count: count)
-        var nodeTypes = [UInt32](repeating: 0, count: count)
-        for node in 0..<count {
-            if typeIndex[node] < 0 {
-                typeIndex[node] = Int32(layouts.count) + Int32(objectKinds[node].rawValue)
-            }
-            nodeKinds[node] = typeKinds[Int(typeIndex[node])]
-            nodeTypes[node] = typeNumbers[Int(typeIndex[node])]
-        }
-
-        // References to objects, roles that depend on the target named after it.
-        var naming = RoleNaming(roles: scan.roles)
-        var edges = Self.resolveReferences(
-            columns, index: index, kinds: nodeKinds, naming: &naming, builder: &builder,
-            typeNames: typeNames, typeIndex: typeIndex)
-        let boxes = Self.decodeDynamicValues(
-            scan, index: index, kinds: nodeKinds, builder: &builder, typeNames: typeNames,
-            typeIndex: typeIndex, into: &edges)
+    /// Builds a snapshot from a scan read out and resolved (``ResolvedScan``): the rest of
+    /// ``init(scan:roots:process:limitations:statistics:creationTraces:)``, after which a
+    /// reader that handed its scan over holds nothing of it.
+    ///
+    /// The columns the graph keeps are moved out of `resolved` into the graph builder, not
+    /// copied: the holders' nodes and edges, appended after them, then grow one column at a
+    /// time.
+    package init(
+        resolved: consuming ResolvedScan, roots: some HeapRoots, process: HeapProcess,
+        limitations: [String], statistics: HeapReadStatistics,
+        creationTraces: (@Sendable (UInt) -> StackTrace?)? = nil
+    ) {
+        resolved.releaseScan()
+        let count = resolved.count
+        let retainCounts = resolved.retainCounts
+        let index = resolved.index
+        var builder = resolved.builder
+        let objectKinds = resolved.objectKinds
+        let typeIndex = resolved.typeIndex
+        let layouts = resolved.layouts
+        let typeNames = resolved.typeNames
+        let boxes = resolved.boxes
+        // Moved out, not copied: the builder adopts these and appends the holders to them,
+        // which copies an array another value still holds, whole.
+        var addresses: [UInt] = []
+        var sizes: [UInt32] = []
+        var nodeKinds: [CompactGraph.NodeKind] = []
+        var nodeTypes: [UInt32] = []
+        var edges = EdgeColumns()
+        swap(&addresses, &resolved.addresses)
+        swap(&sizes, &resolved.sizes)
+        swap(&nodeKinds, &resolved.nodeKinds)
+        swap(&nodeTypes, &resolved.nodeTypes)
+        swap(&edges, &resolved.edges)
         // Each task's closure, found before the references forwarding contexts add.
-        let sizes = columns.sizeArray()
         let taskClosures = edges.taskClosures(
             objectKinds: objectKinds, typeIndex: typeIndex, layouts: layouts
         ) { task, closure in
@@ -133,10 +132,11 @@ extension HeapSnapshot {
             addresses: addresses, runtimeTasks: Set(wakeUpTasks))
 
         builder.addNodes(
-            kinds: nodeKinds, typeNameNumbers: nodeTypes, addresses: addresses, sizes: sizes)
+            kinds: nodeKinds.taken(), typeNameNumbers: nodeTypes.taken(),
+            addresses: addresses.taken(), sizes: sizes.taken())
         builder.appendEdges(
-            sources: edges.sources, targets: edges.targets, flags: edges.flags,
-            roles: edges.roles, tags: [])
+            sources: edges.sources.taken(), targets: edges.targets.taken(),
+            flags: edges.flags.taken(), roles: edges.roles.taken(), tags: [])
         holders.addNodes(to: &builder, unattributed: roots.unattributed)
         // Objects keep their numbers: a node's number is its HeapObjectID.
         let graph = builder.build(numberingForLocality: false)
@@ -204,5 +204,14 @@ extension HeapSnapshot {
             let parent = memory.word(at: word &+ 16)
         else { return false }
         return parent == 0
+    }
+}
+
+extension Array {
+    /// This array, leaving an empty one in its place: hands a column over so that whoever
+    /// appends to it next holds its only reference (an append to a shared array copies it).
+    fileprivate mutating func taken() -> Self {
+        defer { self = [] }
+        return self
     }
 }

@@ -21,12 +21,6 @@ extension HeapSnapshot {
         let targets = UnsafeMutablePointer<UInt32>.allocate(capacity: max(count, 1))
         let flags = UnsafeMutablePointer<UInt8>.allocate(capacity: max(count, 1))
         let roles = UnsafeMutablePointer<UInt32>.allocate(capacity: max(count, 1))
-        defer {
-            sources.deallocate()
-            targets.deallocate()
-            flags.deallocate()
-            roles.deallocate()
-        }
         // The graph's flags for each ownership byte (0–4) of a reference found in the heap.
         var flagsOfKind = [UInt8](repeating: 0, count: 8)
         for byte in 0..<8 {
@@ -57,11 +51,17 @@ extension HeapSnapshot {
                 edge += 1
             }
         }
+        // Each buffer freed as soon as its array holds it: the peak is the buffers and one
+        // array, not the buffers and every array (13 bytes a reference less).
         var edges = EdgeColumns()
         edges.sources = Array(UnsafeBufferPointer(start: sources, count: kept))
+        sources.deallocate()
         edges.targets = Array(UnsafeBufferPointer(start: targets, count: kept))
+        targets.deallocate()
         edges.flags = Array(UnsafeBufferPointer(start: flags, count: kept))
+        flags.deallocate()
         edges.roles = Array(UnsafeBufferPointer(start: roles, count: kept))
+        roles.deallocate()
         return edges
     }
 }

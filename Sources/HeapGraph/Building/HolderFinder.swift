@@ -28,7 +28,6 @@ import RuntimeLayouts
 struct HolderFinder {
     /// Per object: strong references found neither in the heap nor in a global.
     private(set) var outside: [UInt32]
-    private var strongIn: [UInt32]
     /// Each global word that is an object's address, and whether that object names its own
     /// holder (see above).
     private var globals: [(object: Int32, variable: UInt, namesOwnHolder: Bool)] = []
@@ -45,7 +44,8 @@ struct HolderFinder {
         index: AddressIndex, addresses: [UInt], objectKinds: [HeapObjectKind],
         typeIndex: [Int32], layouts: [CompiledLayout]
     ) {
-        strongIn = [UInt32](repeating: 0, count: count)
+        // A local, not kept: 4 bytes an object that the rest of the build need not hold.
+        var strongIn = [UInt32](repeating: 0, count: count)
         outside = [UInt32](repeating: 0, count: count)
         threadNames = roots.threadNames
         func namesOwnHolder(_ object: Int) -> Bool {

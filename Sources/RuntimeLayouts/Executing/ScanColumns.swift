@@ -250,6 +250,42 @@ package final class ScanColumns {
         storage.pointee.unknownStripes.grow(to: unknown + needed.unknown, keeping: unknown)
     }
 
+    /// Frees the objects' columns once a reader has copied them out, leaving them empty: the
+    /// scan then holds no object, and its references and dynamic values, which name objects
+    /// by number, stay readable.
+    ///
+    /// What it buys: an attach's graph builder holds its own copy of each object column (the
+    /// graph keeps them), and the scan's, 21 bytes an object, need not outlive that copy.
+    package func releaseObjects() {
+        let columns = storage.pointee
+        columns.addresses.free()
+        columns.layoutIndex.free()
+        columns.retainCounts.free()
+        columns.sizes.free()
+        columns.entryKinds.free()
+        storage.pointee.objectCount = 0
+        storage.pointee.addresses = Column(capacity: 0)
+        storage.pointee.layoutIndex = Column(capacity: 0)
+        storage.pointee.retainCounts = Column(capacity: 0)
+        storage.pointee.sizes = Column(capacity: 0)
+        storage.pointee.entryKinds = Column(capacity: 0)
+    }
+
+    /// Frees the references' columns once a reader has resolved them, leaving them empty (17
+    /// bytes a reference; see ``releaseObjects()``).
+    package func releaseReferences() {
+        let columns = storage.pointee
+        columns.sources.free()
+        columns.words.free()
+        columns.kinds.free()
+        columns.roles.free()
+        storage.pointee.referenceCount = 0
+        storage.pointee.sources = Column(capacity: 0)
+        storage.pointee.words = Column(capacity: 0)
+        storage.pointee.kinds = Column(capacity: 0)
+        storage.pointee.roles = Column(capacity: 0)
+    }
+
     /// The address of object `index`.
     package func address(_ index: Int) -> UInt { storage.pointee.addresses.base[index] }
 

@@ -174,12 +174,15 @@ extension OutEdgeKernel {
 /// ``CompactGraph/Builder/build(numberingForLocality:)``), over unsafe buffers for the same
 /// reason as the searches above: `&+=` on an array element costs a uniqueness check per edge.
 package struct EdgePlacement {
+    /// Each node's new number, by the number it was added with; empty when nodes keep theirs.
     let number: [UInt32]
     let start: [UInt32]
     let strongEnd: [UInt32]
 
     /// Counts each holder's edges (strong ones apart) and turns the counts into row starts
     /// (`start`, one extra end entry) and strong-edge ends (`strongEnd`).
+    ///
+    /// `number` is each node's new number, or empty when nodes keep theirs.
     ///
     /// - Returns: The number of edges kept (both ends below the node count).
     static func countRows(
@@ -191,7 +194,7 @@ package struct EdgePlacement {
         for edge in 0..<sources.count {
             let from = Int(sources[edge])
             guard from < nodeCount, Int(targets[edge]) < nodeCount else { continue }
-            let holder = Int(number[from])
+            let holder = number.isEmpty ? from : Int(number[from])
             start[holder + 1] &+= 1
             if CompactGraph.isRetaining(flags[edge]) { strongEnd[holder] &+= 1 }
         }
@@ -220,6 +223,7 @@ package struct EdgePlacement {
     ) {
         let nodeCount = strongEnd.count
         let hasTags = !outTags.isEmpty
+        let isIdentity = number.isEmpty
         let strongCursor = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
         let otherCursor = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
         defer {
@@ -245,7 +249,8 @@ package struct EdgePlacement {
                                                     let to = Int(targets[edge])
                                                     guard from < nodeCount, to < nodeCount
                                                     else { continue }
-                                                    let holder = Int(number[from])
+                                                    let holder =
+                                                        isIdentity ? from : Int(number[from])
                                                     let flag = flags[edge]
                                                     let slot: Int
                                                     if CompactGraph.isRetaining(flag) {
@@ -255,7 +260,10 @@ package struct EdgePlacement {
                                                         slot = Int(otherCursor[holder])
                                                         otherCursor[holder] &+= 1
                                                     }
-                                                    outTargets[slot] = number[to]
+                                                    outTargets[slot] =
+                                                        isIdentity
+                                                        ? UInt32(truncatingIfNeeded: to)
+                                                        : number[to]
                                                     outFlags[slot] = flag
                                                     outRoles[slot] = roles[edge]
                                                     if hasTags { outTags[slot] = tags[edge] }

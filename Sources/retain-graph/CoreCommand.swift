@@ -59,6 +59,7 @@ struct Core: ParsableCommand {
     var remoteMirror: String?
 
     func run() throws {
+        AllocatorSettings.returnLargeBlocksWhenFreed()
         let (core, heap) = try read(file)
         var sections = [core.summary, heap.summary]
         if !heap.limitations.isEmpty {

@@ -191,10 +191,11 @@ package struct EdgePlacement {
         start: UnsafeMutableBufferPointer<UInt32>, strongEnd: UnsafeMutableBufferPointer<UInt32>
     ) -> Int {
         let nodeCount = strongEnd.count
+        let isIdentity = number.isEmpty
         for edge in 0..<sources.count {
             let from = Int(sources[edge])
             guard from < nodeCount, Int(targets[edge]) < nodeCount else { continue }
-            let holder = number.isEmpty ? from : Int(number[from])
+            let holder = isIdentity ? from : Int(number[from])
             start[holder + 1] &+= 1
             if CompactGraph.isRetaining(flags[edge]) { strongEnd[holder] &+= 1 }
         }

@@ -50,6 +50,7 @@ package struct AddressIndex: Sendable {
 
     /// Indexes `addresses` (distinct, none 0): `addresses[i]` ↦ `i`.
     package init(_ addresses: [UInt]) {
+        // Below 2^32, as home(_:_:) needs: fewer than 2^31 addresses have Int32 indices.
         let capacity = max(16, 2 * addresses.count)
         self.capacity = capacity
         storage = Storage(capacity: capacity)
@@ -87,7 +88,7 @@ package struct AddressIndex: Sendable {
         let entries = storage.entries
         // The hash of `home(_:_:)`, written out: a debug build would call it.
         let hash = (address >> 4) &* 0x9E37_79B9_7F4A_7C15
-        var slot = Int(truncatingIfNeeded: hash.multipliedFullWidth(by: UInt(capacity)).high)
+        var slot = Int(truncatingIfNeeded: ((hash >> 32) &* UInt(capacity)) >> 32)
         while true {
             let found = entries[slot].address
             if found == address { return entries[slot].index }
@@ -117,10 +118,12 @@ package struct AddressIndex: Sendable {
     package var byteCount: Int { storage.capacity * MemoryLayout<Entry>.stride }
 
     /// Fibonacci hashing of the address without its alignment bits (blocks are 16-aligned),
-    /// mapped onto `0..<capacity` by the high word of its product with `capacity`.
+    /// its top 32 bits mapped onto `0..<capacity` by the high half of their product with
+    /// `capacity` (below 2^32: an index is an `Int32`). Plain arithmetic, not
+    /// `multipliedFullWidth(by:)`, which a debug build calls.
     @inline(__always)
     private static func home(_ address: UInt, _ capacity: Int) -> Int {
         let hash = (address >> 4) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: hash.multipliedFullWidth(by: UInt(capacity)).high)
+        return Int(truncatingIfNeeded: ((hash >> 32) &* UInt(capacity)) >> 32)
     }
 }

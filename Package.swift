@@ -215,7 +215,7 @@ let package = Package(
             name: "HeapCensusTests",
             dependencies: [
                 "HeapCensus", "LeakTracking", "RetainGraph", "_CreationStackLibrary",
-                "census-stacks-fixture",
+                "census-stacks-fixture", "_TestSupport",
             ]),
         // A library whose initializer a test reaches three calls deep (the creation stack must
         // still name the test's line), and the program the loader-lock and determinism tests

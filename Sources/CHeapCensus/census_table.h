@@ -69,6 +69,27 @@ static inline void rg_stripe_unlock(rg_stripe_t *stripe, int taken) {
     if (taken) atomic_store_explicit(&stripe->lock, 0, memory_order_release);
 }
 
+/// Stores `entry` (`address` | flags | site) in its run, replacing a stale entry for the same
+/// address; `count` is the stripe's count. Call with the stripe locked and room in its table.
+static inline __attribute__((always_inline)) void
+rg_stripe_store(rg_stripe_t *stripe, uint64_t hash, uintptr_t address, uintptr_t entry,
+                size_t count) {
+    uintptr_t *slots = stripe->slots;
+    size_t mask = stripe->mask;
+    for (size_t index = rg_home_slot(hash, stripe->shift);; index = (index + 1) & mask) {
+        uintptr_t found = slots[index];
+        if (!found) {
+            slots[index] = entry;
+            __atomic_store_n(&stripe->count, count + 1, __ATOMIC_RELAXED);
+            return;
+        }
+        if ((found & RG_ENTRY_ADDRESS_MASK) == address) { // a stale entry: replace it
+            slots[index] = entry;
+            return;
+        }
+    }
+}
+
 /// Records a block (address | flags | site << RG_ENTRY_SITE_SHIFT); a stale entry for the same
 /// address is replaced.
 static inline __attribute__((always_inline)) void rg_table_insert_inline(uintptr_t address,
@@ -86,20 +107,7 @@ static inline __attribute__((always_inline)) void rg_table_insert_inline(uintptr
         rg_stripe_unlock(stripe, taken);
         return;
     }
-    uintptr_t *slots = stripe->slots;
-    size_t mask = stripe->mask;
-    for (size_t index = rg_home_slot(hash, stripe->shift);; index = (index + 1) & mask) {
-        uintptr_t entry = slots[index];
-        if (!entry) {
-            slots[index] = address | flags;
-            __atomic_store_n(&stripe->count, count + 1, __ATOMIC_RELAXED);
-            break;
-        }
-        if ((entry & RG_ENTRY_ADDRESS_MASK) == address) { // a stale entry: replace it
-            slots[index] = address | flags;
-            break;
-        }
-    }
+    rg_stripe_store(stripe, hash, address, address | flags, count);
     rg_stripe_unlock(stripe, taken);
 }
 
@@ -124,21 +132,7 @@ static inline __attribute__((always_inline)) int rg_table_insert_quick(uintptr_t
         rg_stripe_unlock(stripe, 1);
         return 0;
     }
-    uintptr_t *slots = stripe->slots;
-    size_t mask = stripe->mask;
-    size_t index = rg_home_slot(hash, stripe->shift);
-    for (;; index = (index + 1) & mask) {
-        uintptr_t entry = slots[index];
-        if (!entry) {
-            slots[index] = address | flags;
-            __atomic_store_n(&stripe->count, count + 1, __ATOMIC_RELAXED);
-            break;
-        }
-        if ((entry & RG_ENTRY_ADDRESS_MASK) == address) { // a stale entry: replace it
-            slots[index] = address | flags;
-            break;
-        }
-    }
+    rg_stripe_store(stripe, hash, address, address | flags, count);
     rg_stripe_unlock(stripe, 1);
     return 1;
 }

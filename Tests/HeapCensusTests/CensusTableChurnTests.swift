@@ -2,6 +2,7 @@ import Dispatch
 import HeapCensus
 import Synchronization
 import Testing
+import _TestSupport
 
 /// An object your code makes and frees by the thousand, on several threads at once.
 final class ChurnedItem: Sendable {
@@ -32,7 +33,7 @@ struct CensusTableChurnTests {
         // its seed shuffles; the kept ones are handed back to be counted, then freed.
         let kept = Mutex<[[ChurnedItem]]>(Array(repeating: [], count: threads))
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            var generator = SplitMix(seed: UInt64(thread) &+ 2_026)
+            var generator = SplitMix64(seed: UInt64(thread) &+ 2_026)
             var mine: [ChurnedItem] = []
             for round in 0..<rounds {
                 var items = (0..<perRound).map { ChurnedItem(serial: round * perRound + $0) }
@@ -50,18 +51,5 @@ struct CensusTableChurnTests {
         #expect(Self.liveItems() == expected)
         kept.withLock { $0 = [] }
         #expect(Self.liveItems() == 0)
-    }
-}
-
-/// A small seeded generator: the same shuffles on every run.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
     }
 }

@@ -42,6 +42,12 @@ package final class ScanColumns {
 
         func free() { base.deallocate() }
 
+        /// Frees the values and leaves an empty column (of the smallest capacity) in place.
+        mutating func release() {
+            base.deallocate()
+            self = Column(capacity: 0)
+        }
+
         /// The first `count` values, as an array.
         package func array(_ count: Int) -> [Value] {
             Array(UnsafeBufferPointer(start: base, count: count))
@@ -257,33 +263,22 @@ package final class ScanColumns {
     /// What it buys: an attach's graph builder holds its own copy of each object column (the
     /// graph keeps them), and the scan's, 21 bytes an object, need not outlive that copy.
     package func releaseObjects() {
-        let columns = storage.pointee
-        columns.addresses.free()
-        columns.layoutIndex.free()
-        columns.retainCounts.free()
-        columns.sizes.free()
-        columns.entryKinds.free()
         storage.pointee.objectCount = 0
-        storage.pointee.addresses = Column(capacity: 0)
-        storage.pointee.layoutIndex = Column(capacity: 0)
-        storage.pointee.retainCounts = Column(capacity: 0)
-        storage.pointee.sizes = Column(capacity: 0)
-        storage.pointee.entryKinds = Column(capacity: 0)
+        storage.pointee.addresses.release()
+        storage.pointee.layoutIndex.release()
+        storage.pointee.retainCounts.release()
+        storage.pointee.sizes.release()
+        storage.pointee.entryKinds.release()
     }
 
     /// Frees the references' columns once a reader has resolved them, leaving them empty (17
     /// bytes a reference; see ``releaseObjects()``).
     package func releaseReferences() {
-        let columns = storage.pointee
-        columns.sources.free()
-        columns.words.free()
-        columns.kinds.free()
-        columns.roles.free()
         storage.pointee.referenceCount = 0
-        storage.pointee.sources = Column(capacity: 0)
-        storage.pointee.words = Column(capacity: 0)
-        storage.pointee.kinds = Column(capacity: 0)
-        storage.pointee.roles = Column(capacity: 0)
+        storage.pointee.sources.release()
+        storage.pointee.words.release()
+        storage.pointee.kinds.release()
+        storage.pointee.roles.release()
     }
 
     /// The address of object `index`.

@@ -110,7 +110,7 @@ public struct LeakedCycles: Sendable {
 
     /// ``check(confirming:accepting:)``, timing its parts; with `releasingMemory`, giving the
     /// C library's free memory back to the system before each reading (at exit:
-    /// ``ProcessResources/releaseFreeMemory()``).
+    /// `GlibcAllocator.releaseFreeMemory()`).
     static func check(
         confirming: Bool, accepting accepted: [TypePattern], releasingMemory: Bool,
         times: inout Times
@@ -124,7 +124,7 @@ public struct LeakedCycles: Sendable {
         // before the second is taken (and given back to the system when asked): the peak RSS
         // is one reading's.
         func read<T>(_ analyse: (HeapSnapshot) -> T) -> (T, objects: Int) {
-            if releasingMemory { ProcessResources.releaseFreeMemory() }
+            if releasingMemory { GlibcAllocator.releaseFreeMemory() }
             let (heap, reading) = timed { HeapCensus.snapshot() }
             times.readings.append(reading)
             let (result, analysis) = timed { analyse(heap) }

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// The process's processor time and free memory, as the at-exit check measures and spends them.
+/// The process's processor time, as the at-exit check measures it.
 ///
 /// Processor time is what a loaded machine does not inflate the way it inflates wall time: the
 /// check reports its own beside its wall time.
@@ -24,23 +24,5 @@ enum ProcessResources {
             Double(value.tv_sec) + Double(value.tv_usec) / 1e6
         }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
-    }
-
-    /// glibc's `malloc_trim`, found at run time (absent from other C libraries).
-    private typealias Trim = @convention(c) (Int) -> Int32
-    private static let trim: Trim? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim")
-        .map { unsafeBitCast($0, to: Trim.self) }
-
-    /// Gives the memory the C library keeps free back to the system (`malloc_trim(0)`: the top
-    /// of each arena, and the free pages inside it).
-    ///
-    /// The at-exit check calls it before each heap reading: what the tests freed, and then
-    /// the first reading, is given back before the next allocates, so the process's peak RSS is
-    /// the larger of the run's and one reading's, not their sum (hummingbird's test process:
-    /// 157 MB at the peak without, 145 MB with one call between the readings).
-    ///
-    /// - Complexity: A walk of the allocator's arenas and free lists.
-    static func releaseFreeMemory() {
-        _ = trim?(0)
     }
 }

@@ -106,7 +106,7 @@ struct Attach: ParsableCommand {
     }
 
     func run() throws {
-        AllocatorSettings.returnLargeBlocksWhenFreed()
+        GlibcAllocator.returnLargeBlocksWhenFreed()
         if tasks {
             let (heap, dump) = try attach(withTasks: true)
             emit(heap.summary + "\n\n" + (dump?.text() ?? ""))

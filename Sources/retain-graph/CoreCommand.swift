@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ProcessAttach
+import RetainGraphUtilities
 
 /// `retain-graph core FILE`: the attach's questions, asked of a core file.
 struct Core: ParsableCommand {
@@ -59,7 +60,7 @@ struct Core: ParsableCommand {
     var remoteMirror: String?
 
     func run() throws {
-        AllocatorSettings.returnLargeBlocksWhenFreed()
+        GlibcAllocator.returnLargeBlocksWhenFreed()
         let (core, heap) = try read(file)
         var sections = [core.summary, heap.summary]
         if !heap.limitations.isEmpty {

@@ -4,12 +4,20 @@
 /// index of its target. A binary search over the sorted addresses takes about 20 dependent
 /// loads per word, most of them cache misses past a few hundred thousand objects: it was half
 /// of `HeapCensus.snapshot()` at a million objects. This is an open-addressing table (linear
-/// probing, load at most 1/2) of address and index side by side, hashed like the census table.
+/// probing, load at most 1/2), hashed like the census table.
+///
+/// Each entry is one word that names its address exactly and holds its index: 16 bytes an
+/// address (the table has twice as many entries as addresses), where an address and an index
+/// side by side took 32 (160 MB of an attach's 5,000,000 objects, a third of the tool's own
+/// memory). The word packs the address's low bits above its alignment (32 bits), a number
+/// for its 64 GiB region of the address space (5 bits: a region table of 4,096 bytes maps the
+/// bits above to it) and the index (27 bits). A set of addresses the word cannot describe
+/// (2²⁷ or more of them, more than 31 regions, an address at or above 2⁴⁸, or one not
+/// 8-aligned) gets entries of an address and an index side by side instead, as before.
 ///
 /// The table has twice as many entries as addresses, not the next power of two above that:
 /// a hash is mapped onto it by a multiplication's high word instead of a mask. A power of two
-/// took up to twice the memory (268 MB for the 5,000,000 objects of an attach, 54 bytes an
-/// object, where 160 MB hold the same load).
+/// took up to twice the memory.
 ///
 /// The table lives behind a pointer its storage object owns, and a lookup is plain pointer
 /// arithmetic: in a debug build an `Array`'s subscript and `withUnsafeBufferPointer` are
@@ -21,60 +29,97 @@
 /// index.index(of: word)                    // nil unless word is one of them
 /// ```
 ///
-/// - Complexity: O(*n*) to build for *n* addresses (32 bytes per address);
-///   O(1) expected per lookup.
+/// - Complexity: O(*n*) to build for *n* addresses (16 bytes per address, 32 for a set the
+///   packed entries cannot describe); O(1) expected per lookup.
 package struct AddressIndex: Sendable {
-    fileprivate struct Entry {
+    /// An entry of a set the packed word cannot describe.
+    fileprivate struct WideEntry {
         var address: UInt
         var index: Int32
     }
 
-    /// The entries, owned by one object (shared by copies; copied before a renumbering).
+    /// The entries, owned by one object (shared by copies).
     private final class Storage: @unchecked Sendable {
-        /// Address 0 marks an empty entry (no object lives at 0).
-        let entries: UnsafeMutablePointer<Entry>
-        let capacity: Int
+        /// Packed entries (0: empty), or nil when the set needs wide ones.
+        let packed: UnsafeMutablePointer<UInt64>?
+        /// Wide entries (address 0: empty), when the set needs them.
+        let wide: UnsafeMutablePointer<WideEntry>?
+        /// For the packed entries: per 64 GiB region of the address space (the address's bits
+        /// from `shift + 32` up), its number in the entries (1...31), 0 when no address lies
+        /// in it.
+        let regions: UnsafeMutablePointer<UInt8>?
 
-        init(capacity: Int) {
-            self.capacity = capacity
-            entries = .allocate(capacity: capacity)
-            entries.initialize(repeating: Entry(address: 0, index: -1), count: capacity)
+        /// Packed entries; takes `regions` over.
+        init(capacity: Int, regions: UnsafeMutablePointer<UInt8>) {
+            packed = .allocate(capacity: capacity)
+            packed?.initialize(repeating: 0, count: capacity)
+            self.regions = regions
+            wide = nil
         }
 
-        deinit { entries.deallocate() }
+        /// Wide entries.
+        init(capacity: Int) {
+            wide = .allocate(capacity: capacity)
+            wide?.initialize(repeating: WideEntry(address: 0, index: -1), count: capacity)
+            packed = nil
+            regions = nil
+        }
+
+        deinit {
+            packed?.deallocate()
+            wide?.deallocate()
+            regions?.deallocate()
+        }
     }
 
-    private var storage: Storage
-    /// The number of entries (at least 16).
+    /// The packed entry's fields.
+    private enum Layout {
+        /// The entries of the region table: the regions below 2⁴⁸ (2⁴⁷ for addresses only
+        /// 8-aligned).
+        static let regionCount = 1 << 12
+        static let lowBits: UInt64 = 0xFFFF_FFFF
+        static let regionShift: UInt64 = 32
+        static let indexShift: UInt64 = 37
+        /// Region and low bits: what names an address.
+        static let keyMask: UInt64 = (1 << 37) - 1
+        static let maximumRegions = 31
+        /// The number of indices the field holds (27 bits).
+        static let indexLimit = 1 << 27
+    }
+
+    private let storage: Storage
+    /// The number of entries (at least 16; below 2³²).
     private let capacity: Int
+    /// The alignment bits every indexed address has (3 or 4): the packed entry keeps the 32
+    /// bits above them.
+    private let shift: UInt
 
     /// Indexes `addresses` (distinct, none 0): `addresses[i]` ↦ `i`.
     package init(_ addresses: [UInt]) {
-        // Below 2^32, as home(_:_:) needs: fewer than 2^31 addresses have Int32 indices.
+        // Below 2^32, as the lookup's multiplication needs: fewer than 2^31 addresses have
+        // Int32 indices.
         let capacity = max(16, 2 * addresses.count)
         self.capacity = capacity
-        storage = Storage(capacity: capacity)
-        let entries = storage.entries
+        let regions = UnsafeMutablePointer<UInt8>.allocate(capacity: Layout.regionCount)
+        regions.initialize(repeating: 0, count: Layout.regionCount)
+        shift = addresses.withUnsafeBufferPointer { Self.packing($0, regions: regions) }
+        if shift == 0 {
+            regions.deallocate()
+            storage = Storage(capacity: capacity)
+        } else {
+            storage = Storage(capacity: capacity, regions: regions)
+        }
         addresses.withUnsafeBufferPointer { addresses in
-            guard let base = addresses.baseAddress else { return }
-            var position = 0
-            while position < addresses.count {
-                let address = base[position]
-                if address != 0 {
-                    var slot = Self.home(address, capacity)
-                    while entries[slot].address != 0 {
-                        slot += 1
-                        if slot == capacity { slot = 0 }
-                    }
-                    entries[slot] = Entry(address: address, index: Int32(position))
-                }
-                position += 1
+            if let packed = storage.packed {
+                Self.fill(
+                    packed, capacity: capacity, regions: regions, shift: shift, from: addresses)
+            } else if let wide = storage.wide {
+                Self.fill(wide, capacity: capacity, from: addresses)
             }
         }
     }
 
-    /// The index of `address`, or nil when it is not one of the indexed addresses (or its
-    /// index was renumbered to a negative number).
+    /// The index of `address`, or nil when it is not one of the indexed addresses.
     @inline(__always)
     package func index(of address: UInt) -> Int32? {
         let index = rawIndex(of: address)
@@ -85,10 +130,32 @@ package struct AddressIndex: Sendable {
     /// of ``index(of:)`` without an optional, for loops that resolve many words.
     package func rawIndex(of address: UInt) -> Int32 {
         guard address != 0 else { return -1 }
-        let entries = storage.entries
         // The hash of `home(_:_:)`, written out: a debug build would call it.
         let hash = (address >> 4) &* 0x9E37_79B9_7F4A_7C15
         var slot = Int(truncatingIfNeeded: ((hash >> 32) &* UInt(capacity)) >> 32)
+        if let entries = storage.packed, let regions = storage.regions {
+            // An address of no region, or not aligned as the indexed ones, is none of them:
+            // most words a scan resolves (numbers, code, other memory) end here.
+            let region = address >> (shift &+ 32)
+            guard region < UInt(Layout.regionCount), address & ((1 << shift) &- 1) == 0 else {
+                return -1
+            }
+            let number = UInt64(regions[Int(region)])
+            guard number != 0 else { return -1 }
+            let key =
+                UInt64(truncatingIfNeeded: address >> shift) & Layout.lowBits
+                | number << Layout.regionShift
+            while true {
+                let entry = entries[slot]
+                if entry & Layout.keyMask == key {
+                    return Int32(truncatingIfNeeded: entry >> Layout.indexShift)
+                }
+                if entry == 0 { return -1 }
+                slot += 1
+                if slot == capacity { slot = 0 }
+            }
+        }
+        guard let entries = storage.wide else { return -1 }
         while true {
             let found = entries[slot].address
             if found == address { return entries[slot].index }
@@ -98,24 +165,75 @@ package struct AddressIndex: Sendable {
         }
     }
 
-    /// Replaces every index `i` with `new[i]` (a negative number removes the address).
-    ///
-    /// - Complexity: O(capacity), one sequential pass.
-    package mutating func renumber(_ new: [Int32]) {
-        if !isKnownUniquelyReferenced(&storage) {
-            let copy = Storage(capacity: storage.capacity)
-            copy.entries.update(from: storage.entries, count: storage.capacity)
-            storage = copy
+    /// The bytes the table takes.
+    package var byteCount: Int {
+        storage.packed != nil
+            ? capacity * MemoryLayout<UInt64>.stride + Layout.regionCount
+            : capacity * MemoryLayout<WideEntry>.stride
+    }
+
+    /// Whether the entries are packed words (16 bytes an address) rather than an address and
+    /// an index side by side (32).
+    package var isPacked: Bool { storage.packed != nil }
+
+    /// The alignment bits every address has (4 or 3), each address's region numbered in
+    /// `regions`; 0 when the packed entries cannot describe them.
+    private static func packing(
+        _ addresses: UnsafeBufferPointer<UInt>, regions: UnsafeMutablePointer<UInt8>
+    ) -> UInt {
+        guard addresses.count < Layout.indexLimit else { return 0 }
+        var alignment: UInt = 0
+        for address in addresses { alignment |= address }
+        let shift: UInt = alignment & 15 == 0 ? 4 : alignment & 7 == 0 ? 3 : 0
+        guard shift != 0 else { return 0 }
+        var numbered = 0
+        for address in addresses where address != 0 {
+            let region = address >> (shift + 32)
+            guard region < UInt(Layout.regionCount) else { return 0 }
+            if regions[Int(region)] == 0 {
+                guard numbered < Layout.maximumRegions else { return 0 }
+                numbered += 1
+                regions[Int(region)] = UInt8(numbered)
+            }
         }
-        let entries = storage.entries
-        for slot in 0..<storage.capacity where entries[slot].address != 0 {
-            let old = Int(entries[slot].index)
-            entries[slot].index = old >= 0 && old < new.count ? new[old] : -1
+        return shift
+    }
+
+    private static func fill(
+        _ entries: UnsafeMutablePointer<UInt64>, capacity: Int,
+        regions: UnsafeMutablePointer<UInt8>, shift: UInt, from addresses: UnsafeBufferPointer<UInt>
+    ) {
+        for position in addresses.indices {
+            let address = addresses[position]
+            guard address != 0 else { continue }
+            let number = UInt64(regions[Int(address >> (shift + 32))])
+            let entry =
+                UInt64(truncatingIfNeeded: address >> shift) & Layout.lowBits
+                | number << Layout.regionShift | UInt64(position) << Layout.indexShift
+            var slot = home(address, capacity)
+            while entries[slot] != 0 {
+                slot += 1
+                if slot == capacity { slot = 0 }
+            }
+            entries[slot] = entry
         }
     }
 
-    /// The bytes the table takes.
-    package var byteCount: Int { storage.capacity * MemoryLayout<Entry>.stride }
+    private static func fill(
+        _ entries: UnsafeMutablePointer<WideEntry>, capacity: Int,
+        from addresses: UnsafeBufferPointer<UInt>
+    ) {
+        for position in addresses.indices {
+            let address = addresses[position]
+            guard address != 0 else { continue }
+            var slot = home(address, capacity)
+            while entries[slot].address != 0 {
+                slot += 1
+                if slot == capacity { slot = 0 }
+            }
+            entries[slot] = WideEntry(address: address, index: Int32(position))
+        }
+    }
 
     /// Fibonacci hashing of the address without its alignment bits (blocks are 16-aligned),
     /// its top 32 bits mapped onto `0..<capacity` by the high half of their product with

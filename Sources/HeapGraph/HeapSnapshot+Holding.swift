@@ -267,7 +267,7 @@ struct PathShapes {
             let type = graph.typeNameNumber(of: step.to)
             // A task's label (where it waits, when its reader named it) is part of the shape:
             // what tasks waiting at different lines hold are different groups.
-            let label = isTaskHolder(step.from) ? graph.labels[Int(step.to)] : 0
+            let label = isTaskHolder(step.from) ? graph.labelNumber(of: step.to) : 0
             if label != 0 {
                 shape = intern([shape, role, type, label], role: role, type: type)
             } else if lastStep[Int(shape)] != (role, type) {

@@ -22,8 +22,11 @@ extension CompactGraph {
         public package(set) var roles = InternedRoles()
         package var kinds: [NodeKind] = []
         package var typeNames: [UInt32] = []
+        /// Label numbers; empty until a node is given a label, then one per node (read with
+        /// ``label(at:)``).
         package var labels: [UInt32] = []
         package var addresses: [UInt] = []
+        /// Keys; empty until a node is given a key, like ``labels`` (read with ``key(at:)``).
         package var keys: [UInt64] = []
         /// Sizes in bytes; empty until a node is given a size.
         package var sizes: [UInt32] = []
@@ -39,9 +42,7 @@ extension CompactGraph {
         public init(expectedNodes: Int = 0, expectedEdges: Int = 0) {
             kinds.reserveCapacity(expectedNodes)
             typeNames.reserveCapacity(expectedNodes)
-            labels.reserveCapacity(expectedNodes)
             addresses.reserveCapacity(expectedNodes)
-            keys.reserveCapacity(expectedNodes)
             sources.reserveCapacity(expectedEdges)
             targets.reserveCapacity(expectedEdges)
             edgeFlags.reserveCapacity(expectedEdges)
@@ -52,6 +53,23 @@ extension CompactGraph {
         public var nodeCount: Int { kinds.count }
         /// The number of edges added so far.
         public var edgeCount: Int { targets.count }
+
+        /// The label number of the node added at `position` (`0` for none).
+        package func label(at position: Int) -> UInt32 {
+            position < labels.count ? labels[position] : 0
+        }
+
+        /// The key of the node added at `position` (`0` for none).
+        package func key(at position: Int) -> UInt64 {
+            position < keys.count ? keys[position] : 0
+        }
+
+        /// Every node's key, `0` for the nodes given none: one per node, even while ``keys``
+        /// is empty.
+        package var everyKey: [UInt64] {
+            keys.count == kinds.count
+                ? keys : keys + [UInt64](repeating: 0, count: kinds.count - keys.count)
+        }
 
         /// The number of `string` in the graph's string table, adding it if new.
         ///
@@ -80,19 +98,14 @@ extension CompactGraph {
             kind: NodeKind, typeNameNumber: UInt32, labelNumber: UInt32 = 0, address: UInt = 0,
             key: UInt64 = 0, size: Int = 0
         ) -> NodeID {
+            let position = kinds.count
             kinds.append(kind)
             typeNames.append(typeNameNumber)
-            labels.append(labelNumber)
             addresses.append(address)
-            keys.append(key)
-            if size != 0 || !sizes.isEmpty {
-                if sizes.count < kinds.count - 1 {
-                    sizes.append(
-                        contentsOf: Array(repeating: 0, count: kinds.count - 1 - sizes.count))
-                }
-                sizes.append(UInt32(clamping: size))
-            }
-            return NodeID(kinds.count - 1)
+            labels.setOptional(labelNumber, at: position)
+            keys.setOptional(key, at: position)
+            sizes.setOptional(UInt32(clamping: size), at: position)
+            return NodeID(position)
         }
 
         /// Adds a node, interning its type name and label.

@@ -13,8 +13,9 @@ extension CompactGraph.Builder {
     ///   it, nodes keep the order they were added in.
     /// - Returns: The graph. Map a provisional number to the graph's with
     ///   ``CompactGraph/node(added:)``.
-    /// - Complexity: O(*n* + *e*) time; at most about 20 bytes per edge of extra memory while
-    ///   building.
+    /// - Complexity: O(*n* + *e*) time. The edges are placed in their own columns: no memory
+    ///   per edge beyond the builder's while building, but for the locality numbering's
+    ///   (4 bytes an edge and 12 a node, when asked for).
     public consuming func build(numberingForLocality: Bool = true) -> CompactGraph {
         let number = numberingForLocality ? localityNumbering() : nil
         return build(numbering: number)
@@ -39,9 +40,10 @@ extension CompactGraph.Builder {
             return isIdentity || column.isEmpty
                 ? column : Self.permuted(column, by: number, filler: filler)
         }
-        if !sizes.isEmpty, sizes.count < nodeCount {
-            sizes.append(contentsOf: Array(repeating: 0, count: nodeCount - sizes.count))
-        }
+        // Optional columns, empty or one value per node (the caller's may have set them short).
+        sizes.padded(to: nodeCount)
+        labels.padded(to: nodeCount)
+        keys.padded(to: nodeCount)
         let newKinds = take(&kinds, filler: .object)
         let newTypeNames = take(&typeNames, filler: 0)
         let newLabels = take(&labels, filler: 0)
@@ -60,36 +62,53 @@ extension CompactGraph.Builder {
         // Out-edges: count per holder (and strong ones apart), then place.
         var outStart = [UInt32](repeating: 0, count: nodeCount + 1)
         var strongOutEnd = [UInt32](repeating: 0, count: nodeCount)
+        if !edgeTags.isEmpty, edgeTags.count < targets.count {
+            edgeTags.append(contentsOf: Array(repeating: 0, count: targets.count - edgeTags.count))
+        }
+        // Columns of one length (a caller's may differ: the shortest wins, as when added).
+        let edgeCount = min(sources.count, targets.count, edgeFlags.count, edgeRoles.count)
+        sources.removeLast(sources.count - edgeCount)
+        targets.removeLast(targets.count - edgeCount)
+        edgeFlags.removeLast(edgeFlags.count - edgeCount)
+        edgeRoles.removeLast(edgeRoles.count - edgeCount)
+        if !edgeTags.isEmpty { edgeTags.removeLast(edgeTags.count - edgeCount) }
         let kept = number.withUnsafeBufferPointer { number in
-            sources.withUnsafeBufferPointer { sources in
-                targets.withUnsafeBufferPointer { targets in
-                    edgeFlags.withUnsafeBufferPointer { flags in
-                        outStart.withUnsafeMutableBufferPointer { start in
-                            strongOutEnd.withUnsafeMutableBufferPointer { strongEnd in
-                                EdgePlacement.countRows(
-                                    sources: sources, targets: targets, flags: flags,
-                                    number: number, start: start, strongEnd: strongEnd)
+            sources.withUnsafeMutableBufferPointer { sources in
+                targets.withUnsafeMutableBufferPointer { targets in
+                    edgeFlags.withUnsafeMutableBufferPointer { flags in
+                        edgeRoles.withUnsafeMutableBufferPointer { roles in
+                            edgeTags.withUnsafeMutableBufferPointer { tags in
+                                outStart.withUnsafeMutableBufferPointer { start in
+                                    strongOutEnd.withUnsafeMutableBufferPointer { strongEnd in
+                                        let kept = EdgePlacement.countRows(
+                                            sources: UnsafeBufferPointer(sources),
+                                            targets: UnsafeBufferPointer(targets),
+                                            flags: UnsafeBufferPointer(flags), number: number,
+                                            start: start, strongEnd: strongEnd)
+                                        EdgePlacement.placeInPlace(
+                                            sources: sources, targets: targets, flags: flags,
+                                            roles: roles, tags: tags, number: number,
+                                            start: start, strongEnd: strongEnd)
+                                        return kept
+                                    }
+                                }
                             }
                         }
                     }
                 }
             }
         }
-        var outTargets = [CompactGraph.NodeID](repeating: 0, count: kept)
-        var outFlags = [UInt8](repeating: 0, count: kept)
-        var outRoles = [UInt32](repeating: 0, count: kept)
-        var outTags = [UInt32](repeating: 0, count: edgeTags.isEmpty ? 0 : kept)
-        let placement = EdgePlacement(
-            number: number, start: outStart, strongEnd: strongOutEnd)
-        placement.placeOutEdges(
-            sources: sources, targets: targets, flags: edgeFlags, roles: edgeRoles,
-            tags: edgeTags, outTargets: &outTargets, outFlags: &outFlags,
-            outRoles: &outRoles, outTags: &outTags)
+        // The columns are the graph's now, the dropped edges cut off their ends.
         sources = []
-        targets = []
-        edgeFlags = []
-        edgeRoles = []
-        edgeTags = []
+        var outTargets = targets
+        var outFlags = edgeFlags
+        var outRoles = edgeRoles
+        var outTags = edgeTags
+        (targets, edgeFlags, edgeRoles, edgeTags) = ([], [], [], [])
+        outTargets.removeLast(outTargets.count - kept)
+        outFlags.removeLast(outFlags.count - kept)
+        outRoles.removeLast(outRoles.count - kept)
+        if !outTags.isEmpty { outTags.removeLast(outTags.count - kept) }
 
         return CompactGraph(
             kinds: newKinds, typeNames: newTypeNames, labels: newLabels, addresses: newAddresses,

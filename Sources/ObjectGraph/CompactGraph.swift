@@ -26,8 +26,9 @@
 /// Node and edge numbers are 32-bit: a graph holds fewer than 2³² − 2 of each. Accessors take
 /// numbers the graph gave out (below ``nodeCount`` and ``edgeCount``), like array subscripts.
 ///
-/// Memory: 41 bytes per node (37 without sizes) and 9 bytes per edge (plus 4 per edge when
-/// edge tags are given), plus the distinct strings and roles; the in-edge rows add 8 bytes per
+/// Memory: 21 bytes per node, plus 4 when nodes were renumbered, and 4 for labels, 8 for keys
+/// and 4 for sizes once some node has one (a graph of a heap's objects has no labels and no
+/// keys); 9 bytes per edge (plus 4 per edge when edge tags are given), plus the distinct strings and roles; the in-edge rows add 8 bytes per
 /// node and 8 per edge once a "who holds it" question has built them.
 public struct CompactGraph: Sendable {
     /// A node's number: `0..<nodeCount`.
@@ -38,8 +39,10 @@ public struct CompactGraph: Sendable {
     // Nodes, by number.
     package let kinds: [NodeKind]
     package let typeNames: [UInt32]
+    /// Each node's label number; empty when no node has a label.
     package let labels: [UInt32]
     package let addresses: [UInt]
+    /// Each node's key; empty when no node has a key.
     package let keys: [UInt64]
     /// Each node's size in bytes; empty when no size was given.
     package let sizes: [UInt32]
@@ -81,6 +84,14 @@ public struct CompactGraph: Sendable {
     ) {
         self.kinds = kinds
         self.typeNames = typeNames
+        // Optional columns: empty, or one value per node (zeros for the nodes a caller's
+        // column stopped short of).
+        var labels = labels
+        var keys = keys
+        var sizes = sizes
+        labels.padded(to: kinds.count)
+        keys.padded(to: kinds.count)
+        sizes.padded(to: kinds.count)
         self.labels = labels
         self.addresses = addresses
         self.keys = keys
@@ -132,8 +143,12 @@ extension CompactGraph {
     public func typeName(of node: NodeID) -> String { strings[typeNames[Int(node)]] }
     /// `node`'s label, or `nil` when it has none.
     public func label(of node: NodeID) -> String? {
-        let number = labels[Int(node)]
+        let number = labelNumber(of: node)
         return number == 0 ? nil : strings[number]
+    }
+    /// The interned number of `node`'s label (`0` when it has none).
+    public func labelNumber(of node: NodeID) -> UInt32 {
+        labels.isEmpty ? 0 : labels[Int(node)]
     }
     /// `node`'s address, or `nil` when none was given.
     public func address(of node: NodeID) -> UInt? {
@@ -141,7 +156,7 @@ extension CompactGraph {
         return address == 0 ? nil : address
     }
     /// The key the caller gave `node` (`0` when none).
-    public func key(of node: NodeID) -> UInt64 { keys[Int(node)] }
+    public func key(of node: NodeID) -> UInt64 { keys.isEmpty ? 0 : keys[Int(node)] }
     /// `node`'s size in bytes (`0` when none was given).
     public func size(of node: NodeID) -> Int { sizes.isEmpty ? 0 : Int(sizes[Int(node)]) }
 

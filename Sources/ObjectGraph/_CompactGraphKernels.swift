@@ -174,11 +174,6 @@ extension OutEdgeKernel {
 /// ``CompactGraph/Builder/build(numberingForLocality:)``), over unsafe buffers for the same
 /// reason as the searches above: `&+=` on an array element costs a uniqueness check per edge.
 package struct EdgePlacement {
-    /// Each node's new number, by the number it was added with; empty when nodes keep theirs.
-    let number: [UInt32]
-    let start: [UInt32]
-    let strongEnd: [UInt32]
-
     /// Counts each holder's edges (strong ones apart) and turns the counts into row starts
     /// (`start`, one extra end entry) and strong-edge ends (`strongEnd`).
     ///
@@ -215,68 +210,66 @@ package struct EdgePlacement {
         }
     }
 
-    /// Places every kept edge in its holder's row, strong ones first, each part in the order
-    /// added.
-    func placeOutEdges(
-        sources: [UInt32], targets: [UInt32], flags: [UInt8], roles: [UInt32], tags: [UInt32],
-        outTargets: inout [UInt32], outFlags: inout [UInt8], outRoles: inout [UInt32],
-        outTags: inout [UInt32]
+    /// Moves every kept edge to its place in its holder's row, strong ones first, each part in
+    /// the order added, in the columns themselves: no second set of columns while building
+    /// (9 bytes an edge) and no cursors (8 bytes a node). The edges dropped (an end not below
+    /// the node count) go last, and the caller cuts the columns to `kept`.
+    ///
+    /// On entry `start` and `strongEnd` are the rows ``countRows(sources:targets:flags:number:start:strongEnd:)``
+    /// made; they serve as the cursors, each edge placed from its row's end down (the edges
+    /// taken last to first), and hold the rows again on return. `sources` holds each edge's
+    /// place meanwhile, and nothing useful on return; `targets` are renumbered.
+    ///
+    /// - Complexity: O(*e*) time; every edge moved at most once, by swaps along the cycles of
+    ///   the permutation (a heap's edges, read holder by holder, are mostly in place already).
+    static func placeInPlace(
+        sources: UnsafeMutableBufferPointer<UInt32>, targets: UnsafeMutableBufferPointer<UInt32>,
+        flags: UnsafeMutableBufferPointer<UInt8>, roles: UnsafeMutableBufferPointer<UInt32>,
+        tags: UnsafeMutableBufferPointer<UInt32>, number: UnsafeBufferPointer<UInt32>,
+        start: UnsafeMutableBufferPointer<UInt32>, strongEnd: UnsafeMutableBufferPointer<UInt32>
     ) {
         let nodeCount = strongEnd.count
-        let hasTags = !outTags.isEmpty
         let isIdentity = number.isEmpty
-        let strongCursor = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
-        let otherCursor = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
-        defer {
-            strongCursor.deallocate()
-            otherCursor.deallocate()
+        let hasTags = !tags.isEmpty
+        // Cursors at the rows' ends: a strong edge goes before `start[k]`, which then moves
+        // down to the row's start; any other before `strongEnd[k]`, down to the strong end.
+        for node in 0..<nodeCount {
+            let end = start[node + 1]
+            start[node] = strongEnd[node]
+            strongEnd[node] = end
         }
-        start.withUnsafeBufferPointer { start in
-            _ = strongCursor.initialize(from: start.prefix(nodeCount))
+        var dropped = sources.count
+        var edge = sources.count
+        while edge > 0 {
+            edge -= 1
+            let from = Int(sources[edge])
+            let to = Int(targets[edge])
+            guard from < nodeCount, to < nodeCount else {
+                dropped -= 1
+                sources[edge] = UInt32(truncatingIfNeeded: dropped)
+                continue
+            }
+            let holder = isIdentity ? from : Int(number[from])
+            if CompactGraph.isRetaining(flags[edge]) {
+                start[holder] &-= 1
+                sources[edge] = start[holder]
+            } else {
+                strongEnd[holder] &-= 1
+                sources[edge] = strongEnd[holder]
+            }
+            if !isIdentity { targets[edge] = number[to] }
         }
-        _ = strongEnd.withUnsafeBufferPointer { otherCursor.initialize(from: $0) }
-        number.withUnsafeBufferPointer { number in
-            sources.withUnsafeBufferPointer { sources in
-                targets.withUnsafeBufferPointer { targets in
-                    flags.withUnsafeBufferPointer { flags in
-                        roles.withUnsafeBufferPointer { roles in
-                            tags.withUnsafeBufferPointer { tags in
-                                outTargets.withUnsafeMutableBufferPointer { outTargets in
-                                    outFlags.withUnsafeMutableBufferPointer { outFlags in
-                                        outRoles.withUnsafeMutableBufferPointer { outRoles in
-                                            outTags.withUnsafeMutableBufferPointer { outTags in
-                                                for edge in 0..<sources.count {
-                                                    let from = Int(sources[edge])
-                                                    let to = Int(targets[edge])
-                                                    guard from < nodeCount, to < nodeCount
-                                                    else { continue }
-                                                    let holder =
-                                                        isIdentity ? from : Int(number[from])
-                                                    let flag = flags[edge]
-                                                    let slot: Int
-                                                    if CompactGraph.isRetaining(flag) {
-                                                        slot = Int(strongCursor[holder])
-                                                        strongCursor[holder] &+= 1
-                                                    } else {
-                                                        slot = Int(otherCursor[holder])
-                                                        otherCursor[holder] &+= 1
-                                                    }
-                                                    outTargets[slot] =
-                                                        isIdentity
-                                                        ? UInt32(truncatingIfNeeded: to)
-                                                        : number[to]
-                                                    outFlags[slot] = flag
-                                                    outRoles[slot] = roles[edge]
-                                                    if hasTags { outTags[slot] = tags[edge] }
-                                                }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
+        // Each swap puts one edge where it belongs.
+        let place = sources
+        for position in 0..<place.count {
+            while Int(place[position]) != position {
+                let other = Int(place[position])
+                targets.swapAt(position, other)
+                flags.swapAt(position, other)
+                roles.swapAt(position, other)
+                if hasTags { tags.swapAt(position, other) }
+                place[position] = place[other]
+                place[other] = UInt32(truncatingIfNeeded: other)
             }
         }
     }

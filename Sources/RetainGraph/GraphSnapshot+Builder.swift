@@ -80,7 +80,7 @@ extension GraphSnapshot {
         /// - Complexity: O(*n* + *r*).
         public var mentionedIDs: [ObjectID] {
             var seen = Set<ObjectID>()
-            let ids = builder.keys.map(ObjectID.init(rawValue:))
+            let ids = builder.everyKey.map(ObjectID.init(rawValue:))
             return (ids + zip(froms, tos).flatMap { [$0, $1] }).filter { seen.insert($0).inserted }
         }
 

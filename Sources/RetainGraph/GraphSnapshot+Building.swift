@@ -7,7 +7,7 @@ extension GraphSnapshot.Builder {
     ///   otherwise.
     consuming func finish() -> GraphSnapshot {
         if let placedRows, let nodeIndex { return finishPlaced(placedRows, nodeIndex: nodeIndex) }
-        let (index, order) = NodeIndex.build(keys: builder.keys)
+        let (index, order) = NodeIndex.build(keys: builder.everyKey)
         // Node number (identity rank) of each node as added; -1 for a dropped duplicate.
         var numberOf = [Int32](repeating: -1, count: builder.nodeCount)
         for (number, position) in order.enumerated() { numberOf[position] = Int32(number) }
@@ -120,7 +120,7 @@ extension GraphSnapshot.Builder {
     /// - Returns: For each node as added, its number; `nil` when the nodes were in identity
     ///   order already (every number is the position).
     mutating func numberNodesByIdentity() -> [UInt32]? {
-        let (index, order) = NodeIndex.build(keys: builder.keys)
+        let (index, order) = NodeIndex.build(keys: builder.everyKey)
         nodeIndex = index
         let isInOrder = order.withUnsafeBufferPointer { order in
             order.indices.allSatisfy { order[$0] == $0 }
@@ -131,9 +131,10 @@ extension GraphSnapshot.Builder {
         func moved<Value>(_ values: [Value]) -> [Value] { order.map { values[$0] } }
         builder.kinds = moved(builder.kinds)
         builder.typeNames = moved(builder.typeNames)
-        builder.labels = moved(builder.labels)
         builder.addresses = moved(builder.addresses)
-        builder.keys = moved(builder.keys)
+        // Optional columns: empty, or one value per node.
+        if !builder.labels.isEmpty { builder.labels = moved(builder.labels) }
+        if !builder.keys.isEmpty { builder.keys = moved(builder.keys) }
         if !builder.sizes.isEmpty { builder.sizes = moved(builder.sizes) }
         builder.rootNodes = builder.rootNodes.map { numberOf[Int($0)] }
         extras = Dictionary(uniqueKeysWithValues: extras.map { (Int(numberOf[$0.key]), $0.value) })

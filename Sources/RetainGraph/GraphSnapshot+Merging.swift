@@ -27,9 +27,9 @@ extension GraphSnapshot.Builder {
         let other = additions.builder
         for position in 0..<other.nodeCount {
             let kind = NodeKind(other.kinds[position]) { rootKindOf[position] ?? .process }
-            let label = other.labels[position]
+            let label = other.label(at: position)
             addNode(
-                id: ObjectID(rawValue: other.keys[position]), kind: kind,
+                id: ObjectID(rawValue: other.key(at: position)), kind: kind,
                 typeNumber: typeNumber[Int(other.typeNames[position])],
                 label: label == 0 ? nil : other.strings[label],
                 address: other.addresses[position] == 0 ? nil : other.addresses[position],
@@ -70,7 +70,7 @@ extension GraphSnapshot.Builder {
     /// - Complexity: O(*n*) for *n* nodes.
     private mutating func fillMissingTraces() {
         guard !extras.isEmpty else { return }
-        let ids = builder.keys.map(ObjectID.init(rawValue:))
+        let ids = builder.everyKey.map(ObjectID.init(rawValue:))
         var keptPosition: [ObjectID: Int] = [:]
         for (position, id) in ids.enumerated() where keptPosition[id] == nil {
             keptPosition[id] = position
@@ -98,8 +98,8 @@ extension GraphSnapshot.Builder {
             nodeIndex = nil
         }
         guard froms.isEmpty, !builder.sources.isEmpty else { return }
-        froms = builder.sources.map { ObjectID(rawValue: builder.keys[Int($0)]) }
-        tos = builder.targets.map { ObjectID(rawValue: builder.keys[Int($0)]) }
+        froms = builder.sources.map { ObjectID(rawValue: builder.key(at: Int($0))) }
+        tos = builder.targets.map { ObjectID(rawValue: builder.key(at: Int($0))) }
         builder.sources = []
         builder.targets = []
     }

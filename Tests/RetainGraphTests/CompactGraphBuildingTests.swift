@@ -1,5 +1,6 @@
 import RetainGraph
 import Testing
+import _TestSupport
 
 @Suite("Compact graph: building")
 struct CompactGraphBuildingTests {
@@ -78,6 +79,47 @@ struct CompactGraphBuildingTests {
         #expect(graph.label(ofEdge: fromZero[1].edge) == "unowned")
         #expect(graph.outgoing(from: 1).isEmpty)
         for step in fromTwo + fromZero { #expect(graph.source(of: step.edge) == step.from) }
+    }
+
+    @Test(
+        "Many edges in shuffled order, some to no node, land as a row-by-row sort would put them",
+        arguments: [false, true])
+    func shuffledEdgesLandInStableRows(numbering: Bool) {
+        var random = SplitMix64(seed: 35)
+        let nodes = 300
+        var builder = CompactGraph.Builder()
+        for _ in 0..<nodes { builder.addNode(kind: .object, typeName: "T") }
+        let ownerships: [Ownership] = [.strong, .weak, .unowned, .strong]
+        // What each holder's row must be: its strong edges, then the others, each in the
+        // order added (edges to a node that does not exist dropped).
+        var strongRows = [[(to: Int, tag: UInt32)]](repeating: [], count: nodes)
+        var otherRows = [[(to: Int, tag: UInt32)]](repeating: [], count: nodes)
+        for tag in UInt32(1)...5_000 {
+            let from = Int.random(in: 0..<nodes, using: &random)
+            let to = Int.random(in: 0..<(nodes + 10), using: &random)
+            let ownership = ownerships[Int.random(in: 0..<4, using: &random)]
+            builder.addEdge(
+                from: CompactGraph.NodeID(from), to: CompactGraph.NodeID(to),
+                ownership: ownership, tag: tag)
+            guard to < nodes else { continue }
+            if ownership == .strong {
+                strongRows[from].append((to, tag))
+            } else {
+                otherRows[from].append((to, tag))
+            }
+        }
+        let graph = builder.build(numberingForLocality: numbering)
+        #expect(graph.edgeCount == strongRows.joined().count + otherRows.joined().count)
+        for from in 0..<nodes {
+            let row = graph.outgoing(from: graph.node(added: CompactGraph.NodeID(from)))
+            let expected = strongRows[from] + otherRows[from]
+            #expect(row.map { graph.tag(ofEdge: $0.edge) } == expected.map(\.tag))
+            #expect(
+                row.map(\.to) == expected.map { graph.node(added: CompactGraph.NodeID($0.to)) })
+            #expect(
+                graph.strongOutEdges(of: graph.node(added: CompactGraph.NodeID(from))).count
+                    == strongRows[from].count)
+        }
     }
 
     @Test("In-edges answer who holds a node, strong holders first")

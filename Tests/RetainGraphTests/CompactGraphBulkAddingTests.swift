@@ -55,4 +55,46 @@ import Testing
         #expect(unowned.map { graph.ownership(ofEdge: $0.edge) } == [.unowned])
         #expect(unowned.allSatisfy { graph.isDiscovered($0.edge) && !graph.isFoundInHeap($0.edge) })
     }
+
+    @Test func labelsAndKeysGivenToSomeNodesReadBackAfterBulkAddingAndRenumbering() {
+        var builder = CompactGraph.Builder()
+        let type = builder.intern("App.Entry")
+        builder.addNodes(
+            kinds: [.object, .object], typeNameNumbers: [type, type], addresses: [0x10, 0x20])
+        let queue = builder.addNode(kind: .root, typeName: "queue", label: "main", key: 7)
+        builder.addNodes(
+            kinds: [.object], typeNameNumbers: [type], addresses: [0x30], sizes: [48])
+        let plain = builder.addNode(kind: .object, typeName: "App.Plain")
+        builder.addRoot(queue, kind: .dispatchQueue(label: "main"))
+        for entry: CompactGraph.NodeID in [0, 1, 3, 4] {
+            builder.addEdge(from: queue, to: entry, ownership: .strong, role: .declared("item"))
+        }
+        for numbering in [false, true] {
+            let graph = builder.build(numberingForLocality: numbering)
+            let labelled = graph.node(added: queue)
+            #expect(graph.label(of: labelled) == "main")
+            #expect(graph.key(of: labelled) == 7)
+            for other: CompactGraph.NodeID in [0, 1, 3, plain] {
+                let node = graph.node(added: other)
+                #expect(graph.label(of: node) == nil)
+                #expect(graph.key(of: node) == 0)
+            }
+            #expect(graph.size(of: graph.node(added: 3)) == 48)
+            #expect(graph.size(of: graph.node(added: plain)) == 0)
+            #expect(graph.typeName(of: graph.node(added: plain)) == "App.Plain")
+        }
+    }
+
+    @Test func nodesWithoutLabelsOrKeysReadBackAsNone() {
+        var builder = CompactGraph.Builder()
+        let type = builder.intern("App.Entry")
+        builder.addNodes(
+            kinds: [.object, .object], typeNameNumbers: [type, type], addresses: [0x10, 0x20])
+        builder.addNode(kind: .object, typeName: "App.Other", address: 0x30)
+        let graph = builder.build()
+        for node in 0..<CompactGraph.NodeID(graph.nodeCount) {
+            #expect(graph.label(of: node) == nil)
+            #expect(graph.key(of: node) == 0)
+        }
+    }
 }

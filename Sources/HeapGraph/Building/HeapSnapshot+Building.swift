@@ -139,7 +139,9 @@ extension HeapSnapshot {
             flags: edges.flags.taken(), roles: edges.roles.taken(), tags: [])
         holders.addNodes(to: &builder, unattributed: roots.unattributed)
         // Objects keep their numbers: a node's number is its HeapObjectID.
-        let graph = builder.build(numberingForLocality: false)
+        // Consumed, not copied: the build places the edges in the builder's own columns, and a
+        // copy still held here would make it copy each of them first.
+        let graph = (consume builder).build(numberingForLocality: false)
         var problems = Set<String>()
         var allLimitations = limitations
         for layout in layouts {

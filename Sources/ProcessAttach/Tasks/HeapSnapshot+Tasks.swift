@@ -86,6 +86,7 @@ extension HeapSnapshot {
         var strings = graph.strings
         var typeNames = graph.typeNames
         var labels = graph.labels
+        if labels.isEmpty, !asTypes { labels = [UInt32](repeating: 0, count: graph.nodeCount) }
         for task in tasks.tasks {
             guard let id = object(at: task.address) else { continue }
             let node = Int(id.rawValue)

@@ -49,8 +49,11 @@ public struct HeapSnapshot: Sendable {
     public let limitations: [String]
     /// Counts about the read itself.
     public package(set) var statistics: HeapReadStatistics
-    /// Object addresses to node numbers.
-    let addressIndex: AddressIndex
+    /// Object addresses to node numbers: the reader's index when it kept it (the census's), or
+    /// made from the graph's addresses on the first lookup (an attach lets its index go before
+    /// the graph is built: 16 bytes an object less at its peak; a who-holds answer by type
+    /// never needs it).
+    private let addressIndex: CompactGraph.Computed<AddressIndex>
     /// Per object: its strong retain count (`UInt32.max` for an immortal object or one whose
     /// count was not read).
     let retainCounts: [UInt32]
@@ -75,10 +78,7 @@ public struct HeapSnapshot: Sendable {
         self.process = process
         self.limitations = limitations
         self.statistics = statistics
-        self.addressIndex =
-            addressIndex
-            ?? AddressIndex(
-                (0..<objectCount).map { graph.address(of: CompactGraph.NodeID($0)) ?? 0 })
+        self.addressIndex = addressIndex.map(CompactGraph.Computed.init) ?? CompactGraph.Computed()
         self.retainCounts = retainCounts
         self.outsideCounts = outsideCounts
         self.objectTypes = objectTypes
@@ -121,9 +121,14 @@ public struct HeapSnapshot: Sendable {
 
     /// The identity of the object at `address`, if a live object starts there.
     ///
-    /// - Complexity: O(1) expected (a hash lookup).
+    /// - Complexity: O(1) expected (a hash lookup); the first lookup in a snapshot read from
+    ///   another process makes the index, O(*n*).
     public func object(at address: UInt) -> HeapObjectID? {
-        addressIndex.index(of: address).map(HeapObjectID.init(rawValue:))
+        // Every node's address (the holders' are 0): objects come first, and keep their
+        // positions as their numbers.
+        let index = addressIndex.value { [graph] in AddressIndex(graph.addresses) }
+        guard let found = index.index(of: address), Int(found) < objectCount else { return nil }
+        return HeapObjectID(rawValue: found)
     }
 
     /// The identity of the object whose block holds `address` (its start or any byte of it).

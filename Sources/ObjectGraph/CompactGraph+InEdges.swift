@@ -31,8 +31,11 @@ extension CompactGraph {
 
         package init() {}
 
+        /// A value made already.
+        package init(_ value: Value) { stored.withLock { $0 = value } }
+
         /// The value, made with `make` on first use.
-        func value(_ make: () -> Value) -> Value {
+        package func value(_ make: () -> Value) -> Value {
             stored.withLock { stored in
                 if let stored { return stored }
                 let value = make()
@@ -42,7 +45,7 @@ extension CompactGraph {
         }
 
         /// The value if it was made, without making it.
-        var madeValue: Value? { stored.withLock { $0 } }
+        package var madeValue: Value? { stored.withLock { $0 } }
     }
 }
 

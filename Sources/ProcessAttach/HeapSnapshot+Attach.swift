@@ -127,7 +127,7 @@ extension HeapSnapshot {
         }
         self.init(
             resolved: consume resolved, roots: ProcessRoots(memory: memory), process: process,
-            limitations: reported, statistics: statistics)
+            limitations: reported, statistics: statistics, keepsAddressIndex: false)
         try checkBudget()
         self.statistics.analysisSeconds = (ContinuousClock.now - started).seconds
     }

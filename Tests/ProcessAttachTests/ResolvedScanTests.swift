@@ -64,5 +64,12 @@ struct ResolvedScanTests {
         let node = CompactGraph.NodeID(heap.objects(ofType: "attach_many.Node")[0].rawValue)
         #expect(heap.graph.label(of: node) == nil)
         #expect(heap.graph.key(of: node) == 0)
+        // The attach lets its address index go before the graph is built: the first lookup
+        // makes it again, from the graph.
+        for id in heap.objects(ofType: "attach_many.Node").prefix(100) {
+            #expect(heap.object(at: heap[id].address) == id)
+            #expect(heap.object(at: heap[id].address + 8) == nil)
+        }
+        #expect(heap.object(at: 0) == nil)
     }
 }

@@ -10,17 +10,30 @@ extension HeapSnapshot {
     /// which lookups interleaved with the scan's own reads could not. It writes into buffers and
     /// keeps the common role (one that does not depend on the target) as the scan recorded it:
     /// appending to arrays and calling out per reference cost a debug build twice as much.
+    ///
+    /// With `inPlace` (the caller holds the only reference to `columns`), the kept references'
+    /// holders, flags and roles are written over the scan's own columns (each reference is
+    /// read before any is written at its place or after), and each column is freed as soon as
+    /// its array is made: the peak holds the scan's columns and one new column (21 bytes a
+    /// reference), where separate buffers held 34. Without it, the scan's columns are left as
+    /// they were.
     static func resolveReferences(
         _ columns: ScanColumns, index: AddressIndex, kinds: [CompactGraph.NodeKind],
         naming: inout RoleNaming, builder: inout CompactGraph.Builder, typeNames: [String],
-        typeIndex: [Int32]
+        typeIndex: [Int32], inPlace: Bool = false
     ) -> EdgeColumns {
         let count = columns.referenceCount
         let read = columns.storage.pointee
-        let sources = UnsafeMutablePointer<UInt32>.allocate(capacity: max(count, 1))
         let targets = UnsafeMutablePointer<UInt32>.allocate(capacity: max(count, 1))
-        let flags = UnsafeMutablePointer<UInt8>.allocate(capacity: max(count, 1))
-        let roles = UnsafeMutablePointer<UInt32>.allocate(capacity: max(count, 1))
+        let sources =
+            inPlace
+            ? read.sources.base : UnsafeMutablePointer<UInt32>.allocate(capacity: max(count, 1))
+        let flags =
+            inPlace
+            ? read.kinds.base : UnsafeMutablePointer<UInt8>.allocate(capacity: max(count, 1))
+        let roles =
+            inPlace
+            ? read.roles.base : UnsafeMutablePointer<UInt32>.allocate(capacity: max(count, 1))
         // The graph's flags for each ownership byte (0–4) of a reference found in the heap.
         var flagsOfKind = [UInt8](repeating: 0, count: 8)
         for byte in 0..<8 {
@@ -51,17 +64,18 @@ extension HeapSnapshot {
                 edge += 1
             }
         }
-        // Each buffer freed as soon as its array holds it: the peak is the buffers and one
-        // array, not the buffers and every array (13 bytes a reference less).
+        // Each buffer or column freed as soon as its array holds it: the peak is the buffers
+        // and one array, not the buffers and every array.
+        if inPlace { columns.releaseReferenceColumn(.words) }
         var edges = EdgeColumns()
         edges.sources = Array(UnsafeBufferPointer(start: sources, count: kept))
-        sources.deallocate()
+        if inPlace { columns.releaseReferenceColumn(.sources) } else { sources.deallocate() }
         edges.targets = Array(UnsafeBufferPointer(start: targets, count: kept))
         targets.deallocate()
         edges.flags = Array(UnsafeBufferPointer(start: flags, count: kept))
-        flags.deallocate()
+        if inPlace { columns.releaseReferenceColumn(.kinds) } else { flags.deallocate() }
         edges.roles = Array(UnsafeBufferPointer(start: roles, count: kept))
-        roles.deallocate()
+        if inPlace { columns.releaseReferenceColumn(.roles) } else { roles.deallocate() }
         return edges
     }
 }

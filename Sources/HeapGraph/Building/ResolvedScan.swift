@@ -84,7 +84,7 @@ package struct ResolvedScan {
         var naming = RoleNaming(roles: scan.roles)
         var edges = HeapSnapshot.resolveReferences(
             columns, index: index, kinds: nodeKinds, naming: &naming, builder: &builder,
-            typeNames: typeNames, typeIndex: typeIndex)
+            typeNames: typeNames, typeIndex: typeIndex, inPlace: ownsColumns)
         if ownsColumns { columns.releaseReferences() }
         beforeDecoding = (builder, edges.sources.count)
         boxes = HeapSnapshot.decodeDynamicValues(

@@ -271,6 +271,24 @@ package final class ScanColumns {
         storage.pointee.entryKinds.release()
     }
 
+    /// One of the references' columns.
+    package enum ReferenceColumn {
+        case sources, words, kinds, roles
+    }
+
+    /// Frees one of the references' columns, for a reader that resolved them in place and
+    /// copies them out one at a time: the scan then holds no reference (the others stay
+    /// allocated until freed too), and the reader's peak holds one copy, not all four.
+    package func releaseReferenceColumn(_ column: ReferenceColumn) {
+        storage.pointee.referenceCount = 0
+        switch column {
+        case .sources: storage.pointee.sources.release()
+        case .words: storage.pointee.words.release()
+        case .kinds: storage.pointee.kinds.release()
+        case .roles: storage.pointee.roles.release()
+        }
+    }
+
     /// Frees the references' columns once a reader has resolved them, leaving them empty (17
     /// bytes a reference; see ``releaseObjects()``).
     package func releaseReferences() {

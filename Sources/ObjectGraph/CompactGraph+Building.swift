@@ -13,9 +13,10 @@ extension CompactGraph.Builder {
     ///   it, nodes keep the order they were added in.
     /// - Returns: The graph. Map a provisional number to the graph's with
     ///   ``CompactGraph/node(added:)``.
-    /// - Complexity: O(*n* + *e*) time. The edges are placed in their own columns: no memory
-    ///   per edge beyond the builder's while building, but for the locality numbering's
-    ///   (4 bytes an edge and 12 a node, when asked for).
+    /// - Complexity: O(*n* + *e*) time. Without renumbering, the edges are placed in their own
+    ///   columns: no memory per edge beyond the builder's while building. With it, they are
+    ///   scattered into new columns (9 bytes an edge), beside the locality numbering's scratch
+    ///   memory (4 bytes an edge and 12 a node).
     public consuming func build(numberingForLocality: Bool = true) -> CompactGraph {
         let number = numberingForLocality ? localityNumbering() : nil
         return build(numbering: number)
@@ -66,12 +67,51 @@ extension CompactGraph.Builder {
             edgeTags.append(contentsOf: Array(repeating: 0, count: targets.count - edgeTags.count))
         }
         // Columns of one length (a caller's may differ: the shortest wins, as when added).
+        // (Only when they differ: a removal, even of nothing, copies a column another value
+        // still holds.)
         let edgeCount = min(sources.count, targets.count, edgeFlags.count, edgeRoles.count)
-        sources.removeLast(sources.count - edgeCount)
-        targets.removeLast(targets.count - edgeCount)
-        edgeFlags.removeLast(edgeFlags.count - edgeCount)
-        edgeRoles.removeLast(edgeRoles.count - edgeCount)
-        if !edgeTags.isEmpty { edgeTags.removeLast(edgeTags.count - edgeCount) }
+        if sources.count > edgeCount { sources.removeLast(sources.count - edgeCount) }
+        if targets.count > edgeCount { targets.removeLast(targets.count - edgeCount) }
+        if edgeFlags.count > edgeCount { edgeFlags.removeLast(edgeFlags.count - edgeCount) }
+        if edgeRoles.count > edgeCount { edgeRoles.removeLast(edgeRoles.count - edgeCount) }
+        if edgeTags.count > edgeCount { edgeTags.removeLast(edgeTags.count - edgeCount) }
+        guard isIdentity else {
+            // Renumbered: every edge moves, to a random place; scattered into new columns.
+            let kept = number.withUnsafeBufferPointer { number in
+                sources.withUnsafeBufferPointer { sources in
+                    targets.withUnsafeBufferPointer { targets in
+                        edgeFlags.withUnsafeBufferPointer { flags in
+                            outStart.withUnsafeMutableBufferPointer { start in
+                                strongOutEnd.withUnsafeMutableBufferPointer { strongEnd in
+                                    EdgePlacement.countRows(
+                                        sources: sources, targets: targets, flags: flags,
+                                        number: number, start: start, strongEnd: strongEnd)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            var outTargets = [CompactGraph.NodeID](repeating: 0, count: kept)
+            var outFlags = [UInt8](repeating: 0, count: kept)
+            var outRoles = [UInt32](repeating: 0, count: kept)
+            var outTags = [UInt32](repeating: 0, count: edgeTags.isEmpty ? 0 : kept)
+            EdgePlacement(number: number, start: outStart, strongEnd: strongOutEnd)
+                .placeOutEdges(
+                    sources: sources, targets: targets, flags: edgeFlags, roles: edgeRoles,
+                    tags: edgeTags, outTargets: &outTargets, outFlags: &outFlags,
+                    outRoles: &outRoles, outTags: &outTags)
+            (sources, targets, edgeFlags, edgeRoles, edgeTags) = ([], [], [], [], [])
+            return CompactGraph(
+                kinds: newKinds, typeNames: newTypeNames, labels: newLabels,
+                addresses: newAddresses, keys: newKeys, sizes: newSizes, numberOfAdded: number,
+                rootNodes: sortedRoots, rootKinds: sortedRoots.map { rootKind[$0] ?? .process },
+                outStart: outStart, strongOutEnd: strongOutEnd, targets: outTargets,
+                edgeFlags: outFlags, edgeRoles: outRoles, edgeTags: outTags, strings: strings,
+                roles: roles)
+        }
+        // Nodes kept their numbers (a heap's readers): edges are placed in their own columns,
+        // most of them where they are already (read holder by holder).
         let kept = number.withUnsafeBufferPointer { number in
             sources.withUnsafeMutableBufferPointer { sources in
                 targets.withUnsafeMutableBufferPointer { targets in
@@ -105,10 +145,12 @@ extension CompactGraph.Builder {
         var outRoles = edgeRoles
         var outTags = edgeTags
         (targets, edgeFlags, edgeRoles, edgeTags) = ([], [], [], [])
-        outTargets.removeLast(outTargets.count - kept)
-        outFlags.removeLast(outFlags.count - kept)
-        outRoles.removeLast(outRoles.count - kept)
-        if !outTags.isEmpty { outTags.removeLast(outTags.count - kept) }
+        if outTargets.count > kept {
+            outTargets.removeLast(outTargets.count - kept)
+            outFlags.removeLast(outFlags.count - kept)
+            outRoles.removeLast(outRoles.count - kept)
+            if !outTags.isEmpty { outTags.removeLast(outTags.count - kept) }
+        }
 
         return CompactGraph(
             kinds: newKinds, typeNames: newTypeNames, labels: newLabels, addresses: newAddresses,

@@ -174,6 +174,11 @@ extension OutEdgeKernel {
 /// ``CompactGraph/Builder/build(numberingForLocality:)``), over unsafe buffers for the same
 /// reason as the searches above: `&+=` on an array element costs a uniqueness check per edge.
 package struct EdgePlacement {
+    /// Each node's new number, by the number it was added with.
+    let number: [UInt32]
+    let start: [UInt32]
+    let strongEnd: [UInt32]
+
     /// Counts each holder's edges (strong ones apart) and turns the counts into row starts
     /// (`start`, one extra end entry) and strong-edge ends (`strongEnd`).
     ///
@@ -270,6 +275,76 @@ package struct EdgePlacement {
                 if hasTags { tags.swapAt(position, other) }
                 place[position] = place[other]
                 place[other] = UInt32(truncatingIfNeeded: other)
+            }
+        }
+    }
+
+    /// Places every kept edge in its holder's row, strong ones first, each part in the order
+    /// added, into new columns: for a renumbered graph, whose edges all move to random places.
+    /// Swapping them in place (``placeInPlace(sources:targets:flags:roles:tags:number:start:strongEnd:)``)
+    /// took 1.4× as long on GraphScale's random graph of 1M nodes (515–545 ms against
+    /// 367–387 ms for the whole build), where scattering each edge once into fresh columns
+    /// costs the columns' memory instead.
+    func placeOutEdges(
+        sources: [UInt32], targets: [UInt32], flags: [UInt8], roles: [UInt32], tags: [UInt32],
+        outTargets: inout [UInt32], outFlags: inout [UInt8], outRoles: inout [UInt32],
+        outTags: inout [UInt32]
+    ) {
+        let nodeCount = strongEnd.count
+        let hasTags = !outTags.isEmpty
+        let isIdentity = number.isEmpty
+        let strongCursor = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
+        let otherCursor = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: nodeCount)
+        defer {
+            strongCursor.deallocate()
+            otherCursor.deallocate()
+        }
+        start.withUnsafeBufferPointer { start in
+            _ = strongCursor.initialize(from: start.prefix(nodeCount))
+        }
+        _ = strongEnd.withUnsafeBufferPointer { otherCursor.initialize(from: $0) }
+        number.withUnsafeBufferPointer { number in
+            sources.withUnsafeBufferPointer { sources in
+                targets.withUnsafeBufferPointer { targets in
+                    flags.withUnsafeBufferPointer { flags in
+                        roles.withUnsafeBufferPointer { roles in
+                            tags.withUnsafeBufferPointer { tags in
+                                outTargets.withUnsafeMutableBufferPointer { outTargets in
+                                    outFlags.withUnsafeMutableBufferPointer { outFlags in
+                                        outRoles.withUnsafeMutableBufferPointer { outRoles in
+                                            outTags.withUnsafeMutableBufferPointer { outTags in
+                                                for edge in 0..<sources.count {
+                                                    let from = Int(sources[edge])
+                                                    let to = Int(targets[edge])
+                                                    guard from < nodeCount, to < nodeCount
+                                                    else { continue }
+                                                    let holder =
+                                                        isIdentity ? from : Int(number[from])
+                                                    let flag = flags[edge]
+                                                    let slot: Int
+                                                    if CompactGraph.isRetaining(flag) {
+                                                        slot = Int(strongCursor[holder])
+                                                        strongCursor[holder] &+= 1
+                                                    } else {
+                                                        slot = Int(otherCursor[holder])
+                                                        otherCursor[holder] &+= 1
+                                                    }
+                                                    outTargets[slot] =
+                                                        isIdentity
+                                                        ? UInt32(truncatingIfNeeded: to)
+                                                        : number[to]
+                                                    outFlags[slot] = flag
+                                                    outRoles[slot] = roles[edge]
+                                                    if hasTags { outTags[slot] = tags[edge] }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
     }

@@ -86,6 +86,18 @@ public struct HeapSnapshot: Sendable {
         self.creationTraces = creationTraces
     }
 
+    /// This snapshot with `graph` in place of its graph: the same objects (`graph`'s first
+    /// ``objectCount`` nodes, at the same addresses), named or linked otherwise (a reader that
+    /// labels its tasks, or adds their frames after the objects). Every count the reader took
+    /// of each object stays: its retain count, its references from outside the heap, its type.
+    package func replacingGraph(_ graph: CompactGraph) -> HeapSnapshot {
+        HeapSnapshot(
+            graph: graph, objectCount: objectCount, process: process, limitations: limitations,
+            statistics: statistics, addressIndex: addressIndex.madeValue,
+            retainCounts: retainCounts, outsideCounts: outsideCounts, objectTypes: objectTypes,
+            typeMetadata: typeMetadata, creationTraces: creationTraces)
+    }
+
     /// The number of references between objects (the holders' edges left out).
     public var referenceCount: Int {
         guard objectCount < graph.nodeCount else { return graph.edgeCount }

@@ -164,6 +164,15 @@ struct TaskDumpTests {
         let groups = named.holdingGroups(of: refreshers)
         #expect(groups.count == 1)
         #expect(groups.first?.summary(in: named) == place)
+        // Naming changes the graph only: every object keeps the counts the attach read (its
+        // retain count, its references from outside the heap), which the test of stale words
+        // in leaked cycles reads.
+        let objects = (0..<Int32(heap.objectCount)).map(HeapObjectID.init(rawValue:))
+        #expect(objects.contains { heap[$0].retainCount != nil })
+        for id in objects {
+            #expect(named[id].retainCount == heap[id].retainCount)
+            #expect(named[id].outsideReferences == heap[id].outsideReferences)
+        }
 
         // The command line, as the README shows it.
         let tool = try #require(AttachCommandTests.toolURL(), "retain-graph not built")

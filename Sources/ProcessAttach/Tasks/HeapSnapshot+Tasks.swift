@@ -103,9 +103,9 @@ extension HeapSnapshot {
             strongOutEnd: graph.strongOutEnd, targets: graph.targets, edgeFlags: graph.edgeFlags,
             edgeRoles: graph.edgeRoles, edgeTags: graph.edgeTags, strings: strings,
             roles: graph.roles)
-        return HeapSnapshot(
-            graph: named, objectCount: objectCount, process: process, limitations: limitations,
-            statistics: statistics)
+        // Only the graph changes: the objects' retain and outside counts and types stay (the
+        // stale-word test of leaked cycles reads them).
+        return replacingGraph(named)
     }
 }
 

@@ -127,8 +127,6 @@ struct TaskFrames {
             rootKinds: graph.rootKinds, outStart: outStart, strongOutEnd: strongOutEnd,
             targets: targets, edgeFlags: flags, edgeRoles: edgeRoles, edgeTags: tags,
             strings: graph.strings, roles: roles)
-        return HeapSnapshot(
-            graph: framed, objectCount: heap.objectCount, process: heap.process,
-            limitations: heap.limitations, statistics: heap.statistics)
+        return heap.replacingGraph(framed)
     }
 }

@@ -75,62 +75,54 @@ extension CompactGraph.Builder {
         if edgeFlags.count > edgeCount { edgeFlags.removeLast(edgeFlags.count - edgeCount) }
         if edgeRoles.count > edgeCount { edgeRoles.removeLast(edgeRoles.count - edgeCount) }
         if edgeTags.count > edgeCount { edgeTags.removeLast(edgeTags.count - edgeCount) }
-        guard isIdentity else {
-            // Renumbered: every edge moves, to a random place; scattered into new columns.
-            let kept = number.withUnsafeBufferPointer { number in
-                sources.withUnsafeBufferPointer { sources in
-                    targets.withUnsafeBufferPointer { targets in
-                        edgeFlags.withUnsafeBufferPointer { flags in
-                            outStart.withUnsafeMutableBufferPointer { start in
-                                strongOutEnd.withUnsafeMutableBufferPointer { strongEnd in
-                                    EdgePlacement.countRows(
-                                        sources: sources, targets: targets, flags: flags,
-                                        number: number, start: start, strongEnd: strongEnd)
-                                }
+        let kept = number.withUnsafeBufferPointer { number in
+            sources.withUnsafeBufferPointer { sources in
+                targets.withUnsafeBufferPointer { targets in
+                    edgeFlags.withUnsafeBufferPointer { flags in
+                        outStart.withUnsafeMutableBufferPointer { start in
+                            strongOutEnd.withUnsafeMutableBufferPointer { strongEnd in
+                                EdgePlacement.countRows(
+                                    sources: sources, targets: targets, flags: flags,
+                                    number: number, start: start, strongEnd: strongEnd)
                             }
                         }
                     }
                 }
             }
-            var outTargets = [CompactGraph.NodeID](repeating: 0, count: kept)
-            var outFlags = [UInt8](repeating: 0, count: kept)
-            var outRoles = [UInt32](repeating: 0, count: kept)
-            var outTags = [UInt32](repeating: 0, count: edgeTags.isEmpty ? 0 : kept)
-            EdgePlacement(number: number, start: outStart, strongEnd: strongOutEnd)
-                .placeOutEdges(
-                    sources: sources, targets: targets, flags: edgeFlags, roles: edgeRoles,
-                    tags: edgeTags, outTargets: &outTargets, outFlags: &outFlags,
-                    outRoles: &outRoles, outTags: &outTags)
-            (sources, targets, edgeFlags, edgeRoles, edgeTags) = ([], [], [], [], [])
-            return CompactGraph(
-                kinds: newKinds, typeNames: newTypeNames, labels: newLabels,
-                addresses: newAddresses, keys: newKeys, sizes: newSizes, numberOfAdded: number,
-                rootNodes: sortedRoots, rootKinds: sortedRoots.map { rootKind[$0] ?? .process },
-                outStart: outStart, strongOutEnd: strongOutEnd, targets: outTargets,
-                edgeFlags: outFlags, edgeRoles: outRoles, edgeTags: outTags, strings: strings,
-                roles: roles)
         }
-        // Nodes kept their numbers (a heap's readers): edges are placed in their own columns,
-        // most of them where they are already (read holder by holder).
-        let kept = number.withUnsafeBufferPointer { number in
-            sources.withUnsafeMutableBufferPointer { sources in
-                targets.withUnsafeMutableBufferPointer { targets in
-                    edgeFlags.withUnsafeMutableBufferPointer { flags in
-                        edgeRoles.withUnsafeMutableBufferPointer { roles in
-                            edgeTags.withUnsafeMutableBufferPointer { tags in
-                                outStart.withUnsafeMutableBufferPointer { start in
-                                    strongOutEnd.withUnsafeMutableBufferPointer { strongEnd in
-                                        let kept = EdgePlacement.countRows(
-                                            sources: UnsafeBufferPointer(sources),
-                                            targets: UnsafeBufferPointer(targets),
-                                            flags: UnsafeBufferPointer(flags), number: number,
-                                            start: start, strongEnd: strongEnd)
-                                        EdgePlacement.placeInPlace(
-                                            sources: sources, targets: targets, flags: flags,
-                                            roles: roles, tags: tags, number: number,
-                                            start: start, strongEnd: strongEnd)
-                                        return kept
-                                    }
+        let placed =
+            isIdentity
+            ? placedInOwnColumns(kept: kept, start: &outStart, strongEnd: &strongOutEnd)
+            : scatteredIntoNewColumns(
+                kept: kept, number: number, start: outStart, strongEnd: strongOutEnd)
+        return CompactGraph(
+            kinds: newKinds, typeNames: newTypeNames, labels: newLabels, addresses: newAddresses,
+            keys: newKeys, sizes: newSizes, numberOfAdded: isIdentity ? [] : number,
+            rootNodes: sortedRoots, rootKinds: sortedRoots.map { rootKind[$0] ?? .process },
+            outStart: outStart, strongOutEnd: strongOutEnd, targets: placed.targets,
+            edgeFlags: placed.flags, edgeRoles: placed.roles, edgeTags: placed.tags,
+            strings: strings, roles: roles)
+    }
+
+    /// The edge columns, taken out of the builder, each edge moved to its place in its
+    /// holder's row (rows counted in `start` and `strongEnd`, which serve as cursors and hold
+    /// the rows again on return), the `kept` ones first: for nodes that kept their numbers (a
+    /// heap's readers), whose edges are mostly where they belong already (read holder by
+    /// holder).
+    private mutating func placedInOwnColumns(
+        kept: Int, start: inout [UInt32], strongEnd: inout [UInt32]
+    ) -> (targets: [UInt32], flags: [UInt8], roles: [UInt32], tags: [UInt32]) {
+        sources.withUnsafeMutableBufferPointer { sources in
+            targets.withUnsafeMutableBufferPointer { targets in
+                edgeFlags.withUnsafeMutableBufferPointer { flags in
+                    edgeRoles.withUnsafeMutableBufferPointer { roles in
+                        edgeTags.withUnsafeMutableBufferPointer { tags in
+                            start.withUnsafeMutableBufferPointer { start in
+                                strongEnd.withUnsafeMutableBufferPointer { strongEnd in
+                                    EdgePlacement.placeInPlace(
+                                        sources: sources, targets: targets, flags: flags,
+                                        roles: roles, tags: tags, start: start,
+                                        strongEnd: strongEnd)
                                 }
                             }
                         }
@@ -139,26 +131,33 @@ extension CompactGraph.Builder {
             }
         }
         // The columns are the graph's now, the dropped edges cut off their ends.
-        sources = []
-        var outTargets = targets
-        var outFlags = edgeFlags
-        var outRoles = edgeRoles
-        var outTags = edgeTags
-        (targets, edgeFlags, edgeRoles, edgeTags) = ([], [], [], [])
-        if outTargets.count > kept {
-            outTargets.removeLast(outTargets.count - kept)
-            outFlags.removeLast(outFlags.count - kept)
-            outRoles.removeLast(outRoles.count - kept)
-            if !outTags.isEmpty { outTags.removeLast(outTags.count - kept) }
+        var placed = (targets: targets, flags: edgeFlags, roles: edgeRoles, tags: edgeTags)
+        (sources, targets, edgeFlags, edgeRoles, edgeTags) = ([], [], [], [], [])
+        if placed.targets.count > kept {
+            placed.targets.removeLast(placed.targets.count - kept)
+            placed.flags.removeLast(placed.flags.count - kept)
+            placed.roles.removeLast(placed.roles.count - kept)
+            if !placed.tags.isEmpty { placed.tags.removeLast(placed.tags.count - kept) }
         }
+        return placed
+    }
 
-        return CompactGraph(
-            kinds: newKinds, typeNames: newTypeNames, labels: newLabels, addresses: newAddresses,
-            keys: newKeys, sizes: newSizes, numberOfAdded: isIdentity ? [] : number,
-            rootNodes: sortedRoots, rootKinds: sortedRoots.map { rootKind[$0] ?? .process },
-            outStart: outStart, strongOutEnd: strongOutEnd, targets: outTargets,
-            edgeFlags: outFlags, edgeRoles: outRoles, edgeTags: outTags, strings: strings,
-            roles: roles)
+    /// The `kept` edges scattered into new columns at their places in the renumbered rows: for
+    /// a renumbered graph, whose edges all move to random places (see
+    /// ``EdgePlacement/placeOutEdges(sources:targets:flags:roles:tags:outTargets:outFlags:outRoles:outTags:)``).
+    private mutating func scatteredIntoNewColumns(
+        kept: Int, number: [CompactGraph.NodeID], start: [UInt32], strongEnd: [UInt32]
+    ) -> (targets: [UInt32], flags: [UInt8], roles: [UInt32], tags: [UInt32]) {
+        var outTargets = [CompactGraph.NodeID](repeating: 0, count: kept)
+        var outFlags = [UInt8](repeating: 0, count: kept)
+        var outRoles = [UInt32](repeating: 0, count: kept)
+        var outTags = [UInt32](repeating: 0, count: edgeTags.isEmpty ? 0 : kept)
+        EdgePlacement(number: number, start: start, strongEnd: strongEnd).placeOutEdges(
+            sources: sources, targets: targets, flags: edgeFlags, roles: edgeRoles,
+            tags: edgeTags, outTargets: &outTargets, outFlags: &outFlags, outRoles: &outRoles,
+            outTags: &outTags)
+        (sources, targets, edgeFlags, edgeRoles, edgeTags) = ([], [], [], [], [])
+        return (outTargets, outFlags, outRoles, outTags)
     }
 
     /// `values` moved to the positions `number` gives.

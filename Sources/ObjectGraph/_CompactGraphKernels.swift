@@ -216,25 +216,24 @@ package struct EdgePlacement {
     }
 
     /// Moves every kept edge to its place in its holder's row, strong ones first, each part in
-    /// the order added, in the columns themselves: no second set of columns while building
+    /// the order added, in the columns themselves, for nodes that keep their numbers: no second set of columns while building
     /// (9 bytes an edge) and no cursors (8 bytes a node). The edges dropped (an end not below
     /// the node count) go last, and the caller cuts the columns to `kept`.
     ///
     /// On entry `start` and `strongEnd` are the rows ``countRows(sources:targets:flags:number:start:strongEnd:)``
     /// made; they serve as the cursors, each edge placed from its row's end down (the edges
     /// taken last to first), and hold the rows again on return. `sources` holds each edge's
-    /// place meanwhile, and nothing useful on return; `targets` are renumbered.
+    /// place meanwhile, and nothing useful on return.
     ///
     /// - Complexity: O(*e*) time; every edge moved at most once, by swaps along the cycles of
     ///   the permutation (a heap's edges, read holder by holder, are mostly in place already).
     static func placeInPlace(
         sources: UnsafeMutableBufferPointer<UInt32>, targets: UnsafeMutableBufferPointer<UInt32>,
         flags: UnsafeMutableBufferPointer<UInt8>, roles: UnsafeMutableBufferPointer<UInt32>,
-        tags: UnsafeMutableBufferPointer<UInt32>, number: UnsafeBufferPointer<UInt32>,
-        start: UnsafeMutableBufferPointer<UInt32>, strongEnd: UnsafeMutableBufferPointer<UInt32>
+        tags: UnsafeMutableBufferPointer<UInt32>, start: UnsafeMutableBufferPointer<UInt32>,
+        strongEnd: UnsafeMutableBufferPointer<UInt32>
     ) {
         let nodeCount = strongEnd.count
-        let isIdentity = number.isEmpty
         let hasTags = !tags.isEmpty
         // Cursors at the rows' ends: a strong edge goes before `start[k]`, which then moves
         // down to the row's start; any other before `strongEnd[k]`, down to the strong end.
@@ -254,15 +253,13 @@ package struct EdgePlacement {
                 sources[edge] = UInt32(truncatingIfNeeded: dropped)
                 continue
             }
-            let holder = isIdentity ? from : Int(number[from])
             if CompactGraph.isRetaining(flags[edge]) {
-                start[holder] &-= 1
-                sources[edge] = start[holder]
+                start[from] &-= 1
+                sources[edge] = start[from]
             } else {
-                strongEnd[holder] &-= 1
-                sources[edge] = strongEnd[holder]
+                strongEnd[from] &-= 1
+                sources[edge] = strongEnd[from]
             }
-            if !isIdentity { targets[edge] = number[to] }
         }
         // Each swap puts one edge where it belongs.
         let place = sources

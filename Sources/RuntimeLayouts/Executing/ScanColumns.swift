@@ -292,11 +292,9 @@ package final class ScanColumns {
     /// Frees the references' columns once a reader has resolved them, leaving them empty (17
     /// bytes a reference; see ``releaseObjects()``).
     package func releaseReferences() {
-        storage.pointee.referenceCount = 0
-        storage.pointee.sources.release()
-        storage.pointee.words.release()
-        storage.pointee.kinds.release()
-        storage.pointee.roles.release()
+        for column in [ReferenceColumn.sources, .words, .kinds, .roles] {
+            releaseReferenceColumn(column)
+        }
     }
 
     /// The address of object `index`.

@@ -278,7 +278,7 @@ package struct EdgePlacement {
 
     /// Places every kept edge in its holder's row, strong ones first, each part in the order
     /// added, into new columns: for a renumbered graph, whose edges all move to random places.
-    /// Swapping them in place (``placeInPlace(sources:targets:flags:roles:tags:number:start:strongEnd:)``)
+    /// Swapping them in place (``placeInPlace(sources:targets:flags:roles:tags:start:strongEnd:)``)
     /// took 1.4× as long on GraphScale's random graph of 1M nodes (515–545 ms against
     /// 367–387 ms for the whole build), where scattering each edge once into fresh columns
     /// costs the columns' memory instead.

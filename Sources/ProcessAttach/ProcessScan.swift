@@ -58,62 +58,55 @@ struct ProcessScan {
     static let bytesPerReference = 4 + 8 + 1 + 4
     static let bytesPerDynamic = 4 + 8 + 4 + 8
 
-    /// An object found by the first pass.
-    private struct Candidate {
-        var address: UInt
-        var size: Int
-        var layout: Int32
-        var retainCount: UInt32
-    }
-
     /// Reads every block that is a live Swift object.
     ///
-    /// The blocks are let go once the objects among them are found (12 bytes a block, freed
-    /// when the caller handed them over).
+    /// The first pass records each object it finds straight into the columns the second pass
+    /// appends references to (no list of candidates beside them: 24 bytes an object that an
+    /// attach of five million objects held with the blocks, the columns and the copy). The
+    /// blocks are let go between the passes (12 bytes a block, freed when the caller handed
+    /// them over).
     mutating func scan(blocks: consuming [UInt], sizes: consuming [UInt32]) -> HeapScan {
-        let candidates = findObjects(blocks: blocks, sizes: sizes)
+        // Room for every block: capacity never written costs no memory (its pages are never
+        // touched), and the first pass then never grows a column.
+        let columns = ScanColumns(objects: blocks.count + 1, references: 0, bytes: 64 * 1_024)
+        recordObjects(blocks: blocks, sizes: sizes, into: columns)
         blocks = []
         sizes = []
         let registry = table.snapshot()
         let flat = FlatLayouts(layouts: registry.layouts)
-        let references = 3 * candidates.count + 1_024
+        let count = columns.objectCount
+        let references = 3 * count + 1_024
         _ = budget.charge(
-            (candidates.count + 1) * Self.bytesPerObject + references * Self.bytesPerReference
-                + 64 * 1_024, for: "reading the objects' references")
-        let columns = ScanColumns(
-            objects: candidates.count + 1, references: references,
-            bytes: 64 * 1_024)
+            (count + 1) * Self.bytesPerObject + references * Self.bytesPerReference + 64 * 1_024,
+            for: "reading the objects' references")
+        columns.makeRoom(ScanColumns.Room(references: references))
         var reader = ObjectReader(
             columns: columns, flat: flat,
             blockRole: table.roleNumber(ObjectLayout.targetNamedCapture),
             closureRole: table.roleNumber(.capture(name: "closure")), outside: memory)
         var region: MemoryRegion?
-        for candidate in candidates where !budget.isSpent {
+        for object in 0..<count where !budget.isSpent {
             guard budget.poll() else { break }
-            if region.map({ !$0.range.contains(candidate.address) }) ?? true {
-                region = memory.region(containing: candidate.address)
+            let (address, layout, size, kind) = columns.object(object)
+            if region.map({ !$0.range.contains(address) }) ?? true {
+                region = memory.region(containing: address)
             }
-            guard let region else { continue }
+            guard let region else { continue }  // the first pass found it in a region
             reader.delta = UInt(bitPattern: region.base) &- region.range.lowerBound
-            let kind = reader.kind(ofLayout: candidate.layout)
-            let needed =
+            var needed =
                 kind == .block
-                ? reader.neededForBlock(candidate.address, size: candidate.size)
-                : reader.needed(
-                    layout: candidate.layout, object: candidate.address, size: candidate.size)
+                ? reader.neededForBlock(address, size: size)
+                : reader.needed(layout: layout, object: address, size: size)
+            needed.objects = 0  // recorded by the first pass
             if !columns.storage.pointee.hasRoom(needed) {
                 guard charge(needed, columns: columns) else { break }
                 columns.makeRoom(needed)
             }
-            let source = columns.record(
-                candidate.address, layout: kind == .block ? -1 : candidate.layout,
-                retainCount: Int(candidate.retainCount), kind: kind, size: candidate.size)
+            let source = UInt32(truncatingIfNeeded: object)
             if kind == .block {
-                reader.readBlock(candidate.address, size: candidate.size, source: source)
+                reader.readBlock(address, size: size, source: source)
             } else {
-                reader.read(
-                    layout: candidate.layout, object: candidate.address, size: candidate.size,
-                    source: source)
+                reader.read(layout: layout, object: address, size: size, source: source)
             }
         }
         let table = self.table
@@ -122,16 +115,18 @@ struct ProcessScan {
             decoder: table.compiler)
     }
 
-    /// The blocks that are live Swift objects, with their layouts (compiled when new).
-    private mutating func findObjects(blocks: [UInt], sizes: [UInt32]) -> [Candidate] {
-        var found: [Candidate] = []
-        found.reserveCapacity(blocks.count)
+    /// Records the blocks that are live Swift objects in `columns`, with their layouts
+    /// (compiled when new; -1 for a block of libdispatch or Foundation, read by its kind).
+    private mutating func recordObjects(blocks: [UInt], sizes: [UInt32], into columns: ScanColumns)
+    {
         var layoutOf: [UInt: Int32] = [:]
         var blockLayouts = Set<Int32>()
         /// The least size each layout reads, by layout index (Int.max: never safe to read).
         var minimumSizes: [Int] = []
         /// The largest block each layout's objects can be, by layout index (Int.max: any).
         var maximumSizes: [Int] = []
+        /// Each layout's kind of object, by layout index.
+        var kinds: [HeapObjectKind] = []
         var region: MemoryRegion?
         var last = (metadata: UInt(0), layout: Int32(-1))
         for (index, block) in blocks.enumerated() {
@@ -168,6 +163,7 @@ struct ProcessScan {
                 let compiled = table.layout(at: Int32(minimumSizes.count))
                 minimumSizes.append(Self.minimumSize(compiled))
                 maximumSizes.append(Self.maximumSize(compiled))
+                kinds.append(compiled.kind)
             }
             guard size >= minimumSizes[Int(layout)] else {
                 undersizedBlocks[table.layout(at: layout).typeName, default: 0] += 1
@@ -182,10 +178,11 @@ struct ProcessScan {
                 dyingObjects += 1
                 continue
             }
-            found.append(
-                Candidate(address: block, size: size, layout: layout, retainCount: retainCount))
+            let kind = kinds[Int(layout)]
+            _ = columns.record(
+                block, layout: kind == .block ? -1 : layout, retainCount: Int(retainCount),
+                kind: kind, size: size)
         }
-        return found
     }
 
     /// The strong retain count, or nil for an object being deinitialised.

@@ -49,12 +49,14 @@ package struct ResolvedScan {
         let ownsColumns = isKnownUniquelyReferenced(&scan.columns)
         let columns = scan.columns
         let count = columns.objectCount
-        let addresses = columns.addressArray()
-        let retainCounts = columns.retainCountArray()
-        let sizes = columns.sizeArray()
-        let objectKinds = columns.entryKindArray()
-        var typeIndex = columns.layoutIndexArray()
-        if ownsColumns { columns.releaseObjects() }
+        var objects = columns.objectArrays(releasing: ownsColumns)
+        let addresses = objects.addresses
+        let retainCounts = objects.retainCounts
+        let sizes = objects.sizes
+        let objectKinds = objects.kinds
+        // Taken out, not copied: it is changed below.
+        var typeIndex: [Int32] = []
+        swap(&typeIndex, &objects.layoutIndex)
         let index = AddressIndex(addresses)
         var builder = CompactGraph.Builder()
         builder.roles = scan.roles  // the table's role numbers stay valid

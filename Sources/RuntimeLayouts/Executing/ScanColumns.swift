@@ -256,19 +256,39 @@ package final class ScanColumns {
         storage.pointee.unknownStripes.grow(to: unknown + needed.unknown, keeping: unknown)
     }
 
-    /// Frees the objects' columns once a reader has copied them out, leaving them empty: the
-    /// scan then holds no object, and its references and dynamic values, which name objects
-    /// by number, stay readable.
+    /// The objects' columns as arrays, one per column.
+    package struct ObjectArrays {
+        package var addresses: [UInt]
+        package var layoutIndex: [Int32]
+        package var retainCounts: [UInt32]
+        package var sizes: [UInt32]
+        package var kinds: [HeapObjectKind]
+    }
+
+    /// Copies the objects' columns out as arrays; with `releasing`, frees each column as soon as
+    /// it is copied, leaving the columns empty: the scan then holds no object, and its references
+    /// and dynamic values, which name objects by number, stay readable.
     ///
     /// What it buys: an attach's graph builder holds its own copy of each object column (the
-    /// graph keeps them), and the scan's, 21 bytes an object, need not outlive that copy.
-    package func releaseObjects() {
-        storage.pointee.objectCount = 0
-        storage.pointee.addresses.release()
-        storage.pointee.layoutIndex.release()
-        storage.pointee.retainCounts.release()
-        storage.pointee.sizes.release()
-        storage.pointee.entryKinds.release()
+    /// graph keeps them), and the scan's, 21 bytes an object, never outlive that copy; freed one
+    /// at a time, the copy's peak holds one column twice, not all five.
+    package func objectArrays(releasing: Bool) -> ObjectArrays {
+        let addresses = addressArray()
+        if releasing { storage.pointee.addresses.release() }
+        let layoutIndex = layoutIndexArray()
+        if releasing { storage.pointee.layoutIndex.release() }
+        let retainCounts = retainCountArray()
+        if releasing { storage.pointee.retainCounts.release() }
+        let sizes = sizeArray()
+        if releasing { storage.pointee.sizes.release() }
+        let kinds = entryKindArray()
+        if releasing {
+            storage.pointee.entryKinds.release()
+            storage.pointee.objectCount = 0
+        }
+        return ObjectArrays(
+            addresses: addresses, layoutIndex: layoutIndex, retainCounts: retainCounts,
+            sizes: sizes, kinds: kinds)
     }
 
     /// One of the references' columns.
@@ -290,11 +310,23 @@ package final class ScanColumns {
     }
 
     /// Frees the references' columns once a reader has resolved them, leaving them empty (17
-    /// bytes a reference; see ``releaseObjects()``).
+    /// bytes a reference; see ``objectArrays(releasing:)``).
     package func releaseReferences() {
         for column in [ReferenceColumn.sources, .words, .kinds, .roles] {
             releaseReferenceColumn(column)
         }
+    }
+
+    /// Object `index` as recorded: its address, layout (-1 for one read without a layout), size
+    /// and kind.
+    package func object(_ index: Int) -> (
+        address: UInt, layout: Int32, size: Int, kind: HeapObjectKind
+    ) {
+        (
+            storage.pointee.addresses.base[index], storage.pointee.layoutIndex.base[index],
+            Int(storage.pointee.sizes.base[index]),
+            HeapObjectKind(rawValue: storage.pointee.entryKinds.base[index]) ?? .instance
+        )
     }
 
     /// The address of object `index`.

@@ -133,12 +133,14 @@ public struct HeapSnapshot: Sendable {
 
     /// The identity of the object at `address`, if a live object starts there.
     ///
-    /// - Complexity: O(1) expected (a hash lookup); the first lookup in a snapshot read from
-    ///   another process makes the index, O(*n*).
+    /// - Complexity: O(1) expected (a hash lookup, or a short search of ascending addresses);
+    ///   the first lookup in a snapshot read from another process makes the index, O(*n*).
     public func object(at address: UInt) -> HeapObjectID? {
-        // Every node's address (the holders' are 0): objects come first, and keep their
-        // positions as their numbers.
-        let index = addressIndex.value { [graph] in AddressIndex(graph.addresses) }
+        // The objects' addresses: they come first, and keep their positions as their numbers
+        // (a heap walk's are ascending: then they are searched where they are, with no table).
+        let index = addressIndex.value { [graph, objectCount] in
+            AddressIndex(graph.addresses, count: objectCount)
+        }
         guard let found = index.index(of: address), Int(found) < objectCount else { return nil }
         return HeapObjectID(rawValue: found)
     }

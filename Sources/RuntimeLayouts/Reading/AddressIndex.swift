@@ -15,6 +15,10 @@
 /// (2²⁷ or more of them, more than 31 regions, an address at or above 2⁴⁸, or one not
 /// 8-aligned) gets entries of an address and an index side by side instead, as before.
 ///
+/// Addresses already in ascending order and 16-aligned (a heap walk's) get no table: a bitmap of
+/// the 16-byte slots where they start, with each KiB's first position, finds them with one
+/// memory read too (``SortedAddresses``: under a byte an address in a heap of small objects).
+///
 /// The table has twice as many entries as addresses, not the next power of two above that:
 /// a hash is mapped onto it by a multiplication's high word instead of a mask. A power of two
 /// took up to twice the memory.
@@ -30,7 +34,8 @@
 /// ```
 ///
 /// - Complexity: O(*n*) to build for *n* addresses (16 bytes per address, 32 for a set the
-///   packed entries cannot describe); O(1) expected per lookup.
+///   packed entries cannot describe, 16 per KiB of the ranges ascending ones fill); O(1)
+///   expected per lookup (O(log *c*) for ascending addresses in *c* clusters, at most 4,096).
 package struct AddressIndex: Sendable {
     /// An entry of a set the packed word cannot describe.
     fileprivate struct WideEntry {
@@ -48,6 +53,8 @@ package struct AddressIndex: Sendable {
         /// from `shift + 32` up), its number in the entries (1...31), 0 when no address lies
         /// in it.
         let regions: UnsafeMutablePointer<UInt8>?
+        /// Ascending addresses' bitmap, when the set is one (no table then).
+        let sorted: SortedAddresses?
 
         /// Packed entries; takes `regions` over.
         init(capacity: Int, regions: UnsafeMutablePointer<UInt8>) {
@@ -55,6 +62,7 @@ package struct AddressIndex: Sendable {
             packed?.initialize(repeating: 0, count: capacity)
             self.regions = regions
             wide = nil
+            sorted = nil
         }
 
         /// Wide entries.
@@ -62,6 +70,15 @@ package struct AddressIndex: Sendable {
             wide = .allocate(capacity: capacity)
             wide?.initialize(repeating: WideEntry(address: 0, index: -1), count: capacity)
             packed = nil
+            regions = nil
+            sorted = nil
+        }
+
+        /// No table: `sorted` finds the addresses.
+        init(sorted: SortedAddresses) {
+            self.sorted = sorted
+            packed = nil
+            wide = nil
             regions = nil
         }
 
@@ -94,22 +111,33 @@ package struct AddressIndex: Sendable {
     /// bits above them.
     private let shift: UInt
 
-    /// Indexes `addresses` (distinct, none 0): `addresses[i]` ↦ `i`.
-    package init(_ addresses: [UInt]) {
+    /// Indexes the first `count` of `addresses` (all of them when nil; distinct, none 0):
+    /// `addresses[i]` ↦ `i`.
+    package init(_ addresses: [UInt], count: Int? = nil) {
+        let count = min(count ?? addresses.count, addresses.count)
+        if let sorted = SortedAddresses(addresses, count: count) {
+            storage = Storage(sorted: sorted)
+            capacity = 0
+            shift = 0
+            return
+        }
         // Below 2^32, as the lookup's multiplication needs: fewer than 2^31 addresses have
         // Int32 indices.
-        let capacity = max(16, 2 * addresses.count)
+        let capacity = max(16, 2 * count)
         self.capacity = capacity
         let regions = UnsafeMutablePointer<UInt8>.allocate(capacity: Layout.regionCount)
         regions.initialize(repeating: 0, count: Layout.regionCount)
-        shift = addresses.withUnsafeBufferPointer { Self.packing($0, regions: regions) }
+        shift = addresses.withUnsafeBufferPointer {
+            Self.packing(UnsafeBufferPointer(rebasing: $0.prefix(count)), regions: regions)
+        }
         if shift == 0 {
             regions.deallocate()
             storage = Storage(capacity: capacity)
         } else {
             storage = Storage(capacity: capacity, regions: regions)
         }
-        addresses.withUnsafeBufferPointer { addresses in
+        addresses.withUnsafeBufferPointer { all in
+            let addresses = UnsafeBufferPointer(rebasing: all.prefix(count))
             if let packed = storage.packed {
                 Self.fill(
                     packed, capacity: capacity, regions: regions, shift: shift, from: addresses)
@@ -130,6 +158,7 @@ package struct AddressIndex: Sendable {
     /// of ``index(of:)`` without an optional, for loops that resolve many words.
     package func rawIndex(of address: UInt) -> Int32 {
         guard address != 0 else { return -1 }
+        if let sorted = storage.sorted { return sorted.position(of: address) }
         // The hash of `home(_:_:)`, written out: a debug build would call it.
         let hash = (address >> 4) &* 0x9E37_79B9_7F4A_7C15
         var slot = Int(truncatingIfNeeded: ((hash >> 32) &* UInt(capacity)) >> 32)
@@ -167,7 +196,8 @@ package struct AddressIndex: Sendable {
 
     /// The bytes the table takes.
     package var byteCount: Int {
-        storage.packed != nil
+        if let sorted = storage.sorted { return sorted.byteCount }
+        return storage.packed != nil
             ? capacity * MemoryLayout<UInt64>.stride + Layout.regionCount
             : capacity * MemoryLayout<WideEntry>.stride
     }
@@ -175,6 +205,10 @@ package struct AddressIndex: Sendable {
     /// Whether the entries are packed words (16 bytes an address) rather than an address and
     /// an index side by side (32).
     package var isPacked: Bool { storage.packed != nil }
+
+    /// Whether the addresses were ascending and are found through a bitmap of where they
+    /// start, with no table.
+    package var isSorted: Bool { storage.sorted != nil }
 
     /// The alignment bits every address has (4 or 3), each address's region numbered in
     /// `regions`; 0 when the packed entries cannot describe them.

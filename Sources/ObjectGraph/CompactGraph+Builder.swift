@@ -22,9 +22,12 @@ extension CompactGraph {
         public package(set) var roles = InternedRoles()
         package var kinds: [NodeKind] = []
         package var typeNames: [UInt32] = []
-        /// Label numbers; empty until a node is given a label, then one per node (read with
-        /// ``label(at:)``).
+        /// Label numbers; empty until a node is given a label, then one per node from
+        /// ``labelStart`` on (read with ``label(at:)``): the nodes added before the first
+        /// labelled one take no room (a heap's objects, before its labelled holders).
         package var labels: [UInt32] = []
+        /// The node ``labels`` starts at.
+        package var labelStart = 0
         package var addresses: [UInt] = []
         /// Keys; empty until a node is given a key, like ``labels`` (read with ``key(at:)``).
         package var keys: [UInt64] = []
@@ -56,7 +59,27 @@ extension CompactGraph {
 
         /// The label number of the node added at `position` (`0` for none).
         package func label(at position: Int) -> UInt32 {
-            position < labels.count ? labels[position] : 0
+            let row = position - labelStart
+            return row >= 0 && row < labels.count ? labels[row] : 0
+        }
+
+        /// Every node's label number, `0` for the nodes given none: one per node, or empty
+        /// while no node has a label.
+        package var everyLabel: [UInt32] {
+            guard !labels.isEmpty else { return [] }
+            let before = [UInt32](repeating: 0, count: labelStart)
+            let after = [UInt32](repeating: 0, count: kinds.count - labelStart - labels.count)
+            return before + labels + after
+        }
+
+        /// Sets the label number of the node being added at `position` (past every labelled
+        /// node: positions only grow).
+        private mutating func setLabel(_ number: UInt32, at position: Int) {
+            if labels.isEmpty {
+                guard number != 0 else { return }
+                labelStart = position
+            }
+            labels.setOptional(number, at: position - labelStart)
         }
 
         /// The key of the node added at `position` (`0` for none).
@@ -102,7 +125,7 @@ extension CompactGraph {
             kinds.append(kind)
             typeNames.append(typeNameNumber)
             addresses.append(address)
-            labels.setOptional(labelNumber, at: position)
+            setLabel(labelNumber, at: position)
             keys.setOptional(key, at: position)
             sizes.setOptional(UInt32(clamping: size), at: position)
             return NodeID(position)

@@ -43,8 +43,14 @@ extension CompactGraph.Builder {
         }
         // Optional columns, empty or one value per node (the caller's may have set them short).
         sizes.padded(to: nodeCount)
-        labels.padded(to: nodeCount)
+        labels.padded(to: nodeCount - labelStart)
         keys.padded(to: nodeCount)
+        // Renumbered nodes need one label each: the nodes before the first labelled one get
+        // zeros.
+        if !isIdentity, labelStart > 0 {
+            labels = everyLabel
+            labelStart = 0
+        }
         let newKinds = take(&kinds, filler: .object)
         let newTypeNames = take(&typeNames, filler: 0)
         let newLabels = take(&labels, filler: 0)
@@ -96,8 +102,9 @@ extension CompactGraph.Builder {
             : scatteredIntoNewColumns(
                 kept: kept, number: number, start: outStart, strongEnd: strongOutEnd)
         return CompactGraph(
-            kinds: newKinds, typeNames: newTypeNames, labels: newLabels, addresses: newAddresses,
-            keys: newKeys, sizes: newSizes, numberOfAdded: isIdentity ? [] : number,
+            kinds: newKinds, typeNames: newTypeNames, labels: newLabels, labelStart: labelStart,
+            addresses: newAddresses, keys: newKeys, sizes: newSizes,
+            numberOfAdded: isIdentity ? [] : number,
             rootNodes: sortedRoots, rootKinds: sortedRoots.map { rootKind[$0] ?? .process },
             outStart: outStart, strongOutEnd: strongOutEnd, targets: placed.targets,
             edgeFlags: placed.flags, edgeRoles: placed.roles, edgeTags: placed.tags,

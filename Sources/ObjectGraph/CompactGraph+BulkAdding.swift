@@ -36,7 +36,7 @@ extension CompactGraph.Builder {
         addresses.adoptOrAppend(newAddresses, count: count)
         // No labels and no keys: columns that are still empty stay so (12 bytes a node less
         // for a heap's millions of objects); others get zeros.
-        labels.appendOptional([], count: count, after: Int(first))
+        labels.appendOptional([], count: count, after: Int(first) - labelStart)
         keys.appendOptional([], count: count, after: Int(first))
         return first..<first + CompactGraph.NodeID(count)
     }

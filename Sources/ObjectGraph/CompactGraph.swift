@@ -27,9 +27,11 @@
 /// numbers the graph gave out (below ``nodeCount`` and ``edgeCount``), like array subscripts.
 ///
 /// Memory: 21 bytes per node, plus 4 when nodes were renumbered, and 4 for labels, 8 for keys
-/// and 4 for sizes once some node has one (a graph of a heap's objects has no labels and no
-/// keys); 9 bytes per edge (plus 4 per edge when edge tags are given), plus the distinct strings and roles; the in-edge rows add 8 bytes per
-/// node and 8 per edge once a "who holds it" question has built them.
+/// and 4 for sizes once some node has one (a graph of a heap's objects has no keys, and labels
+/// only from its first labelled node on: its holders, added after the objects); 9 bytes per
+/// edge (plus 4 per edge when edge tags are given), plus the distinct strings and roles; the
+/// in-edge rows add 8 bytes per node and 8 per edge once a "who holds it" question has built
+/// them.
 public struct CompactGraph: Sendable {
     /// A node's number: `0..<nodeCount`.
     public typealias NodeID = UInt32
@@ -39,8 +41,12 @@ public struct CompactGraph: Sendable {
     // Nodes, by number.
     package let kinds: [NodeKind]
     package let typeNames: [UInt32]
-    /// Each node's label number; empty when no node has a label.
+    /// The label numbers of the nodes from ``labelStart`` on (node `labelStart + i` has
+    /// `labels[i]`; the nodes before have none); empty when no node has a label. Read with
+    /// ``labelNumber(of:)``, or ``everyLabel`` for one per node.
     package let labels: [UInt32]
+    /// The first node ``labels`` holds a label for.
+    package let labelStart: Int
     package let addresses: [UInt]
     /// Each node's key; empty when no node has a key.
     package let keys: [UInt64]
@@ -76,11 +82,11 @@ public struct CompactGraph: Sendable {
     public let roles: InternedRoles
 
     package init(
-        kinds: [NodeKind], typeNames: [UInt32], labels: [UInt32], addresses: [UInt],
-        keys: [UInt64], sizes: [UInt32], numberOfAdded: [NodeID], rootNodes: [NodeID],
-        rootKinds: [RootKind], outStart: [UInt32], strongOutEnd: [UInt32], targets: [NodeID],
-        edgeFlags: [UInt8], edgeRoles: [UInt32], edgeTags: [UInt32], strings: InternedStrings,
-        roles: InternedRoles
+        kinds: [NodeKind], typeNames: [UInt32], labels: [UInt32], labelStart: Int = 0,
+        addresses: [UInt], keys: [UInt64], sizes: [UInt32], numberOfAdded: [NodeID],
+        rootNodes: [NodeID], rootKinds: [RootKind], outStart: [UInt32], strongOutEnd: [UInt32],
+        targets: [NodeID], edgeFlags: [UInt8], edgeRoles: [UInt32], edgeTags: [UInt32],
+        strings: InternedStrings, roles: InternedRoles
     ) {
         self.kinds = kinds
         self.typeNames = typeNames
@@ -89,10 +95,12 @@ public struct CompactGraph: Sendable {
         var labels = labels
         var keys = keys
         var sizes = sizes
-        labels.padded(to: kinds.count)
+        let labelStart = labels.isEmpty ? 0 : min(max(labelStart, 0), kinds.count)
+        labels.padded(to: kinds.count - labelStart)
         keys.padded(to: kinds.count)
         sizes.padded(to: kinds.count)
         self.labels = labels
+        self.labelStart = labelStart
         self.addresses = addresses
         self.keys = keys
         self.sizes = sizes
@@ -126,9 +134,10 @@ public struct CompactGraph: Sendable {
     package func droppingEdgeTags() -> CompactGraph {
         guard !edgeTags.isEmpty else { return self }
         return CompactGraph(
-            kinds: kinds, typeNames: typeNames, labels: labels, addresses: addresses, keys: keys,
-            sizes: sizes, numberOfAdded: numberOfAdded, rootNodes: rootNodes,
-            rootKinds: rootKinds, outStart: outStart, strongOutEnd: strongOutEnd,
+            kinds: kinds, typeNames: typeNames, labels: labels, labelStart: labelStart,
+            addresses: addresses, keys: keys, sizes: sizes, numberOfAdded: numberOfAdded,
+            rootNodes: rootNodes, rootKinds: rootKinds, outStart: outStart,
+            strongOutEnd: strongOutEnd,
             targets: targets, edgeFlags: edgeFlags, edgeRoles: edgeRoles, edgeTags: [],
             strings: strings, roles: roles)
     }
@@ -148,7 +157,14 @@ extension CompactGraph {
     }
     /// The interned number of `node`'s label (`0` when it has none).
     public func labelNumber(of node: NodeID) -> UInt32 {
-        labels.isEmpty ? 0 : labels[Int(node)]
+        let row = Int(node) &- labelStart
+        return row >= 0 && row < labels.count ? labels[row] : 0
+    }
+    /// Every node's label number, `0` for the nodes that have none: one per node, or empty
+    /// when no node has a label.
+    package var everyLabel: [UInt32] {
+        labels.isEmpty || labelStart == 0
+            ? labels : [UInt32](repeating: 0, count: labelStart) + labels
     }
     /// `node`'s address, or `nil` when none was given.
     public func address(of node: NodeID) -> UInt? {

@@ -198,6 +198,7 @@ extension GraphSnapshot.Builder {
         builder.kinds = graph.kinds
         builder.typeNames = graph.typeNames
         builder.labels = graph.labels
+        builder.labelStart = graph.labelStart
         builder.addresses = graph.addresses
         builder.keys = graph.keys
         builder.sizes = graph.sizes

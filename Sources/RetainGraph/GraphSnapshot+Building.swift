@@ -89,7 +89,8 @@ extension GraphSnapshot.Builder {
         let sortedRoots = rootKind.keys.sorted()
         let graph = CompactGraph(
             kinds: builder.kinds, typeNames: builder.typeNames, labels: builder.labels,
-            addresses: builder.addresses, keys: builder.keys, sizes: builder.sizes,
+            labelStart: builder.labelStart, addresses: builder.addresses, keys: builder.keys,
+            sizes: builder.sizes,
             numberOfAdded: [], rootNodes: sortedRoots,
             rootKinds: sortedRoots.map { rootKind[$0] ?? .process }, outStart: rows.outStart,
             strongOutEnd: rows.strongOutEnd, targets: builder.targets, edgeFlags: builder.edgeFlags,
@@ -133,7 +134,10 @@ extension GraphSnapshot.Builder {
         builder.typeNames = moved(builder.typeNames)
         builder.addresses = moved(builder.addresses)
         // Optional columns: empty, or one value per node.
-        if !builder.labels.isEmpty { builder.labels = moved(builder.labels) }
+        if !builder.labels.isEmpty {
+            builder.labels = moved(builder.everyLabel)
+            builder.labelStart = 0
+        }
         if !builder.keys.isEmpty { builder.keys = moved(builder.keys) }
         if !builder.sizes.isEmpty { builder.sizes = moved(builder.sizes) }
         builder.rootNodes = builder.rootNodes.map { numberOf[Int($0)] }

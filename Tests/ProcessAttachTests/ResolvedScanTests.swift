@@ -51,7 +51,7 @@ struct ResolvedScanTests {
                 == once.graph.typeNames.map { once.graph.strings[$0] })
     }
 
-    @Test("A heap's graph keeps no column of keys, and its objects have no label")
+    @Test("A heap's graph keeps no column of keys, and no label column for its objects")
     func heapGraphHasNoKeyColumn() throws {
         let target = try AttachTargets.start("attach-many", ["2000"])
         defer { target.stop() }
@@ -64,6 +64,11 @@ struct ResolvedScanTests {
         let node = CompactGraph.NodeID(heap.objects(ofType: "attach_many.Node")[0].rawValue)
         #expect(heap.graph.label(of: node) == nil)
         #expect(heap.graph.key(of: node) == 0)
+        // Nor a label column: it starts at the first labelled holder, after the objects.
+        #expect(heap.graph.labelStart >= heap.objectCount)
+        #expect(heap.graph.labels.count <= heap.graph.nodeCount - heap.objectCount)
+        let holders = (heap.objectCount..<heap.graph.nodeCount).map { CompactGraph.NodeID($0) }
+        #expect(holders.contains { heap.graph.label(of: $0) != nil })
         // The attach lets its address index go before the graph is built: the first lookup
         // makes it again, from the graph.
         for id in heap.objects(ofType: "attach_many.Node").prefix(100) {

@@ -97,4 +97,31 @@ import Testing
             #expect(graph.key(of: node) == 0)
         }
     }
+
+    @Test func labelsTakeNoRoomForTheNodesBeforeTheFirstLabelledOne() {
+        var builder = CompactGraph.Builder()
+        let type = builder.intern("App.Entry")
+        builder.addNodes(
+            kinds: [CompactGraph.NodeKind](repeating: .object, count: 1_000),
+            typeNameNumbers: [UInt32](repeating: type, count: 1_000),
+            addresses: (1...1_000).map { UInt($0) * 16 })
+        let global = builder.addNode(kind: .root, typeName: "global", label: "App.cache")
+        let stack = builder.addNode(kind: .root, typeName: "stack")
+        let thread = builder.addNode(kind: .root, typeName: "thread", label: "worker")
+        builder.addRoot(global, kind: .process)
+        builder.addEdge(from: global, to: 0, ownership: .strong, role: .declared("cache"))
+        #expect(builder.labels.count == 3)
+        let kept = builder.build(numberingForLocality: false)
+        #expect(kept.labelStart == 1_000)
+        #expect(kept.labels.count == 3)
+        #expect(kept.everyLabel.count == kept.nodeCount)
+        for numbering in [false, true] {
+            let graph = builder.build(numberingForLocality: numbering)
+            #expect(graph.label(of: graph.node(added: global)) == "App.cache")
+            #expect(graph.label(of: graph.node(added: stack)) == nil)
+            #expect(graph.label(of: graph.node(added: thread)) == "worker")
+            #expect((0..<1_000).allSatisfy { graph.label(of: graph.node(added: $0)) == nil })
+            #expect(graph.everyLabel.filter { $0 != 0 }.count == 2)
+        }
+    }
 }

@@ -85,7 +85,7 @@ extension HeapSnapshot {
         let graph = self.graph
         var strings = graph.strings
         var typeNames = graph.typeNames
-        var labels = graph.labels
+        var labels = graph.everyLabel
         if labels.isEmpty, !asTypes { labels = [UInt32](repeating: 0, count: graph.nodeCount) }
         for task in tasks.tasks {
             guard let id = object(at: task.address) else { continue }

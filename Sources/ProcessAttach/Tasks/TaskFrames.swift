@@ -122,6 +122,7 @@ struct TaskFrames {
         }
         let framed = CompactGraph(
             kinds: graph.kinds, typeNames: graph.typeNames, labels: graph.labels,
+            labelStart: graph.labelStart,
             addresses: graph.addresses, keys: graph.keys, sizes: graph.sizes,
             numberOfAdded: graph.numberOfAdded, rootNodes: graph.rootNodes,
             rootKinds: graph.rootKinds, outStart: outStart, strongOutEnd: strongOutEnd,

@@ -110,10 +110,19 @@ func makeOwner<T: AnyObject>(_ make: () -> T, _ start: (T) -> Void) -> (ObjectId
         block.initializeMemory(as: UInt.self, repeating: address, count: size / 8)
     }
     for block in blocks { block.deallocate() }
-    return Task.detached {
+    let task = Task.detached {
         planted.value.store(1, ordering: .sequentiallyConsistent)
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
     }
+    // The planted blocks the task did not take are scrubbed before anything else running on
+    // this thread is handed one: another test's object in one would hold the stale word too,
+    // and could hold the cycle from a root (a parallel run's failure).
+    let leftovers = sizes.map { UnsafeMutableRawPointer.allocate(byteCount: $0, alignment: 16) }
+    for (block, size) in zip(leftovers, sizes) {
+        block.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+    }
+    for block in leftovers { block.deallocate() }
+    return task
 }
 
 /// Stray tasks made in memory full of one address (``strayTask(address:planted:)``) until one

@@ -78,6 +78,24 @@ static _Atomic(int) depot_lock;
 __thread uintptr_t rg_stack_end __attribute__((tls_model("initial-exec")));
 __thread rg_recent_stack_t rg_recent_stacks[RG_RECENT_SETS][2]
     __attribute__((tls_model("initial-exec")));
+__thread rg_walk_memo_t rg_walk_memos[RG_WALK_MEMO_SETS][2]
+    __attribute__((tls_model("initial-exec")));
+
+void rg_walk_memo_keep(const rg_walk_memo_t *walked) {
+    rg_walk_memo_t *set = rg_walk_memo_set(walked->innermost);
+    // Each entry is emptied (frame 0) before it changes and named last, so that a signal
+    // handler allocating between these stores never replays an entry half written.
+    uintptr_t older = set[0].frame;
+    set[0].frame = 0;
+    set[1].frame = 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    set[1] = set[0];
+    set[0] = *walked;
+    set[0].frame = 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    set[1].frame = older;
+    set[0].frame = walked->frame;
+}
 
 uintptr_t rg_find_stack_end(uintptr_t frame) {
     uintptr_t end = 1;

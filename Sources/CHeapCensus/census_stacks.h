@@ -40,6 +40,9 @@ extern void *__libc_stack_end;
 
 /// The calling thread's stack end, once computed (0 before, 1 when it has none the walk trusts).
 extern __thread uintptr_t rg_stack_end __attribute__((tls_model("initial-exec")));
+/// The highest address a frame record may start at on the calling thread (a record below its
+/// stack's end), once the end is computed; 0 before, or when it has none the walk trusts.
+extern __thread uintptr_t rg_stack_last __attribute__((tls_model("initial-exec")));
 
 /// The highest address of the stack of the calling thread, whose frame `frame` is, that a
 /// frame walk may read below; 1 when there is none: on x86_64 the thread descriptor, which
@@ -58,10 +61,13 @@ static inline __attribute__((always_inline)) uintptr_t rg_stack_end_above(uintpt
 /// (the stack's end is the thread's own) and finds the same stack: the recording malloc's common
 /// case replays an entry (rg_memo_stack_id) instead of walking and hashing. Each further frame
 /// costs 9 instructions (two words loaded and compared, and the loop's step) where a frame
-/// walked, checked and hashed cost 13, and no hash is finished nor a recent stack looked up: 42
+/// walked, checked and hashed cost 13, and no hash is finished nor a recent stack looked up: 44
 /// instructions where the walk and the recent-stacks check took 67, for an object allocated 3
 /// frames deep (callgrind, census-cost.sh; RESULTS-HISTORY, Nov 29 2026).
-/// RG_WALK_MEMO_SETS sets of two entries (the newest first), by the first return address.
+/// RG_WALK_MEMO_SETS sets of two entries (the newest first), by the first two return addresses:
+/// the first alone is the same for every object a class's allocating initializer makes (in a
+/// debug build, or wherever it is not inlined), and an array of four such objects made at four
+/// lines thrashed a set.
 #define RG_WALK_MEMO_SET_BITS 3
 #define RG_WALK_MEMO_SETS (1u << RG_WALK_MEMO_SET_BITS)
 typedef struct {
@@ -75,9 +81,11 @@ typedef struct {
 extern __thread rg_walk_memo_t rg_walk_memos[RG_WALK_MEMO_SETS][2]
     __attribute__((tls_model("initial-exec")));
 
-/// The memo set of a walk whose first return address is `innermost` (the allocating call).
-static inline rg_walk_memo_t *rg_walk_memo_set(uintptr_t innermost) {
-    return rg_walk_memos[(innermost * 0x9E3779B97F4A7C15ull) >> (64 - RG_WALK_MEMO_SET_BITS)];
+/// The memo set of a walk whose first return address is `innermost` (the allocating call) and
+/// whose second is `outer`.
+static inline rg_walk_memo_t *rg_walk_memo_set(uintptr_t innermost, uintptr_t outer) {
+    return rg_walk_memos[((innermost ^ outer) * 0x9E3779B97F4A7C15ull) >>
+                         (64 - RG_WALK_MEMO_SET_BITS)];
 }
 
 /// Reads up to `capacity` return addresses from `frame`, a trusted frame record (the caller's
@@ -140,17 +148,23 @@ rg_walk_hashing(uintptr_t frame, uintptr_t *frames, size_t capacity, uint64_t *h
 }
 
 /// Whether a walk from `frame`, whose return address is `innermost`, would read the words
-/// `memo` holds. Each word is read only once the words before it matched, so every record read
-/// is one a walk of this thread checked (it lies inside the thread's stack).
+/// `memo` holds; `next` is the record `frame` names, inside the stack, and `outer` its return
+/// address. Each further word is read only once the words before it matched, so every record
+/// read is one a walk of this thread checked (it lies inside the thread's stack). An entry
+/// holds at least one level (rg_walk_memo_keep keeps no other).
 static inline __attribute__((always_inline)) int
-rg_memo_replays(const rg_walk_memo_t *memo, uintptr_t frame, uintptr_t innermost) {
-    if (memo->frame != frame || memo->innermost != innermost) return 0;
-    // The levels by their offset in the entry, up to one kept as such: 4 instructions fewer
-    // to set up than a pointer to the end computed from a count.
-    for (size_t at = offsetof(rg_walk_memo_t, level), end = memo->end; at < end;
+rg_memo_replays(const rg_walk_memo_t *memo, uintptr_t frame, uintptr_t innermost, uintptr_t next,
+                uintptr_t outer) {
+    if (memo->frame != frame || memo->innermost != innermost || memo->level[0][0] != next ||
+        memo->level[0][1] != outer)
+        return 0;
+    frame = next;
+    // The further levels by their offset in the entry, up to one kept as such: 4 instructions
+    // fewer to set up than a pointer to the end computed from a count.
+    for (size_t at = offsetof(rg_walk_memo_t, level[1]), end = memo->end; at < end;
          at += sizeof memo->level[0]) {
         const uintptr_t *level = (const uintptr_t *)((const char *)memo + at);
-        uintptr_t next = ((const uintptr_t *)frame)[0];
+        next = ((const uintptr_t *)frame)[0];
         if (next != level[0] || ((const uintptr_t *)next)[1] != level[1]) return 0;
         frame = next;
     }
@@ -160,15 +174,30 @@ rg_memo_replays(const rg_walk_memo_t *memo, uintptr_t frame, uintptr_t innermost
 /// The recording malloc's common case of rg_creation_stack_id: the walk from `frame` would read
 /// what one of the thread's memo entries holds. Stores the entry's id in `*id` and returns 1;
 /// returns 0 otherwise (rg_creation_stack_id then does the whole work). Calls nothing, so that
-/// the malloc inlining it saves few registers.
+/// the malloc inlining it saves few registers. The first level is read as the walk reads it
+/// (its record checked to lie inside the stack), for the set: a walk that reads no second
+/// return address (a thread whose stack's end is not known yet, or not trusted) is left to
+/// rg_creation_stack_id.
 static inline __attribute__((always_inline)) int rg_memo_stack_id(uintptr_t frame,
                                                                   uint32_t *id) {
+    uintptr_t next = ((const uintptr_t *)frame)[0];
+    if (__builtin_expect(next <= frame, 0)) return 0;
+    if (__builtin_expect(next > rg_stack_last, 0)) return 0;
     uintptr_t innermost = ((const uintptr_t *)frame)[1];
-    const rg_walk_memo_t *memo = rg_walk_memo_set(innermost);
-    if (__builtin_expect(!rg_memo_replays(memo, frame, innermost), 0)) {
-        memo++;
-        if (!rg_memo_replays(memo, frame, innermost)) return 0;
+    uintptr_t outer = ((const uintptr_t *)next)[1];
+    const rg_walk_memo_t *memo = rg_walk_memo_set(innermost, outer);
+    if (__builtin_expect(rg_memo_replays(memo, frame, innermost, next, outer), 1)) {
+        *id = memo->id;
+        return 1;
     }
+    // The words are read again for the second entry rather than kept in registers across the
+    // first replay (which then needs no saved register: 4 instructions on every hit).
+    __asm__("" ::: "memory");
+    next = ((const uintptr_t *)frame)[0];
+    innermost = ((const uintptr_t *)frame)[1];
+    outer = ((const uintptr_t *)next)[1];
+    memo++;
+    if (!rg_memo_replays(memo, frame, innermost, next, outer)) return 0;
     *id = memo->id;
     return 1;
 }

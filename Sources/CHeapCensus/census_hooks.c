@@ -121,7 +121,7 @@ RG_HIDDEN void (*const volatile rg_next_free)(void *) = __libc_free;
 /// `block`, which the optimizer can no longer tell apart from any other pointer. The slow paths
 /// below return what they were given through it, so that rg_malloc_recording reaches them by a
 /// tail jump: when clang knows a callee returns its argument, the caller keeps the argument in
-/// a saved register across the call instead (6 instructions on every recorded allocation, the
+/// a saved register across the call instead (4 instructions on every recorded allocation, the
 /// register's save and restore included).
 static inline __attribute__((always_inline)) void *opaque(void *block) {
     __asm__("" : "+r"(block));
@@ -225,7 +225,7 @@ RG_HIDDEN __attribute__((noinline, used)) void *rg_malloc_recording(size_t size)
     uintptr_t object_frame = ((const uintptr_t *)allocator)[0];
     uint32_t stack;
     // No test of rg_tracing here (3 instructions an object), and no use of `size` after glibc's
-    // malloc, so that no register is saved for it (5): while creation traces are taken, malloc
+    // malloc, so that no register is saved for it: while creation traces are taken, malloc
     // points at rg_malloc_recording_traced instead. An allocation that began just before
     // tracing did is not traced, as when it read the flag just before it was set.
     if (!rg_memo_stack_id(object_frame, &stack)) return record_object(block, object_frame);

@@ -175,9 +175,9 @@ rg_memo_replays(const rg_walk_memo_t *memo, uintptr_t frame, uintptr_t innermost
 /// what one of the thread's memo entries holds. Stores the entry's id in `*id` and returns 1;
 /// returns 0 otherwise (rg_creation_stack_id then does the whole work). Calls nothing, so that
 /// the malloc inlining it saves few registers. The first level is read as the walk reads it
-/// (its record checked to lie inside the stack), for the set: a walk that reads no second
-/// return address (a thread whose stack's end is not known yet, or not trusted) is left to
-/// rg_creation_stack_id.
+/// (its record checked to lie inside the stack), for the set, and compared from registers: a
+/// walk that reads no second return address (a thread whose stack's end is not known yet, or
+/// not trusted) is left to rg_creation_stack_id.
 static inline __attribute__((always_inline)) int rg_memo_stack_id(uintptr_t frame,
                                                                   uint32_t *id) {
     uintptr_t next = ((const uintptr_t *)frame)[0];

@@ -97,7 +97,10 @@ void rg_census_set_creation_hook(creation_hook_fn hook) {
 }
 
 void rg_census_set_tracing(bool on) {
+    rg_lock_switches(); // the flag and malloc's target agree (a traced recording has its own)
     atomic_store_explicit(&rg_tracing, on, memory_order_release);
+    rg_switch_malloc();
+    rg_unlock_switches();
 }
 
 /// Calls the creation hook for a new object (`metadata` NULL when not known yet) with its

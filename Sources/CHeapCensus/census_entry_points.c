@@ -10,7 +10,8 @@
 // forgets what the table holds, since the word changed before the first entry).
 //
 //   malloc → glibc | rg_malloc_sampling (count down; below 0: rg_malloc_sampled)
-//                  | rg_malloc_recording | rg_malloc_recording_sampling (record, count down)
+//                  | rg_malloc_recording | rg_malloc_recording_traced (record, trace)
+//                  | rg_malloc_recording_sampling (record, trace, count down)
 //   free   → glibc | rg_free_sampling[_bmi2] (filter; flagged: rg_free_sampled)
 //                  | rg_free_recorded | rg_free_recorded_sampling (table, then filter)
 // free's word only ever moves right, for good: once a block may be in the table or sampled,
@@ -32,6 +33,7 @@ extern void __libc_free(void *block);
 extern RG_HIDDEN void *(*const volatile rg_next_malloc)(size_t);
 extern RG_HIDDEN void (*const volatile rg_next_free)(void *);
 RG_HIDDEN void *rg_malloc_recording(size_t size);
+RG_HIDDEN void *rg_malloc_recording_traced(size_t size);
 RG_HIDDEN void *rg_malloc_recording_sampling(size_t size);
 RG_HIDDEN void *rg_malloc_sampled(size_t size);
 RG_HIDDEN void rg_free_sampled(void *block);
@@ -50,9 +52,12 @@ RG_HIDDEN void (*_Atomic rg_free_target)(void *) = __libc_free;
 void rg_switch_malloc(void) {
     int recording = atomic_load_explicit(&rg_recording, memory_order_relaxed);
     int sampling = atomic_load_explicit(&rg_sampling, memory_order_relaxed);
+    int tracing = atomic_load_explicit(&rg_tracing, memory_order_relaxed);
     void *(*target)(size_t) = __libc_malloc;
     if (recording)
-        target = sampling ? rg_malloc_recording_sampling : rg_malloc_recording;
+        target = sampling  ? rg_malloc_recording_sampling
+                 : tracing ? rg_malloc_recording_traced
+                           : rg_malloc_recording;
     else if (sampling)
         target = rg_malloc_sampling;
     atomic_store_explicit(&rg_malloc_target, target, memory_order_release);
@@ -133,6 +138,8 @@ void *malloc(size_t size) {
     if (atomic_load_explicit(&rg_recording, memory_order_relaxed)) {
         if (atomic_load_explicit(&rg_sampling, memory_order_relaxed))
             __attribute__((musttail)) return rg_malloc_recording_sampling(size);
+        if (atomic_load_explicit(&rg_tracing, memory_order_relaxed))
+            __attribute__((musttail)) return rg_malloc_recording_traced(size);
         __attribute__((musttail)) return rg_malloc_recording(size);
     }
     if (atomic_load_explicit(&rg_sampling, memory_order_relaxed) &&

@@ -29,6 +29,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 static pthread_mutex_t switching = PTHREAD_MUTEX_INITIALIZER;
@@ -117,14 +118,30 @@ extern void __libc_free(void *block);
 RG_HIDDEN void *(*const volatile rg_next_malloc)(size_t) = __libc_malloc;
 RG_HIDDEN void (*const volatile rg_next_free)(void *) = __libc_free;
 
+/// `block`, which the optimizer can no longer tell apart from any other pointer. The slow paths
+/// below return what they were given through it, so that rg_malloc_recording reaches them by a
+/// tail jump: when clang knows a callee returns its argument, the caller keeps the argument in
+/// a saved register across the call instead (4 instructions on every recorded allocation, the
+/// register's save and restore included).
+static inline __attribute__((always_inline)) void *opaque(void *block) {
+    __asm__("" : "+r"(block));
+    return block;
+}
+
 /// Records `block`, a new object whose allocating function's frame record is `object_frame`,
 /// with its creation stack; returns it. The header word is zeroed first, so a scan that reads
 /// it before the runtime writes the metadata sees 0.
-__attribute__((noinline)) static void *record_object(void *block, size_t size,
-                                                     uintptr_t object_frame) {
+__attribute__((noinline)) static void *record_object(void *block, uintptr_t object_frame) {
     uintptr_t stack = rg_creation_stack_id(object_frame);
     *(volatile uintptr_t *)block = 0;
     rg_table_insert_inline((uintptr_t)block, RG_ENTRY_OBJECT | stack << RG_ENTRY_SITE_SHIFT);
+    return opaque(block);
+}
+
+/// record_object, then the object's creation trace if they are taken.
+__attribute__((noinline)) static void *record_traced_object(void *block, size_t size,
+                                                            uintptr_t object_frame) {
+    record_object(block, object_frame);
     if (atomic_load_explicit(&rg_tracing, memory_order_relaxed))
         rg_note_creation(block, NULL, size, object_frame);
     return block;
@@ -136,14 +153,14 @@ __attribute__((noinline)) static void *record_task(void *block, uintptr_t alloca
     uintptr_t stack = rg_creation_stack(allocator);
     *(volatile uintptr_t *)block = 0;
     rg_table_insert((uintptr_t)block, RG_ENTRY_TASK | stack << RG_ENTRY_SITE_SHIFT);
-    return block;
+    return opaque(block);
 }
 
 /// Records `block` (its header zeroed, its entry made) when the table's common case could not;
 /// returns it.
 __attribute__((noinline)) static void *record_entry(void *block, uintptr_t entry) {
     rg_table_insert((uintptr_t)block, entry);
-    return block;
+    return opaque(block);
 }
 
 /// Records `block` if it is a Swift object or task being allocated, with its creation stack,
@@ -157,13 +174,22 @@ note_block(void *block, size_t size, uintptr_t caller, uintptr_t frame, int samp
     uintptr_t allocator = ((const uintptr_t *)frame)[0];
     if (rg_in_range(rg_slow_alloc_range, caller)) {
         if (rg_in_range(rg_alloc_object_range, ((const uintptr_t *)allocator)[1]))
-            record_object(block, size, ((const uintptr_t *)allocator)[0]);
+            record_traced_object(block, size, ((const uintptr_t *)allocator)[0]);
     } else if (rg_in_range(rg_task_create_range, caller)) {
         record_task(block, allocator);
     }
     if (sampling && (rg_sample_countdown -= (int64_t)size) < 0)
         rg_sample_allocation(block, size, caller, frame);
 }
+
+/// The return addresses of swift_slowAlloc's call to malloc and of swift_allocObject's call to
+/// swift_slowAlloc, learnt from the range checks: the recording malloc compares a return
+/// address with one word (2 instructions) before it tries a function's range (4), 4 fewer an
+/// object. A runtime that calls from two places still works (the other place pays both), and a
+/// malloc from elsewhere pays 2 more. Volatile words, not atomics, so that each load folds into
+/// its compare (1 instruction each): an aligned word written whole by one store is never seen
+/// torn, and every thread that writes one writes a return address its range check accepted.
+static volatile uintptr_t slow_alloc_call, alloc_object_call;
 
 // The functions below read their own return addresses, so no part of them may move to another
 // function: in a release build clang's hot/cold splitting outlined the recording branch
@@ -173,8 +199,8 @@ note_block(void *block, size_t size, uintptr_t caller, uintptr_t frame, int samp
 /// malloc while recording. Reached by a tail jump from malloc, so its return addresses are
 /// malloc's: 0 is malloc's caller, 1 that caller's caller.
 ///
-/// note_block without sampling, its common case written out (an object allocated at a stack
-/// among the thread's recent ones, an uncontended stripe with room): that case calls nothing
+/// note_block without sampling, its common case written out (an object whose creation stack
+/// the thread's memo replays, an uncontended stripe with room): that case calls nothing
 /// after glibc's malloc, and every other one calls a function that does the whole recording.
 /// It keeps this function's frame to a few registers: it saved six and kept 168 bytes for a
 /// stack's frames, and the recording cost 211 instructions an object (callgrind,
@@ -184,19 +210,37 @@ RG_HIDDEN __attribute__((noinline, used)) void *rg_malloc_recording(size_t size)
     if (!block || rg_internal_depth) return block;
     uintptr_t caller = (uintptr_t)__builtin_return_address(0);
     uintptr_t allocator = ((const uintptr_t *)__builtin_frame_address(0))[0];
-    if (!rg_in_range(rg_slow_alloc_range, caller)) {
-        if (rg_in_range(rg_task_create_range, caller)) return record_task(block, allocator);
-        return block;
+    if (__builtin_expect(caller != slow_alloc_call, 0)) {
+        if (!rg_in_range(rg_slow_alloc_range, caller)) {
+            if (rg_in_range(rg_task_create_range, caller)) return record_task(block, allocator);
+            return block;
+        }
+        slow_alloc_call = caller;
     }
-    if (!rg_in_range(rg_alloc_object_range, ((const uintptr_t *)allocator)[1])) return block;
+    uintptr_t object_call = ((const uintptr_t *)allocator)[1];
+    if (__builtin_expect(object_call != alloc_object_call, 0)) {
+        if (!rg_in_range(rg_alloc_object_range, object_call)) return block;
+        alloc_object_call = object_call;
+    }
     uintptr_t object_frame = ((const uintptr_t *)allocator)[0];
     uint32_t stack;
-    if (!rg_recent_stack_id(object_frame, &stack) ||
-        atomic_load_explicit(&rg_tracing, memory_order_relaxed))
-        return record_object(block, size, object_frame);
+    // No test of rg_tracing here (3 instructions an object), and no use of `size` after glibc's
+    // malloc, so that no register is saved for it: while creation traces are taken, malloc
+    // points at rg_malloc_recording_traced instead. An allocation that began just before
+    // tracing did is not traced, as when it read the flag just before it was set.
+    if (!rg_memo_stack_id(object_frame, &stack)) return record_object(block, object_frame);
     *(volatile uintptr_t *)block = 0;
     uintptr_t entry = RG_ENTRY_OBJECT | (uintptr_t)stack << RG_ENTRY_SITE_SHIFT;
     if (!rg_table_insert_quick((uintptr_t)block, entry)) return record_entry(block, entry);
+    return block;
+}
+
+/// malloc while recording and taking creation traces (rg_census_set_tracing).
+RG_HIDDEN __attribute__((noinline, used)) void *rg_malloc_recording_traced(size_t size) {
+    void *block = rg_next_malloc(size);
+    if (block && !rg_internal_depth)
+        note_block(block, size, (uintptr_t)__builtin_return_address(0),
+                   (uintptr_t)__builtin_frame_address(0), 0);
     return block;
 }
 
@@ -227,16 +271,83 @@ RG_HIDDEN __attribute__((noinline, used)) void rg_free_sampled(void *block) {
 
 /// free's slow paths once the table is in use (a contended stripe, a run to shift back): each
 /// ends the free, so that rg_free_recorded reaches them by a tail jump.
-__attribute__((noinline)) static void free_after_removing(void *block) {
+RG_HIDDEN __attribute__((noinline, used)) void rg_free_after_removing(void *block) {
     rg_table_remove((uintptr_t)block);
     rg_next_free(block);
 }
 
-__attribute__((noinline)) static void free_after_shifting(void *block, rg_stripe_t *stripe,
-                                                          size_t hole) {
+RG_HIDDEN __attribute__((noinline, used)) void
+rg_free_after_shifting(void *block, rg_stripe_t *stripe, size_t hole) {
     rg_stripe_delete_at_and_unlock(stripe, hole);
     rg_next_free(block);
 }
+
+#if defined(__x86_64__) && !defined(RG_PORTABLE_ENTRY_POINTS)
+
+_Static_assert(RG_STRIPE_BITS == 8 && sizeof(rg_stripe_t) == 64 &&
+                   offsetof(rg_stripe_t, lock) == 0 && offsetof(rg_stripe_t, shift) == 4 &&
+                   offsetof(rg_stripe_t, mask) == 8 && offsetof(rg_stripe_t, count) == 16 &&
+                   offsetof(rg_stripe_t, slots) == 32,
+               "rg_free_recorded's assembly knows the stripes' layout");
+_Static_assert(RG_ENTRY_ADDRESS_MASK == 0x7ffffffffff0, "rg_free_recorded's address mask");
+
+/// free once the table is in use: forget the block first. rg_table_remove_quick's common case
+/// (an uncontended stripe, the entry alone at the end of its run, or no entry) written out,
+/// every other case a tail jump to a C function that does the whole work: 34 instructions,
+/// where the C function took 38 (it kept a frame, and multiplied the hash again for the home
+/// slot instead of shifting it).
+RG_HIDDEN __attribute__((naked)) void rg_free_recorded(void *block) {
+    __asm__("testq %rdi, %rdi\n\t"
+            "je 4f\n\t" // free(NULL)
+            // rg_hash: (block >> 4) * 0x9E3779B97F4A7C15; the stripe: its top 8 bits.
+            "movq %rdi, %rdx\n\t"
+            "shrq $4, %rdx\n\t"
+            "movabsq $0x9E3779B97F4A7C15, %rax\n\t"
+            "imulq %rax, %rdx\n\t"
+            "movq %rdx, %rsi\n\t"
+            "shrq $56, %rsi\n\t"
+            "shlq $6, %rsi\n\t"
+            "leaq rg_stripes(%rip), %rax\n\t"
+            "addq %rax, %rsi\n\t"
+            // The stripe's lock, if free; else rg_free_after_removing(block) does it all.
+            "movl $1, %ecx\n\t"
+            "xorl %eax, %eax\n\t"
+            "lock cmpxchgl %ecx, (%rsi)\n\t"
+            "jne rg_free_after_removing\n\t"
+            // rg_home_slot: (hash << 8) >> shift; then probe for the block's entry.
+            "movzbl 4(%rsi), %ecx\n\t"
+            "shlq $8, %rdx\n\t"
+            "shrq %cl, %rdx\n\t"
+            "movq 32(%rsi), %rax\n\t"
+            "movq 8(%rsi), %r8\n\t"
+            "movabsq $0x7ffffffffff0, %r9\n\t"
+            "1:\n\t"
+            "movq (%rax,%rdx,8), %rcx\n\t"
+            "movq %rcx, %r10\n\t"
+            "andq %r9, %r10\n\t"
+            "cmpq %rdi, %r10\n\t"
+            "je 2f\n\t"
+            "testq %rcx, %rcx\n\t"
+            "je 3f\n\t" // an empty slot: the block is not recorded
+            "incq %rdx\n\t"
+            "andq %r8, %rdx\n\t"
+            "jmp 1b\n\t"
+            // Found at %rdx: with more of its run after it, rg_free_after_shifting(block,
+            // stripe, hole) shifts it back, unlocks and frees.
+            "2:\n\t"
+            "leaq 1(%rdx), %rcx\n\t"
+            "andq %r8, %rcx\n\t"
+            "cmpq $0, (%rax,%rcx,8)\n\t"
+            "jne rg_free_after_shifting\n\t"
+            "movq $0, (%rax,%rdx,8)\n\t"
+            "decq 16(%rsi)\n\t" // the count (rg_stripe_count_add)
+            "3:\n\t"
+            "movl $0, (%rsi)\n\t" // unlock (a release store on x86_64)
+            "4:\n\t"
+            "jmp *rg_next_free(%rip)\n\t");
+}
+
+#else
 
 /// free once the table is in use: forget the block first.
 RG_HIDDEN __attribute__((noinline, used)) void rg_free_recorded(void *block) {
@@ -245,12 +356,14 @@ RG_HIDDEN __attribute__((noinline, used)) void rg_free_recorded(void *block) {
         size_t hole;
         switch (rg_table_remove_quick((uintptr_t)block, &stripe, &hole)) {
         case rg_removed: break;
-        case rg_remove_contended: free_after_removing(block); return;
-        case rg_remove_needs_shift: free_after_shifting(block, stripe, hole); return;
+        case rg_remove_contended: rg_free_after_removing(block); return;
+        case rg_remove_needs_shift: rg_free_after_shifting(block, stripe, hole); return;
         }
     }
     rg_next_free(block);
 }
+
+#endif
 
 /// free once the table is in use and samples were taken: the table, then the filter.
 RG_HIDDEN __attribute__((noinline, used)) void rg_free_recorded_sampling(void *block) {

@@ -61,7 +61,7 @@ RG_HIDDEN void rg_note_creation(void *object, const void *metadata, size_t size,
                                 uintptr_t frame);
 
 /// Non-zero while the calling thread runs census code whose allocations are not recorded.
-extern __thread int rg_internal_depth;
+extern __thread int rg_internal_depth __attribute__((tls_model("initial-exec")));
 
 // MARK: Entry points (census_hooks.c)
 

@@ -76,8 +76,29 @@ static _Atomic(size_t) dropped, shortened;
 static _Atomic(int) depot_lock;
 
 __thread uintptr_t rg_stack_end __attribute__((tls_model("initial-exec")));
+__thread uintptr_t rg_stack_last __attribute__((tls_model("initial-exec")));
 __thread rg_recent_stack_t rg_recent_stacks[RG_RECENT_SETS][2]
     __attribute__((tls_model("initial-exec")));
+__thread rg_walk_memo_t rg_walk_memos[RG_WALK_MEMO_SETS][2]
+    __attribute__((tls_model("initial-exec")));
+
+void rg_walk_memo_keep(const rg_walk_memo_t *walked) {
+    // A walk that read no second return address is never replayed (rg_memo_stack_id).
+    if (walked->end == offsetof(rg_walk_memo_t, level)) return;
+    rg_walk_memo_t *set = rg_walk_memo_set(walked->innermost, walked->level[0][1]);
+    // Each entry is emptied (frame 0) before it changes and named last, so that a signal
+    // handler allocating between these stores never replays an entry half written.
+    uintptr_t older = set[0].frame;
+    set[0].frame = 0;
+    set[1].frame = 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    set[1] = set[0];
+    set[0] = *walked;
+    set[0].frame = 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    set[1].frame = older;
+    set[0].frame = walked->frame;
+}
 
 uintptr_t rg_find_stack_end(uintptr_t frame) {
     uintptr_t end = 1;
@@ -92,6 +113,7 @@ uintptr_t rg_find_stack_end(uintptr_t frame) {
 #else
     (void)frame;
 #endif
+    rg_stack_last = end >= 16 ? end - 16 : 0;
     rg_stack_end = end;
     return end;
 }

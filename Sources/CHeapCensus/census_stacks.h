@@ -8,6 +8,7 @@
 #include "census_internal.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -39,6 +40,9 @@ extern void *__libc_stack_end;
 
 /// The calling thread's stack end, once computed (0 before, 1 when it has none the walk trusts).
 extern __thread uintptr_t rg_stack_end __attribute__((tls_model("initial-exec")));
+/// The highest address a frame record may start at on the calling thread (a record below its
+/// stack's end), once the end is computed; 0 before, or when it has none the walk trusts.
+extern __thread uintptr_t rg_stack_last __attribute__((tls_model("initial-exec")));
 
 /// The highest address of the stack of the calling thread, whose frame `frame` is, that a
 /// frame walk may read below; 1 when there is none: on x86_64 the thread descriptor, which
@@ -51,16 +55,51 @@ static inline __attribute__((always_inline)) uintptr_t rg_stack_end_above(uintpt
     return __builtin_expect(end != 0, 1) ? end : rg_find_stack_end(frame);
 }
 
+/// The calling thread's memo of its recent walks: each entry holds every word a walk
+/// (rg_walk_hashing) read, in the order it read them, and the id the stack got. A walk that
+/// starts at the same frame record and would read the same words again makes the same decisions
+/// (the stack's end is the thread's own) and finds the same stack: the recording malloc's common
+/// case replays an entry (rg_memo_stack_id) instead of walking and hashing. Each further frame
+/// costs 9 instructions (two words loaded and compared, and the loop's step) where a frame
+/// walked, checked and hashed cost 13, and no hash is finished nor a recent stack looked up: 44
+/// instructions where the walk and the recent-stacks check took 67, for an object allocated 3
+/// frames deep (callgrind, census-cost.sh; RESULTS-HISTORY, Nov 29 2026).
+/// RG_WALK_MEMO_SETS sets of two entries (the newest first), by the first two return addresses:
+/// the first alone is the same for every object a class's allocating initializer makes (in a
+/// debug build, or wherever it is not inlined), and an array of four such objects made at four
+/// lines thrashed a set.
+#define RG_WALK_MEMO_SET_BITS 3
+#define RG_WALK_MEMO_SETS (1u << RG_WALK_MEMO_SET_BITS)
+typedef struct {
+    uintptr_t frame;     // the first frame record; 0 for an empty entry
+    uintptr_t innermost; // its return address (the stack's first frame)
+    uintptr_t tail;      // the word at the last record read (its saved frame pointer)
+    uint32_t end;        // the offset in the entry past its last level (levels at `level`)
+    uint32_t id;         // the stack's depot id
+    uintptr_t level[RG_STACK_DEPTH - 1][2]; // each further record's address, its return address
+} rg_walk_memo_t;
+extern __thread rg_walk_memo_t rg_walk_memos[RG_WALK_MEMO_SETS][2]
+    __attribute__((tls_model("initial-exec")));
+
+/// The memo set of a walk whose first return address is `innermost` (the allocating call) and
+/// whose second is `outer`.
+static inline rg_walk_memo_t *rg_walk_memo_set(uintptr_t innermost, uintptr_t outer) {
+    return rg_walk_memos[((innermost ^ outer) * 0x9E3779B97F4A7C15ull) >>
+                         (64 - RG_WALK_MEMO_SET_BITS)];
+}
+
 /// Reads up to `capacity` return addresses from `frame`, a trusted frame record (the caller's
 /// frame pointer, then the return address), outwards: `frames[0]` is frame's return address,
 /// each next one is read only from a frame record that lies above the last one and below the
 /// stack's end (so inside this thread's stack, mapped: the read cannot fault, whatever a
 /// function built without frame pointers left in its frame pointer register). Returns how many
 /// were stored (at least 1 when `capacity` is), and their hash in `*hash`. With `frames` NULL
-/// (a constant: the function is always inlined) it only counts and hashes them.
+/// (a constant: the function is always inlined) it only counts and hashes them; with `memo`
+/// not NULL (also a constant) it writes there every word it read (all but `id`).
 /// Calls nothing but rg_find_stack_end, once per thread; takes no lock.
 static inline __attribute__((always_inline)) size_t
-rg_walk_hashing(uintptr_t frame, uintptr_t *frames, size_t capacity, uint64_t *hash) {
+rg_walk_hashing(uintptr_t frame, uintptr_t *frames, size_t capacity, uint64_t *hash,
+                rg_walk_memo_t *memo) {
     if (!capacity) return 0;
     uintptr_t end = rg_stack_end_above(frame);
     // The highest address a frame record may start at: a record (16 bytes) below the stack's
@@ -68,8 +107,15 @@ rg_walk_hashing(uintptr_t frame, uintptr_t *frames, size_t capacity, uint64_t *h
     uintptr_t last = end >= 16 ? end - 16 : 0;
     uintptr_t address = ((const uintptr_t *)frame)[1];
     if (frames) frames[0] = address;
+    if (memo) {
+        memo->frame = frame;
+        memo->innermost = address;
+    }
     uint64_t mixed = address * 0x9E3779B97F4A7C15ull;
     size_t depth = 1;
+    // What a replay compares: the records read whole, and the last one's saved frame pointer.
+    size_t levels = 0;
+    uintptr_t tail = frame;
     while (depth < capacity) {
         uintptr_t next = ((const uintptr_t *)frame)[0];
         // Above this record and at least 16 bytes below the stack's end (`last` is computed
@@ -78,20 +124,91 @@ rg_walk_hashing(uintptr_t frame, uintptr_t *frames, size_t capacity, uint64_t *h
         // costs instructions on every recorded allocation.
         if (next <= frame || next > last) break;
         address = ((const uintptr_t *)next)[1];
+        if (memo) {
+            memo->level[levels][0] = next;
+            memo->level[levels][1] = address;
+            levels++;
+            tail = next;
+        }
         if (!address) break;
         if (frames) frames[depth] = address;
         depth++;
         mixed = (mixed ^ address) * 0x9E3779B97F4A7C15ull;
         frame = next;
     }
+    if (memo) {
+        // The tail is read even when the walk stopped at its capacity (a word the walk did not
+        // need: a replay that also compares it only misses more often), so that every replay
+        // ends the same way. It lies in a record the walk checked: the read cannot fault.
+        memo->end = (uint32_t)(offsetof(rg_walk_memo_t, level) + levels * sizeof memo->level[0]);
+        memo->tail = ((const uintptr_t *)tail)[0];
+    }
     *hash = mixed ^ (mixed >> 29) ^ depth;
     return depth;
 }
 
+/// Whether a walk from `frame`, whose return address is `innermost`, would read the words
+/// `memo` holds; `next` is the record `frame` names, inside the stack, and `outer` its return
+/// address. Each further word is read only once the words before it matched, so every record
+/// read is one a walk of this thread checked (it lies inside the thread's stack). An entry
+/// holds at least one level (rg_walk_memo_keep keeps no other).
+static inline __attribute__((always_inline)) int
+rg_memo_replays(const rg_walk_memo_t *memo, uintptr_t frame, uintptr_t innermost, uintptr_t next,
+                uintptr_t outer) {
+    if (memo->frame != frame || memo->innermost != innermost || memo->level[0][0] != next ||
+        memo->level[0][1] != outer)
+        return 0;
+    frame = next;
+    // The further levels by their offset in the entry, up to one kept as such: 4 instructions
+    // fewer to set up than a pointer to the end computed from a count.
+    for (size_t at = offsetof(rg_walk_memo_t, level[1]), end = memo->end; at < end;
+         at += sizeof memo->level[0]) {
+        const uintptr_t *level = (const uintptr_t *)((const char *)memo + at);
+        next = ((const uintptr_t *)frame)[0];
+        if (next != level[0] || ((const uintptr_t *)next)[1] != level[1]) return 0;
+        frame = next;
+    }
+    return ((const uintptr_t *)frame)[0] == memo->tail;
+}
+
+/// The recording malloc's common case of rg_creation_stack_id: the walk from `frame` would read
+/// what one of the thread's memo entries holds. Stores the entry's id in `*id` and returns 1;
+/// returns 0 otherwise (rg_creation_stack_id then does the whole work). Calls nothing, so that
+/// the malloc inlining it saves few registers. The first level is read as the walk reads it
+/// (its record checked to lie inside the stack), for the set, and compared from registers: a
+/// walk that reads no second return address (a thread whose stack's end is not known yet, or
+/// not trusted) is left to rg_creation_stack_id.
+static inline __attribute__((always_inline)) int rg_memo_stack_id(uintptr_t frame,
+                                                                  uint32_t *id) {
+    uintptr_t next = ((const uintptr_t *)frame)[0];
+    if (__builtin_expect(next <= frame, 0)) return 0;
+    if (__builtin_expect(next > rg_stack_last, 0)) return 0;
+    uintptr_t innermost = ((const uintptr_t *)frame)[1];
+    uintptr_t outer = ((const uintptr_t *)next)[1];
+    const rg_walk_memo_t *memo = rg_walk_memo_set(innermost, outer);
+    if (__builtin_expect(rg_memo_replays(memo, frame, innermost, next, outer), 1)) {
+        *id = memo->id;
+        return 1;
+    }
+    // The words are read again for the second entry rather than kept in registers across the
+    // first replay (which then needs no saved register: 4 instructions on every hit).
+    __asm__("" ::: "memory");
+    next = ((const uintptr_t *)frame)[0];
+    innermost = ((const uintptr_t *)frame)[1];
+    outer = ((const uintptr_t *)next)[1];
+    memo++;
+    if (!rg_memo_replays(memo, frame, innermost, next, outer)) return 0;
+    *id = memo->id;
+    return 1;
+}
+
+/// Makes `walked` (with its id) the newest entry of its memo set (census_stacks.c).
+RG_HIDDEN void rg_walk_memo_keep(const rg_walk_memo_t *walked);
+
 static inline __attribute__((always_inline)) size_t
 rg_walk_frames(uintptr_t frame, uintptr_t *frames, size_t capacity) {
     uint64_t hash;
-    return rg_walk_hashing(frame, frames, capacity, &hash);
+    return rg_walk_hashing(frame, frames, capacity, &hash, NULL);
 }
 
 static inline size_t rg_stack_slot(uint64_t hash) {
@@ -143,42 +260,25 @@ RG_HIDDEN void rg_stack_stats_note(const uintptr_t *frames, size_t depth);
 /// The depot id of the creation stack above `frame` (the frame record of the runtime's
 /// allocating function: its return address is the allocating caller): from the thread's
 /// recent stacks when the walk finds one, else rg_stack_lookup (which may keep the stack's
-/// innermost frames only). 0 when not even the innermost frame found room.
+/// innermost frames only). 0 when not even the innermost frame found room. The walk is kept
+/// in the thread's memo, for rg_memo_stack_id.
 static inline __attribute__((always_inline)) uint32_t rg_creation_stack_id(uintptr_t frame) {
     uintptr_t frames[RG_STACK_DEPTH];
+    rg_walk_memo_t walked;
     uint64_t hash;
-    size_t depth = rg_walk_hashing(frame, frames, RG_STACK_DEPTH, &hash);
+    size_t depth = rg_walk_hashing(frame, frames, RG_STACK_DEPTH, &hash, &walked);
     rg_recent_stack_t *set = rg_recent_set(hash);
-    if (__builtin_expect(rg_recent_is(&set[0], hash, depth, frames[0]), 1)) return set[0].id;
-    if (rg_recent_is(&set[1], hash, depth, frames[0])) return set[1].id;
-    uint32_t id = rg_stack_lookup(frames, depth, hash);
-    set[1] = set[0];
-    set[0] = (rg_recent_stack_t){hash, frames[0], (uint32_t)depth, id};
-    return id;
-}
-
-/// The recording malloc's common case of rg_creation_stack_id: the creation stack above
-/// `frame` is among the thread's recent stacks. Stores its id in `*id` and returns 1; returns
-/// 0 otherwise (rg_creation_stack_id then does the whole work). The walk only hashes, and
-/// nothing is called: the malloc that inlines this keeps its frame small and saves few
-/// registers (callgrind, census-cost.sh: RESULTS-HISTORY, Nov 28 2026 18:30 UTC).
-static inline __attribute__((always_inline)) int rg_recent_stack_id(uintptr_t frame,
-                                                                    uint32_t *id) {
-    // A thread's first allocation computes its stack's end, in the slow path.
-    if (__builtin_expect(rg_stack_end == 0, 0)) return 0;
-    uint64_t hash;
-    size_t depth = rg_walk_hashing(frame, NULL, RG_STACK_DEPTH, &hash);
-    rg_recent_stack_t *set = rg_recent_set(hash);
-    uintptr_t innermost = ((const uintptr_t *)frame)[1];
-    if (__builtin_expect(rg_recent_is(&set[0], hash, depth, innermost), 1)) {
-        *id = set[0].id;
-        return 1;
+    if (__builtin_expect(rg_recent_is(&set[0], hash, depth, frames[0]), 1)) {
+        walked.id = set[0].id;
+    } else if (rg_recent_is(&set[1], hash, depth, frames[0])) {
+        walked.id = set[1].id;
+    } else {
+        walked.id = rg_stack_lookup(frames, depth, hash);
+        set[1] = set[0];
+        set[0] = (rg_recent_stack_t){hash, frames[0], (uint32_t)depth, walked.id};
     }
-    if (rg_recent_is(&set[1], hash, depth, innermost)) {
-        *id = set[1].id;
-        return 1;
-    }
-    return 0;
+    rg_walk_memo_keep(&walked);
+    return walked.id;
 }
 
 #endif

@@ -13,10 +13,13 @@
 
 #define INITIAL_LOG2_CAPACITY 9
 
-RG_HIDDEN rg_stripe_t rg_stripes[RG_STRIPE_COUNT];
+RG_HIDDEN const uintptr_t rg_no_slots[2];
+RG_HIDDEN rg_stripe_t rg_stripes[RG_STRIPE_COUNT] = {
+    [0 ... RG_STRIPE_COUNT - 1] = {.shift = 63, .mask = 1, .slots = (uintptr_t *)rg_no_slots},
+};
 RG_HIDDEN __thread rg_stripe_t *rg_visited_stripe;
 static _Atomic(size_t) table_bytes;
-__thread int rg_internal_depth;
+__thread int rg_internal_depth __attribute__((tls_model("initial-exec")));
 RG_HIDDEN _Atomic(int) rg_table_in_use;
 
 int rg_stripe_lock_slow(rg_stripe_t *stripe) {
@@ -44,13 +47,13 @@ static uintptr_t *map_slots(size_t capacity) {
 }
 
 static void unmap_slots(uintptr_t *slots, size_t capacity) {
-    if (!slots) return;
+    if (!capacity) return;
     munmap(slots, capacity * sizeof(uintptr_t));
     atomic_fetch_sub_explicit(&table_bytes, capacity * sizeof(uintptr_t), memory_order_relaxed);
 }
 
 static inline size_t capacity_of(const rg_stripe_t *stripe) {
-    return stripe->slots ? stripe->mask + 1 : 0;
+    return stripe->slots != rg_no_slots ? stripe->mask + 1 : 0;
 }
 
 int rg_stripe_grow(rg_stripe_t *stripe) {
@@ -59,13 +62,13 @@ int rg_stripe_grow(rg_stripe_t *stripe) {
         atomic_store_explicit(&rg_table_in_use, 1, memory_order_relaxed);
         rg_table_now_in_use();
     }
-    unsigned next = stripe->slots ? 64 - stripe->shift + 1 : INITIAL_LOG2_CAPACITY;
+    size_t old_capacity = capacity_of(stripe);
+    unsigned next = old_capacity ? 64 - stripe->shift + 1 : INITIAL_LOG2_CAPACITY;
     size_t capacity = (size_t)1 << next;
     uintptr_t *slots = map_slots(capacity);
     if (!slots) return 0;
     unsigned shift = 64 - next;
-    if (stripe->slots) {
-        size_t old_capacity = capacity_of(stripe);
+    if (old_capacity) {
         for (size_t index = 0; index < old_capacity; index++) {
             uintptr_t entry = stripe->slots[index];
             if (!entry) continue;
@@ -93,7 +96,6 @@ void rg_stripe_delete_at_and_unlock(rg_stripe_t *stripe, size_t hole) {
 
 /// The slot holding `address` in its stripe's table, or NULL; call with the stripe locked.
 static inline uintptr_t *find_slot(rg_stripe_t *stripe, uint64_t hash, uintptr_t address) {
-    if (!stripe->slots) return NULL;
     for (size_t index = rg_home_slot(hash, stripe->shift); stripe->slots[index];
          index = (index + 1) & stripe->mask)
         if ((stripe->slots[index] & RG_ENTRY_ADDRESS_MASK) == address)
@@ -196,7 +198,9 @@ void rg_census_clear(void) {
         rg_stripe_t *stripe = &rg_stripes[index];
         int taken = rg_stripe_lock(stripe);
         unmap_slots(stripe->slots, capacity_of(stripe));
-        stripe->slots = NULL;
+        stripe->slots = (uintptr_t *)rg_no_slots;
+        stripe->shift = 63;
+        stripe->mask = 1;
         stripe->limit = 0;
         __atomic_store_n(&stripe->count, 0, __ATOMIC_RELAXED);
         rg_stripe_unlock(stripe, taken);

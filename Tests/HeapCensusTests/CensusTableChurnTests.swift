@@ -10,6 +10,12 @@ final class ChurnedItem: Sendable {
     init(serial: Int) { self.serial = serial }
 }
 
+/// An object your code makes by the thousand on several threads at once, and keeps.
+final class CrowdedItem: Sendable {
+    let serial: Int
+    init(serial: Int) { self.serial = serial }
+}
+
 /// The census's table under churn, as a user sees it: public API only. Freeing objects in any
 /// order, on threads that free at the same moment, must forget exactly the freed ones. An entry
 /// lost or left behind (a removal that leaves a gap in a run of the table, or forgets the wrong
@@ -51,5 +57,29 @@ struct CensusTableChurnTests {
         #expect(Self.liveItems() == expected)
         kept.withLock { $0 = [] }
         #expect(Self.liveItems() == 0)
+    }
+
+    @Test("Four threads making objects at once, each table part growing under them, count them all")
+    func simultaneousAllocationsWhileTablePartsGrowAreAllCounted() {
+        #expect(HeapCensus.start() || HeapCensus.isRunning)
+        let typeName = "HeapCensusTests.CrowdedItem"
+        func live() -> Int {
+            HeapCensus.counts().countsByType().first { $0.typeName == typeName }?.count ?? 0
+        }
+        let threads = 4
+        let perThread = 60_000
+        // Every part of the table passes its load limit and grows several times while the
+        // threads store into it: an entry stored without the part's lock, or into the slots a
+        // growth is copying, is lost, and the count falls short.
+        let made = Mutex<[[CrowdedItem]]>(Array(repeating: [], count: threads))
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            var mine: [CrowdedItem] = []
+            mine.reserveCapacity(perThread)
+            for serial in 0..<perThread { mine.append(CrowdedItem(serial: serial)) }
+            made.withLock { $0[thread] = mine }
+        }
+        #expect(live() == threads * perThread)
+        made.withLock { $0 = [] }
+        #expect(live() == 0)
     }
 }

@@ -29,7 +29,6 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stddef.h>
 #include <stdlib.h>
 
 static pthread_mutex_t switching = PTHREAD_MUTEX_INITIALIZER;
@@ -271,83 +270,16 @@ RG_HIDDEN __attribute__((noinline, used)) void rg_free_sampled(void *block) {
 
 /// free's slow paths once the table is in use (a contended stripe, a run to shift back): each
 /// ends the free, so that rg_free_recorded reaches them by a tail jump.
-RG_HIDDEN __attribute__((noinline, used)) void rg_free_after_removing(void *block) {
+__attribute__((noinline)) static void free_after_removing(void *block) {
     rg_table_remove((uintptr_t)block);
     rg_next_free(block);
 }
 
-RG_HIDDEN __attribute__((noinline, used)) void
-rg_free_after_shifting(void *block, rg_stripe_t *stripe, size_t hole) {
+__attribute__((noinline)) static void free_after_shifting(void *block, rg_stripe_t *stripe,
+                                                          size_t hole) {
     rg_stripe_delete_at_and_unlock(stripe, hole);
     rg_next_free(block);
 }
-
-#if defined(__x86_64__) && !defined(RG_PORTABLE_ENTRY_POINTS)
-
-_Static_assert(RG_STRIPE_BITS == 8 && sizeof(rg_stripe_t) == 64 &&
-                   offsetof(rg_stripe_t, lock) == 0 && offsetof(rg_stripe_t, shift) == 4 &&
-                   offsetof(rg_stripe_t, mask) == 8 && offsetof(rg_stripe_t, count) == 16 &&
-                   offsetof(rg_stripe_t, slots) == 32,
-               "rg_free_recorded's assembly knows the stripes' layout");
-_Static_assert(RG_ENTRY_ADDRESS_MASK == 0x7ffffffffff0, "rg_free_recorded's address mask");
-
-/// free once the table is in use: forget the block first. rg_table_remove_quick's common case
-/// (an uncontended stripe, the entry alone at the end of its run, or no entry) written out,
-/// every other case a tail jump to a C function that does the whole work: 34 instructions,
-/// where the C function took 38 (it kept a frame, and multiplied the hash again for the home
-/// slot instead of shifting it).
-RG_HIDDEN __attribute__((naked)) void rg_free_recorded(void *block) {
-    __asm__("testq %rdi, %rdi\n\t"
-            "je 4f\n\t" // free(NULL)
-            // rg_hash: (block >> 4) * 0x9E3779B97F4A7C15; the stripe: its top 8 bits.
-            "movq %rdi, %rdx\n\t"
-            "shrq $4, %rdx\n\t"
-            "movabsq $0x9E3779B97F4A7C15, %rax\n\t"
-            "imulq %rax, %rdx\n\t"
-            "movq %rdx, %rsi\n\t"
-            "shrq $56, %rsi\n\t"
-            "shlq $6, %rsi\n\t"
-            "leaq rg_stripes(%rip), %rax\n\t"
-            "addq %rax, %rsi\n\t"
-            // The stripe's lock, if free; else rg_free_after_removing(block) does it all.
-            "movl $1, %ecx\n\t"
-            "xorl %eax, %eax\n\t"
-            "lock cmpxchgl %ecx, (%rsi)\n\t"
-            "jne rg_free_after_removing\n\t"
-            // rg_home_slot: (hash << 8) >> shift; then probe for the block's entry.
-            "movzbl 4(%rsi), %ecx\n\t"
-            "shlq $8, %rdx\n\t"
-            "shrq %cl, %rdx\n\t"
-            "movq 32(%rsi), %rax\n\t"
-            "movq 8(%rsi), %r8\n\t"
-            "movabsq $0x7ffffffffff0, %r9\n\t"
-            "1:\n\t"
-            "movq (%rax,%rdx,8), %rcx\n\t"
-            "movq %rcx, %r10\n\t"
-            "andq %r9, %r10\n\t"
-            "cmpq %rdi, %r10\n\t"
-            "je 2f\n\t"
-            "testq %rcx, %rcx\n\t"
-            "je 3f\n\t" // an empty slot: the block is not recorded
-            "incq %rdx\n\t"
-            "andq %r8, %rdx\n\t"
-            "jmp 1b\n\t"
-            // Found at %rdx: with more of its run after it, rg_free_after_shifting(block,
-            // stripe, hole) shifts it back, unlocks and frees.
-            "2:\n\t"
-            "leaq 1(%rdx), %rcx\n\t"
-            "andq %r8, %rcx\n\t"
-            "cmpq $0, (%rax,%rcx,8)\n\t"
-            "jne rg_free_after_shifting\n\t"
-            "movq $0, (%rax,%rdx,8)\n\t"
-            "decq 16(%rsi)\n\t" // the count (rg_stripe_count_add)
-            "3:\n\t"
-            "movl $0, (%rsi)\n\t" // unlock (a release store on x86_64)
-            "4:\n\t"
-            "jmp *rg_next_free(%rip)\n\t");
-}
-
-#else
 
 /// free once the table is in use: forget the block first.
 RG_HIDDEN __attribute__((noinline, used)) void rg_free_recorded(void *block) {
@@ -356,14 +288,12 @@ RG_HIDDEN __attribute__((noinline, used)) void rg_free_recorded(void *block) {
         size_t hole;
         switch (rg_table_remove_quick((uintptr_t)block, &stripe, &hole)) {
         case rg_removed: break;
-        case rg_remove_contended: rg_free_after_removing(block); return;
-        case rg_remove_needs_shift: rg_free_after_shifting(block, stripe, hole); return;
+        case rg_remove_contended: free_after_removing(block); return;
+        case rg_remove_needs_shift: free_after_shifting(block, stripe, hole); return;
         }
     }
     rg_next_free(block);
 }
-
-#endif
 
 /// free once the table is in use and samples were taken: the table, then the filter.
 RG_HIDDEN __attribute__((noinline, used)) void rg_free_recorded_sampling(void *block) {

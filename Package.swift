@@ -342,16 +342,16 @@ let package = Package(
 // a dependency (tools version 6.2). Code that steps through these modules in a debugger sees
 // optimized code; the user's own code stays at -Onone.
 let heapReadingModules: Set<String> = [
-    "Locking", "RetainGraphUtilities", "ObjectGraph", "CProcessMemory", "RuntimeLayouts",
-    "HeapGraph", "HeapExport", "ProcessAttach", "CHeapCensus", "HeapCensus", "HeapGrowth",
-    "SuiteLeaks",
+    "Locking", "RetainGraphUtilities", "ObjectGraph", "RuntimeLayouts", "HeapGraph", "HeapExport",
+    "ProcessAttach", "HeapCensus", "HeapGrowth", "SuiteLeaks",
 ]
-for target in package.targets where heapReadingModules.contains(target.name) {
-    if target.name.hasPrefix("C") {
-        target.cSettings =
-            (target.cSettings ?? []) + [.unsafeFlags(["-O2"], .when(configuration: .debug))]
-    } else {
+let heapReadingCModules: Set<String> = ["CProcessMemory", "CHeapCensus"]
+for target in package.targets {
+    if heapReadingModules.contains(target.name) {
         target.swiftSettings =
             (target.swiftSettings ?? []) + [.unsafeFlags(["-O"], .when(configuration: .debug))]
+    } else if heapReadingCModules.contains(target.name) {
+        target.cSettings =
+            (target.cSettings ?? []) + [.unsafeFlags(["-O2"], .when(configuration: .debug))]
     }
 }
